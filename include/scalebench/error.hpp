@@ -1,0 +1,59 @@
+#pragma once
+// Failure classes and their exit codes. Every failure that scalebench detects maps to exactly one
+// of these; README.md and `scalebench --help` list the same table.
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace scalebench {
+
+enum class ExitCode : int {
+  ok = 0,
+  internal = 1,             // a bug in scalebench: please report it
+  usage = 2,                // bad option, bad value, impossible request
+  resource = 3,             // not enough memory, no GPU, unwritable output, too many ranks
+  verification_failed = 4,  // the computed result is wrong
+  runtime = 5,              // MPI, BLAS, CUDA, cuBLAS, NCCL or hwloc reported an error
+  no_cuda = 6,              // a GPU feature was asked of a build without CUDA
+  timeout = 7,              // a launched step ran past its time limit
+  partial = 8,              // a driver (contrast) finished but some of its runs failed
+};
+
+std::string_view exit_code_name(ExitCode code);
+// The exit-code table as text, one line per code (for --help and docs).
+std::string exit_code_table();
+
+// An error with its class. The message is one line: what is wrong and what to do.
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const noexcept { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+class UsageError : public Error {
+ public:
+  explicit UsageError(const std::string& m) : Error(ExitCode::usage, m) {}
+};
+class ResourceError : public Error {
+ public:
+  explicit ResourceError(const std::string& m) : Error(ExitCode::resource, m) {}
+};
+class VerificationError : public Error {
+ public:
+  explicit VerificationError(const std::string& m) : Error(ExitCode::verification_failed, m) {}
+};
+class RuntimeLibraryError : public Error {
+ public:
+  explicit RuntimeLibraryError(const std::string& m) : Error(ExitCode::runtime, m) {}
+};
+class NoCudaError : public Error {
+ public:
+  explicit NoCudaError(const std::string& what_needs_it)
+      : Error(ExitCode::no_cuda, what_needs_it + " needs CUDA, but this scalebench was built without CUDA; "
+                                                 "rebuild with a CUDA toolkit (cmake -DSCALEBENCH_CUDA=ON)") {}
+};
+
+}  // namespace scalebench

@@ -1,0 +1,103 @@
+#pragma once
+// The distributed matrix multiply: configuration, the per-rank backend interface, the driver.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/timing.hpp"
+
+namespace scalebench {
+
+class Communicator;
+
+enum class Precision { fp64, fp32, tf32, bf16 };
+enum class GemmBackendKind { naive, openblas, cublas };
+enum class Fill { uniform, integer };
+enum class VerifyMode { freivalds, full };
+enum class Transport { mpi, nccl };
+
+std::string to_string(Precision p);
+std::string to_string(GemmBackendKind b);
+std::string to_string(Fill f);
+std::string to_string(VerifyMode v);
+std::string to_string(Transport t);
+Precision parse_precision(const std::string& s);        // throws UsageError
+GemmBackendKind parse_gemm_backend(const std::string& s);
+// Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
+// as bf16-representable floats on the host).
+std::size_t host_element_bytes(Precision p);
+// Unit roundoff of the arithmetic the precision implies (fp64 2^-53, fp32 2^-24, tf32 2^-11,
+// bf16 2^-8); tolerances are derived from it.
+double unit_roundoff(Precision p);
+
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;  // C (m×n) = A (m×k) · B (k×n), row-major
+};
+
+struct GemmConfig {
+  GemmShape shape{4096, 4096, 4096};
+  Precision precision = Precision::fp64;
+  GemmBackendKind backend = GemmBackendKind::openblas;
+  int threads = 0;                  // BLAS threads per rank; 0 = resolve (see resolve_threads)
+  std::string threads_source;       // which setting decided `threads`
+  int reps = 5;
+  int warmup = 1;
+  std::uint64_t seed = 42;
+  Fill fill = Fill::uniform;
+  VerifyMode verify = VerifyMode::freivalds;
+  bool force = false;               // allow naive on sizes that take minutes
+  bool dry_run = false;
+  bool peer = true;                 // also time the bare library call on the same block
+  bool quiet = false;               // no progress lines
+  std::optional<std::string> json_path;
+  std::int64_t mpi_chunk = 0;       // 0 = largest MPI count; tests lower it (hidden option)
+  int inject_error_rank = -1;       // tests: corrupt one element of C on this rank (hidden)
+  // GPU options (used by --backend cublas)
+  Transport transport = Transport::mpi;
+  bool resident = false;            // generate inputs on the device: no host→device phase
+  bool share_gpu = false;           // allow several ranks per GPU
+};
+
+// Throws UsageError for values that can never work, whatever the machine.
+void validate(const GemmConfig& cfg);
+
+// Threads per rank: --threads, else OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the number
+// of CPUs this process may run on. Returns {threads, source}.
+std::pair<int, std::string> resolve_threads(int requested);
+
+// Bytes one rank needs on the host for its share (A_i + B + C_i, plus full A and C on rank 0).
+std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root);
+
+// One rank's multiply C_i = A_i·B on host row-major buffers of the configured precision.
+class LocalGemm {
+ public:
+  virtual ~LocalGemm() = default;
+  virtual std::string name() const = 0;
+  // Once before the repeats (allocations, handles, contexts); may record set-up phases.
+  virtual void prepare(const GemmShape& local, Precision p, PhaseRecorder& rec) = 0;
+  // Records "compute" (and "h2d"/"d2h" for device backends).
+  virtual void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) = 0;
+  // Library, version, threads, device: goes into the record.
+  virtual nlohmann::json describe() const = 0;
+};
+
+// naive (the newcomer's triple loop, one thread) or openblas with `threads` threads.
+std::unique_ptr<LocalGemm> make_cpu_gemm(GemmBackendKind kind, int threads);
+// A bare library call (cblas_?gemm) on the same block: the peer the backend is compared with.
+double time_bare_cblas(const GemmShape& local, Precision p, const void* a, const void* b, void* c);
+
+// Outcome of a distributed run, valid on rank 0 (others hold their local view).
+struct GemmResult {
+  bool ok = false;
+  nlohmann::json record;            // the full run record (rank 0)
+};
+
+// Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the
+// human table on rank 0 unless quiet. Throws scalebench::Error on failures detected before work.
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm);
+
+}  // namespace scalebench

@@ -1,0 +1,186 @@
+#pragma once
+// The GPU layer as the rest of scalebench sees it: CUDA-free. Implemented in cuda/ when built
+// with CUDA, by stubs in src/no_cuda/ otherwise (they throw NoCudaError).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/gemm.hpp"
+#include "scalebench/verify.hpp"
+
+namespace scalebench {
+
+class Communicator;
+class RowPartition;
+
+// True when this binary was built with the CUDA backends.
+bool gpu_support_built();
+// Number of visible CUDA devices (0 when none or when built without CUDA; never throws).
+int visible_gpu_count();
+// Why no GPU is visible, in words (driver state, CUDA_VISIBLE_DEVICES); empty when one is.
+std::string gpu_absence_reason();
+
+// This rank's GPU: if exactly one device is visible, that one (what `srun --gpus-per-task=1`
+// and CUDA_VISIBLE_DEVICES give); otherwise the node-local rank modulo the count. More ranks
+// than GPUs on a node is a ResourceError unless share_gpu. No GPU visible: ResourceError naming
+// what was found. Collective over `comm` (uses its shared-memory split). Makes it current.
+int select_gpu_for_rank(const Communicator& comm, bool share_gpu);
+// index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions.
+nlohmann::json gpu_info(int device);
+
+// cuBLAS backend for one rank; picks this rank's GPU (see docs) and records the map.
+std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm);
+
+// ---------------------------------------------------------------------------------------------
+// The GPU multiply as the distributed driver uses it, step by step.
+
+// Page-locks existing host memory in place (cudaHostRegister) for as long as it lives, so that
+// host<->device copies of the driver's matrices run at full bus speed. Move-only; declare it
+// after the memory it pins so that it is released first.
+class HostMemoryPin {
+ public:
+  HostMemoryPin() = default;
+  // Throws NoCudaError without CUDA, ResourceError when the memory cannot be pinned.
+  HostMemoryPin(void* data, std::size_t bytes);
+  ~HostMemoryPin();
+  HostMemoryPin(HostMemoryPin&& o) noexcept;
+  HostMemoryPin& operator=(HostMemoryPin&& o) noexcept;
+  HostMemoryPin(const HostMemoryPin&) = delete;
+  HostMemoryPin& operator=(const HostMemoryPin&) = delete;
+
+ private:
+  void release() noexcept;
+  void* ptr_ = nullptr;
+};
+
+// Device bytes per element of A and B (fp64 8, fp32/tf32 4, bf16 2) and of C (8 or 4).
+inline std::size_t device_input_bytes(Precision p) {
+  return p == Precision::fp64 ? 8 : p == Precision::bf16 ? 2 : 4;
+}
+inline std::size_t device_output_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
+
+// What the GPU backend allocates besides the matrices (the plan below and cuda/ use the same
+// numbers): cuBLAS's workspace (its recommendation for Hopper), the device chunk bf16 inputs are
+// converted through, and room kept free for what the libraries allocate themselves (kernels
+// loaded lazily, cuBLAS internals; NCCL's channels and buffers need more).
+inline constexpr std::int64_t kCublasWorkspaceBytes = std::int64_t{32} << 20;
+inline constexpr std::int64_t kBf16StagingElements = std::int64_t{16} << 20;
+inline constexpr std::int64_t kLibraryMarginBytes = std::int64_t{256} << 20;
+inline constexpr std::int64_t kNcclMarginBytes = std::int64_t{1} << 30;
+
+// Device memory one rank needs: A (rows_held×k) + B (k×n) + C (rows_held×n) + workspace
+// (cuBLAS workspace, bf16 conversion staging, Freivalds vectors, library margins).
+struct DeviceMemoryPlan {
+  std::int64_t matrices = 0;   // A + B + C in their device formats
+  std::int64_t workspace = 0;  // everything else
+  std::int64_t total() const noexcept { return matrices + workspace; }
+};
+inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t rows_held, Precision p, bool nccl) {
+  const auto ein = static_cast<std::int64_t>(device_input_bytes(p));
+  const auto eout = static_cast<std::int64_t>(device_output_bytes(p));
+  if (rows_held < local.m) rows_held = local.m;
+  DeviceMemoryPlan plan;
+  plan.matrices = rows_held * local.k * ein + local.k * local.n * ein + rows_held * local.n * eout;
+  plan.workspace = kCublasWorkspaceBytes + (2 * local.n + 2 * local.k + 3 * rows_held) * 8 + kLibraryMarginBytes;
+  if (p == Precision::bf16) {
+    const std::int64_t most = rows_held * local.k > local.k * local.n ? rows_held * local.k : local.k * local.n;
+    plan.workspace += (most < kBf16StagingElements ? most : kBf16StagingElements) * 4;
+  }
+  if (nccl) plan.workspace += kNcclMarginBytes;
+  return plan;
+}
+
+// One rank's share of C = A·B on its GPU. Device buffers hold A_i (rows×k), B (k×n) and C_i
+// (rows×n) in the precision's device format (bf16: A and B as bf16, C as fp32). The root of an
+// NCCL run holds all m rows of A and C; its own block is the first rows.
+// LocalGemm::prepare allocates (after checking, collectively over the ranks that share a GPU,
+// that the plan fits the free device memory; the set-up seconds go to "device_alloc") and
+// LocalGemm::multiply = upload, compute, download of the local block. Device steps are timed
+// with CUDA events.
+class GpuGemm : public LocalGemm {
+ public:
+  // Rows of A and C to hold on this rank (at least the local rows); call before prepare().
+  virtual void hold_rows(std::int64_t rows) = 0;
+  // "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not).
+  virtual void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) = 0;
+  // "compute": C_i = A_i·B, one cuBLAS call.
+  virtual void compute(PhaseRecorder& rec) = 0;
+  // "d2h": the first `rows` rows of C to a host buffer.
+  virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
+  // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
+  // by a counter-based generator (same distributions as the host generator, other values).
+  virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
+  // Freivalds' check of the local block, computed on the device: the test and tolerance of
+  // freivalds_rows() with this x (n entries). `cx_out` (optional) receives C_i·x.
+  virtual RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) = 0;
+  // C·x of the first `rows` rows held on the device. Bit-identical to verify()'s C_i·x for the
+  // same rows: the gathered C can be compared with the blocks exactly.
+  virtual std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) = 0;
+  // Tests and --inject-error-rank: add 1 to local element `index` of C on the device.
+  virtual void corrupt_c(std::int64_t index) = 0;
+
+  // Peers measured in the same run on the same GPU (they overwrite C):
+  // seconds of one bare cuBLAS call (its own handle and stream, nothing around it) on this block;
+  virtual double bare_cublas_seconds() = 0;
+  // bytes/s of one plain cudaMemcpy from pinned host memory to the device (at most `bytes`,
+  // capped by the device buffers held).
+  virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
+
+  // Set-up done when the backend was made, in seconds by step ("gpu_context": device selection
+  // and context creation, "cublas_handle"); prepare() records its own steps ("device_alloc",
+  // "cublas_first_call") in the recorder it is given. None of it is ever inside compute.
+  virtual std::vector<std::pair<std::string, double>> setup_seconds() const = 0;
+  // host, rank, local rank, GPU index, name, PCI bus id, UUID.
+  virtual nlohmann::json placement() const = 0;
+};
+
+// Selects and initialises this rank's GPU (collective over `comm`).
+std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);
+
+// Moves blocks between the ranks' GPUs with NCCL, device to device, on the GpuGemm's stream.
+// Rank 0 holds all rows of A and C (GpuGemm::hold_rows(m)).
+class GpuTransport {
+ public:
+  virtual ~GpuTransport() = default;
+  // "scatter": rank 0 sends each rank its rows of A (NCCL send/recv in one group).
+  virtual void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
+  // "broadcast": B from rank 0 to every rank (ncclBroadcast).
+  virtual void broadcast_b(GpuGemm& g, PhaseRecorder& rec) = 0;
+  // "gather": each rank's C_i into rank 0's C at its row offset (NCCL send/recv in one group).
+  virtual void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
+  // Seconds spent creating the communicator; NCCL version and rank count.
+  virtual double setup_seconds() const = 0;
+  virtual nlohmann::json describe() const = 0;
+};
+
+// Collective over `comm`: builds the NCCL communicator from MPI (unique id by MPI_Bcast).
+// ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm);
+
+// ---------------------------------------------------------------------------------------------
+// Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;
+// busbw = algbw × factor, factor 1 for broadcast and point-to-point copies, (n-1)/n for scatter
+// and gather (bytes = the whole matrix moved).
+enum class TransferPattern { copy, broadcast, scatter, gather };
+
+inline double bus_bandwidth_factor(TransferPattern p, int ranks) {
+  if ((p == TransferPattern::scatter || p == TransferPattern::gather) && ranks > 0) {
+    return static_cast<double>(ranks - 1) / static_cast<double>(ranks);
+  }
+  return 1.0;
+}
+
+inline nlohmann::json transfer_json(TransferPattern p, int ranks, double bytes, double seconds) {
+  const double algbw = seconds > 0 ? bytes / seconds : 0.0;
+  return {{"bytes", bytes},
+          {"seconds", seconds},
+          {"algbw_GBps", algbw * 1e-9},
+          {"busbw_GBps", algbw * bus_bandwidth_factor(p, ranks) * 1e-9}};
+}
+
+}  // namespace scalebench

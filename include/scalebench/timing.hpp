@@ -1,0 +1,70 @@
+#pragma once
+// Phase timing: each rank records seconds per phase per repeat; summaries reduce over ranks
+// (max/avg/min per repeat) and then over repeats (min/median/max of the per-repeat maximum).
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace scalebench {
+
+class Communicator;
+
+inline double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Seconds per phase for the current repeat, then kept per repeat.
+class PhaseRecorder {
+ public:
+  // Adds seconds to `phase` in the current repeat (phases may be hit several times a repeat).
+  void add(const std::string& phase, double seconds);
+  // Closes the current repeat; a phase not hit in it counts 0 there if it was hit before.
+  void next_repeat();
+  // Drops everything recorded (after warm-up).
+  void clear();
+  // Phase names in first-recorded order.
+  const std::vector<std::string>& phases() const noexcept { return order_; }
+  // samples(phase)[r] = seconds in closed repeat r.
+  const std::vector<double>& samples(const std::string& phase) const;
+  int repeats() const noexcept { return repeats_; }
+
+ private:
+  std::vector<std::string> order_;
+  std::map<std::string, std::vector<double>> samples_;
+  std::map<std::string, double> current_;
+  int repeats_ = 0;
+};
+
+// Times a scope into a recorder (host clock).
+class ScopedPhase {
+ public:
+  ScopedPhase(PhaseRecorder& rec, std::string phase) : rec_(rec), phase_(std::move(phase)), t0_(wall_seconds()) {}
+  ~ScopedPhase() { rec_.add(phase_, wall_seconds() - t0_); }
+  ScopedPhase(const ScopedPhase&) = delete;
+  ScopedPhase& operator=(const ScopedPhase&) = delete;
+
+ private:
+  PhaseRecorder& rec_;
+  std::string phase_;
+  double t0_;
+};
+
+struct PhaseStats {
+  double min = 0, median = 0, max = 0;   // over repeats, of the maximum over ranks
+  double rank_min = 0, rank_avg = 0;     // medians over repeats of the min / mean over ranks
+  double imbalance = 0;                  // median over repeats of (max - avg) / avg over ranks
+  std::vector<double> per_repeat_max;    // the maximum over ranks, per repeat
+};
+
+double median_of(std::vector<double> v);
+
+// Collective over `comm`: every rank must pass recorders with the same phases and repeats
+// (phases are taken from rank 0's order). The result is valid on every rank.
+std::vector<std::pair<std::string, PhaseStats>> summarize_phases(const PhaseRecorder& rec, const Communicator& comm);
+
+nlohmann::json to_json(const PhaseStats& s);
+
+}  // namespace scalebench

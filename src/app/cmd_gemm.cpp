@@ -1,0 +1,125 @@
+// `scalebench gemm`: one distributed multiply configuration per launch.
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/run_support.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/gemm.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/parse.hpp"
+
+namespace scalebench::app {
+namespace {
+
+struct GemmOptions {
+  std::string m, n, k;
+  std::string precision = "fp64";
+  std::string backend = "openblas";
+  std::string fill = "uniform";
+  std::string verify = "freivalds";
+  std::string transport = "mpi";
+  std::string json;
+  int threads = 0;
+  int reps = 5;
+  int warmup = 1;
+  std::uint64_t seed = 42;
+  bool force = false, dry_run = false, no_peer = false, quiet = false, resident = false, share_gpu = false;
+  std::int64_t mpi_chunk = 0;
+  int inject_error_rank = -1;
+};
+
+GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
+  GemmConfig cfg;
+  const std::int64_t n = o.n.empty() ? 4096 : parse_positive_count("--n", o.n);
+  cfg.shape.n = n;
+  cfg.shape.m = o.m.empty() ? n : parse_positive_count("--m", o.m);
+  cfg.shape.k = o.k.empty() ? n : parse_positive_count("--k", o.k);
+  cfg.precision = parse_precision(o.precision);
+  cfg.backend = parse_gemm_backend(o.backend);
+  if (o.fill == "uniform") {
+    cfg.fill = Fill::uniform;
+  } else if (o.fill == "integer") {
+    cfg.fill = Fill::integer;
+  } else {
+    throw UsageError(fmt::format("unknown --fill '{}'; use uniform or integer", o.fill));
+  }
+  if (o.verify == "freivalds") {
+    cfg.verify = VerifyMode::freivalds;
+  } else if (o.verify == "full") {
+    cfg.verify = VerifyMode::full;
+  } else {
+    throw UsageError(fmt::format("unknown --verify '{}'; use freivalds or full", o.verify));
+  }
+  if (o.transport == "mpi") {
+    cfg.transport = Transport::mpi;
+  } else if (o.transport == "nccl") {
+    cfg.transport = Transport::nccl;
+  } else {
+    throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
+  }
+  if (app.count("--threads") && o.threads <= 0) {
+    throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
+  }
+  cfg.threads = app.count("--threads") ? o.threads : 0;
+  cfg.reps = o.reps;
+  cfg.warmup = o.warmup;
+  cfg.seed = o.seed;
+  cfg.force = o.force;
+  cfg.dry_run = o.dry_run;
+  cfg.peer = !o.no_peer;
+  cfg.quiet = o.quiet;
+  cfg.resident = o.resident;
+  cfg.share_gpu = o.share_gpu;
+  cfg.mpi_chunk = o.mpi_chunk;
+  cfg.inject_error_rank = o.inject_error_rank;
+  if (!o.json.empty()) cfg.json_path = o.json;
+  validate(cfg);
+  return cfg;
+}
+
+}  // namespace
+
+Subcommand register_gemm(CLI::App& root) {
+  auto opts = std::make_shared<GemmOptions>();
+  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: scatter rows of A, broadcast B, "
+                                          "multiply per rank, gather C, verify, time every phase");
+  app->add_option("--n", opts->n, "Matrix size n (C is m x n); sets m and k too unless given [4096]");
+  app->add_option("--m", opts->m, "Rows of A and C [n]");
+  app->add_option("--k", opts->k, "Columns of A, rows of B [n]");
+  app->add_option("--precision", opts->precision, "fp64 | fp32 (CPU and GPU); tf32 | bf16 (cublas only) [fp64]");
+  app->add_option("--backend", opts->backend, "naive (the triple loop, one thread) | openblas | cublas [openblas]");
+  app->add_option("--threads", opts->threads,
+                  "BLAS threads per rank [OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this rank may use]");
+  app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
+  app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
+  app->add_option("--seed", opts->seed, "Seed for A, B and the verification vector [42]");
+  app->add_option("--fill", opts->fill, "uniform (values in [-1,1)) | integer (small non-zero integers: exact C) [uniform]");
+  app->add_option("--verify", opts->verify,
+                  "freivalds (every repeat, by rows) | full (also compare with a reference product; small sizes) [freivalds]");
+  app->add_option("--json", opts->json, "Write the run record to this file (atomically: never a partial file)");
+  app->add_flag("--dry-run", opts->dry_run, "Print the resolved configuration and per-rank memory; compute nothing");
+  app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
+  app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
+  app->add_flag("--quiet", opts->quiet, "No table and no progress lines (errors still print)");
+  app->add_option("--transport", opts->transport, "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
+  app->add_flag("--resident", opts->resident, "GPU runs: generate inputs on the device (no host-to-device phase)");
+  app->add_flag("--share-gpu", opts->share_gpu, "GPU runs: allow several ranks per GPU");
+  app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
+  app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
+      ->group("");
+
+  Subcommand sub;
+  sub.app = app;
+  sub.run = [opts, app]() {
+    GemmConfig cfg;
+    return run_mpi_command(
+        main_argc(), main_argv(), [&] { cfg = to_config(*opts, *app); },
+        [&](const Communicator& comm) {
+          const GemmResult r = run_distributed_gemm(cfg, comm);
+          return r.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+        });
+  };
+  return sub;
+}
+
+}  // namespace scalebench::app

@@ -1,0 +1,57 @@
+// scalebench: how much faster does a computation get on more cores, NUMA domains, GPUs and
+// nodes — and why. One binary, one subcommand per job.
+#include <cstdio>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/run_support.hpp"
+#include "scalebench/build_info.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/record.hpp"
+
+int main(int argc, char** argv) {
+  using namespace scalebench;
+  set_command_line(argc, argv);
+  app::set_main_args(argc, argv);
+
+  CLI::App root{"scalebench: measure and explain how a distributed GEMM and a sharded Monte Carlo scale "
+                "over cores, NUMA domains, GPUs and nodes; every result verified."};
+  root.require_subcommand(1);
+  root.set_version_flag("--version", fmt::format("scalebench {} (git {}, {}, CUDA {})", build_version(),
+                                                 build_git_hash(), build_compiler(),
+                                                 build_with_cuda() ? "on" : "off"));
+  root.footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table() +
+              "\nRun `scalebench <subcommand> --help` for its options. Under mpirun as root set "
+              "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more ranks than cores needs --oversubscribe.");
+
+  std::vector<app::Subcommand> subs;
+  subs.push_back(app::register_gemm(root));
+  for (auto& s : subs) {
+    s.app->footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table());
+  }
+
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (app::is_launch_root()) return root.exit(e);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (app::is_launch_root()) return root.exit(e);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    if (app::is_launch_root()) return root.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    if (app::is_launch_root()) {
+      app::print_error(fmt::format("{}; run `scalebench --help` or `scalebench <subcommand> --help`", e.what()));
+    }
+    return static_cast<int>(ExitCode::usage);
+  }
+  for (auto& s : subs) {
+    if (s.app->parsed()) return s.run();
+  }
+  return static_cast<int>(ExitCode::usage);
+}

@@ -1,0 +1,112 @@
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/gemm.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench {
+
+std::string to_string(Precision p) {
+  switch (p) {
+    case Precision::fp64: return "fp64";
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::bf16: return "bf16";
+  }
+  return "?";
+}
+std::string to_string(GemmBackendKind b) {
+  switch (b) {
+    case GemmBackendKind::naive: return "naive";
+    case GemmBackendKind::openblas: return "openblas";
+    case GemmBackendKind::cublas: return "cublas";
+  }
+  return "?";
+}
+std::string to_string(Fill f) { return f == Fill::uniform ? "uniform" : "integer"; }
+std::string to_string(VerifyMode v) { return v == VerifyMode::freivalds ? "freivalds" : "full"; }
+std::string to_string(Transport t) { return t == Transport::mpi ? "mpi" : "nccl"; }
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp64") return Precision::fp64;
+  if (s == "fp32") return Precision::fp32;
+  if (s == "tf32") return Precision::tf32;
+  if (s == "bf16") return Precision::bf16;
+  throw UsageError(fmt::format("unknown --precision '{}'; use fp64, fp32, tf32 or bf16", s));
+}
+
+GemmBackendKind parse_gemm_backend(const std::string& s) {
+  if (s == "naive") return GemmBackendKind::naive;
+  if (s == "openblas") return GemmBackendKind::openblas;
+  if (s == "cublas") return GemmBackendKind::cublas;
+  throw UsageError(fmt::format("unknown --backend '{}'; use naive, openblas or cublas", s));
+}
+
+std::size_t host_element_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
+
+double unit_roundoff(Precision p) {
+  switch (p) {
+    case Precision::fp64: return 0x1p-53;
+    case Precision::fp32: return 0x1p-24;
+    case Precision::tf32: return 0x1p-11;
+    case Precision::bf16: return 0x1p-8;
+  }
+  return 0x1p-53;
+}
+
+void validate(const GemmConfig& cfg) {
+  const auto& s = cfg.shape;
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0) throw UsageError("matrix sizes must be > 0; e.g. --n 4096");
+  if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
+  if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
+  if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
+    throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
+                                 to_string(cfg.precision), to_string(cfg.backend)));
+  }
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident)) {
+    throw UsageError("--transport nccl and --resident need --backend cublas");
+  }
+  if (cfg.fill == Fill::integer && cfg.precision != Precision::fp64 && s.k > (1 << 20)) {
+    throw UsageError("--fill integer with fp32 data needs k <= 2^20 to stay exact");
+  }
+  if (cfg.verify == VerifyMode::full && static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) > 0x1p33) {
+    throw UsageError(fmt::format("--verify full is for small sizes (m*n*k <= 2^33; got {}x{}x{}); use --verify freivalds",
+                                 s.m, s.n, s.k));
+  }
+  if (cfg.backend == GemmBackendKind::naive && !cfg.force) {
+    // The triple loop runs at about 1 GFLOP/s: refuse runs that would take minutes.
+    const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) *
+                         (cfg.reps + cfg.warmup);
+    if (flops > 120e9) {
+      throw UsageError(fmt::format("--backend naive on {}x{}x{} with {} repeats would take minutes (about {:.0f} s at "
+                                   "1 GFLOP/s); use --n 1024 or less, fewer --reps, or --force",
+                                   s.m, s.n, s.k, cfg.reps + cfg.warmup, flops / 1e9));
+    }
+  }
+}
+
+std::pair<int, std::string> resolve_threads(int requested) {
+  if (requested > 0) return {requested, "--threads"};
+  for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* v = std::getenv(var)) {
+      const int t = std::atoi(v);
+      if (t > 0) return {t, var};
+    }
+  }
+  const int cpus = static_cast<int>(allowed_cpus().size());
+  return {cpus > 0 ? cpus : 1, "allowed CPUs"};
+}
+
+std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {
+  const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
+  const auto& s = cfg.shape;
+  std::int64_t bytes = (rows * s.k + s.k * s.n + rows * s.n) * e;  // A_i + B + C_i
+  if (cfg.peer) bytes += rows * s.n * e;                           // the peer's own C_i
+  if (is_root) bytes += (s.m * s.k + s.m * s.n) * e;               // full A and C
+  return bytes;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,411 @@
+// The distributed multiply: rank 0 generates A and B; row blocks of A are scattered, B is
+// broadcast whole, each rank multiplies its block on its backend, C is gathered to rank 0, and
+// every repeat is verified (Freivalds by rows, plus a check that the gathered C is the blocks
+// the ranks computed). Phases are timed per repeat; warm-up repeats are dropped.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/gemm.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/partition.hpp"
+#include "scalebench/record.hpp"
+#include "scalebench/verify.hpp"
+
+namespace scalebench {
+namespace {
+
+std::int64_t mem_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return -1;
+}
+
+std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
+
+// Rounds a float to the nearest bf16-representable value (ties to even), so that bf16 runs
+// start from exact inputs.
+float round_to_bf16(float v) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  bits += 0x7fffU + ((bits >> 16) & 1U);
+  bits &= 0xffff0000U;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+template <class T>
+void fill_matrix(std::vector<T>& v, std::mt19937_64& gen, Fill fill, Precision p) {
+  if (fill == Fill::integer) {
+    // Small non-zero integers: products and sums stay exact, so C is bit-identical everywhere.
+    for (auto& x : v) {
+      const auto r = static_cast<int>(gen() % 8);
+      x = static_cast<T>(r < 4 ? r - 4 : r - 3);
+    }
+    return;
+  }
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto& x : v) {
+    double d = u(gen);
+    if (d == 0.0) d = 0.5;
+    x = static_cast<T>(d);
+    if constexpr (std::is_same_v<T, float>) {
+      if (p == Precision::bf16) x = round_to_bf16(x);
+    }
+  }
+}
+
+struct VerifyOutcome {
+  bool ok = true;
+  std::int64_t rows_failed = 0;
+  double worst_ratio = 0;
+  bool gather_ok = true;
+  int first_failed_rank = -1;
+  std::int64_t first_failed_row = -1;  // global row
+};
+
+template <class T>
+int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, GemmResult& result,
+              nlohmann::json& record) {
+  const auto& s = cfg.shape;
+  const RowPartition rows(s.m, comm.size());
+  const Block mine = rows.block(comm.rank());
+  const auto a_counts = rows.counts_times(s.k), a_displs = rows.offsets_times(s.k);
+  const auto c_counts = rows.counts_times(s.n), c_displs = rows.offsets_times(s.n);
+  const std::int64_t chunk = cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount;
+
+  PhaseRecorder setup;
+  std::vector<T> a_full, c_full, a_i, b, c_i, c_peer;
+  {
+    ScopedPhase t(setup, "generate");
+    if (comm.is_root()) {
+      a_full.resize(static_cast<std::size_t>(s.m * s.k));
+      c_full.assign(static_cast<std::size_t>(s.m * s.n), T(0));
+      std::mt19937_64 gen(cfg.seed);
+      fill_matrix(a_full, gen, cfg.fill, cfg.precision);
+      b.resize(static_cast<std::size_t>(s.k * s.n));
+      fill_matrix(b, gen, cfg.fill, cfg.precision);
+    } else {
+      b.assign(static_cast<std::size_t>(s.k * s.n), T(0));
+    }
+    a_i.assign(static_cast<std::size_t>(mine.count * s.k), T(0));
+    c_i.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
+    if (cfg.peer) c_peer.assign(c_i.size(), T(0));
+  }
+  const GemmShape local{mine.count, s.n, s.k};
+  agree(comm, [&] { backend.prepare(local, cfg.precision, setup); });
+  setup.next_repeat();
+
+  const auto x = freivalds_vector(cfg.seed, s.n);
+  std::vector<double> bx, abs_bx;
+  const double u = unit_roundoff(cfg.precision);
+
+  PhaseRecorder rec;
+  VerifyOutcome overall;
+  const int total_reps = cfg.warmup + cfg.reps;
+  const double run_start = wall_seconds();
+  for (int rep = 0; rep < total_reps; ++rep) {
+    if (rep == cfg.warmup) rec.clear();
+    comm.barrier();
+    const double t0 = wall_seconds();
+    {
+      ScopedPhase t(rec, "scatter");
+      scatterv(a_full.data(), a_counts, a_displs, a_i.data(), mine.count * s.k, 0, comm, chunk);
+    }
+    {
+      ScopedPhase t(rec, "broadcast");
+      bcast(b.data(), s.k * s.n, 0, comm, chunk);
+    }
+    backend.multiply(a_i.data(), b.data(), c_i.data(), rec);
+    if (cfg.inject_error_rank == comm.rank() && mine.count > 0) {
+      c_i[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
+    }
+    {
+      ScopedPhase t(rec, "gather");
+      gatherv(c_i.data(), mine.count * s.n, c_full.data(), c_counts, c_displs, 0, comm, chunk);
+    }
+    rec.add("end_to_end", wall_seconds() - t0);
+
+    VerifyOutcome v;
+    {
+      ScopedPhase t(rec, "verify");
+      if (bx.empty()) b_times_x(b.data(), s.k, s.n, x, bx, abs_bx);
+      std::vector<double> cx;
+      const RowCheck rc = freivalds_rows(a_i.data(), c_i.data(), mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
+      // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
+      std::vector<double> cx_all(comm.is_root() ? static_cast<std::size_t>(s.m) : 0);
+      gatherv(cx.data(), mine.count, cx_all.data(), rows.counts(), rows.offsets(), 0, comm, chunk);
+      int gather_ok = 1;
+      if (comm.is_root()) {
+        std::vector<double> cx_full;
+        c_times_x(c_full.data(), s.m, s.n, x, cx_full);
+        gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
+      }
+      SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm.get()));
+      v.gather_ok = gather_ok == 1;
+      v.rows_failed = comm.sum(rc.rows_failed);
+      v.worst_ratio = comm.max(std::isfinite(rc.worst_ratio) ? rc.worst_ratio : 1e300);
+      const int my_fail = rc.rows_failed > 0 ? comm.rank() : comm.size();
+      int first = comm.size();
+      SCALEBENCH_MPI(MPI_Allreduce(&my_fail, &first, 1, MPI_INT, MPI_MIN, comm.get()));
+      if (first < comm.size()) {
+        std::int64_t row = rc.first_failed_row + mine.offset;
+        SCALEBENCH_MPI(MPI_Bcast(&row, 1, MPI_INT64_T, first, comm.get()));
+        v.first_failed_rank = first;
+        v.first_failed_row = row;
+      }
+      v.ok = v.rows_failed == 0 && v.gather_ok;
+    }
+    rec.next_repeat();
+    overall.ok = overall.ok && v.ok;
+    overall.rows_failed = std::max(overall.rows_failed, v.rows_failed);
+    overall.worst_ratio = std::max(overall.worst_ratio, v.worst_ratio);
+    overall.gather_ok = overall.gather_ok && v.gather_ok;
+    if (overall.first_failed_rank < 0 && v.first_failed_rank >= 0) {
+      overall.first_failed_rank = v.first_failed_rank;
+      overall.first_failed_row = v.first_failed_row;
+    }
+    const double elapsed = wall_seconds() - run_start;
+    if (!cfg.quiet && comm.is_root() && elapsed > 5.0) {
+      std::fprintf(stderr, "scalebench gemm: repeat %d/%d done (%s), %.1f s elapsed\n", rep + 1, total_reps,
+                   rep < cfg.warmup ? "warm-up" : "timed", elapsed);
+    }
+  }
+
+  // --verify full: the last C against a reference product in double, on rank 0.
+  nlohmann::json full = nullptr;
+  if (cfg.verify == VerifyMode::full) {
+    int full_ok = 1;
+    double worst = 0;
+    if (comm.is_root()) {
+      const RowCheck rc = full_check(a_full.data(), b.data(), c_full.data(), s.m, s.n, s.k, u);
+      full_ok = rc.rows_failed == 0 ? 1 : 0;
+      worst = rc.worst_ratio;
+    }
+    SCALEBENCH_MPI(MPI_Bcast(&full_ok, 1, MPI_INT, 0, comm.get()));
+    overall.ok = overall.ok && full_ok == 1;
+    full = {{"ok", full_ok == 1}, {"worst_ratio", worst}, {"tolerance", full_tolerance_text()}};
+  }
+
+  // The peer: the bare library call on the same block with the same threads.
+  nlohmann::json peer = nullptr;
+  PhaseRecorder peer_rec;
+  if (cfg.peer && cfg.backend == GemmBackendKind::openblas) {
+    for (int rep = 0; rep < total_reps; ++rep) {
+      if (rep == cfg.warmup) peer_rec.clear();
+      comm.barrier();
+      peer_rec.add("bare_compute", time_bare_cblas(local, cfg.precision, a_i.data(), b.data(), c_peer.data()));
+      peer_rec.next_repeat();
+    }
+  }
+
+  const auto phases = summarize_phases(rec, comm);
+  const auto setup_phases = summarize_phases(setup, comm);
+  const auto peer_phases = summarize_phases(peer_rec, comm);
+  const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  auto median_of_phase = [&](const std::string& name) {
+    for (const auto& [n, st] : phases) {
+      if (n == name) return st.median;
+    }
+    return 0.0;
+  };
+  const double compute_s = median_of_phase("compute");
+  const double e2e_s = median_of_phase("end_to_end");
+  if (!peer_phases.empty()) {
+    const double bare = peer_phases.front().second.median;
+    peer = {{"what", cfg.precision == Precision::fp64 ? "cblas_dgemm" : "cblas_sgemm"},
+            {"on", "the same row block, same threads, same process"},
+            {"compute", to_json(peer_phases.front().second)},
+            {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
+            {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
+  }
+
+  // Warnings: threads beyond the CPUs a rank may use.
+  std::string my_warning;
+  const auto cpus = allowed_cpus();
+  const int threads = backend.describe().value("threads", 1);
+  if (static_cast<std::size_t>(threads) > cpus.size()) {
+    my_warning = fmt::format("{} BLAS threads on {} allowed core{} (rank {} on {})", threads, cpus.size(),
+                             cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
+  }
+  const auto warnings_all = comm.gather_strings(my_warning);
+
+  nlohmann::json extra = {{"threads", threads}, {"rows", mine.count}, {"row_offset", mine.offset}};
+  nlohmann::json ctx = run_context(comm, extra);
+  const bool ok = overall.ok;
+  result.ok = ok;
+  if (!comm.is_root()) return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : warnings_all) {
+    if (!w.empty()) warnings.push_back(w);
+  }
+  record = ctx;
+  record["subcommand"] = "gemm";
+  record["config"] = {{"m", s.m},
+                      {"n", s.n},
+                      {"k", s.k},
+                      {"precision", to_string(cfg.precision)},
+                      {"backend", to_string(cfg.backend)},
+                      {"threads_per_rank", threads},
+                      {"threads_source", cfg.threads_source},
+                      {"reps", cfg.reps},
+                      {"warmup", cfg.warmup},
+                      {"seed", cfg.seed},
+                      {"fill", to_string(cfg.fill)},
+                      {"verify", to_string(cfg.verify)},
+                      {"transport", to_string(cfg.transport)},
+                      {"resident", cfg.resident},
+                      {"mpi_chunk", chunk}};
+  record["backend"] = backend.describe();
+  record["partition"] = {{"rows_per_rank", rows.counts()}};
+  nlohmann::json ph = nlohmann::json::object();
+  for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
+  for (const auto& [name, st] : phases) ph[name] = to_json(st);
+  record["phases"] = ph;
+  record["rates"] = {{"flops_per_multiply", flops},
+                     {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
+                     {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}};
+  record["peer"] = peer;
+  record["verification"] = {{"method", "freivalds"},
+                            {"ok", ok},
+                            {"repeats_checked", total_reps},
+                            {"rows_failed", overall.rows_failed},
+                            {"worst_ratio", overall.worst_ratio},
+                            {"gathered_c_matches_blocks", overall.gather_ok},
+                            {"tolerance", freivalds_tolerance_text()},
+                            {"unit_roundoff", u},
+                            {"full", full}};
+  if (overall.first_failed_rank >= 0) {
+    record["verification"]["first_failed"] = {{"rank", overall.first_failed_rank}, {"row", overall.first_failed_row}};
+  }
+  record["ok"] = ok;
+  record["status"] = ok ? "ok" : "verification_failed";
+  record["exit_code"] = ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  record["warnings"] = warnings;
+  record["finished_at"] = utc_now_iso8601();
+
+  if (!cfg.quiet) {
+    std::string out = fmt::format("scalebench gemm  {}x{}x{} {} {}  ranks={} threads/rank={} ({})  reps={} warm-up={}\n",
+                                  s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), comm.size(),
+                                  threads, cfg.threads_source, cfg.reps, cfg.warmup);
+    out += fmt::format("{:<14}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
+    for (const auto& [name, st] : phases) {
+      out += fmt::format("{:<14}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
+                         100.0 * st.imbalance);
+    }
+    out += fmt::format("compute {:.2f} GFLOP/s, end-to-end {:.2f} GFLOP/s\n", record["rates"]["compute_gflops"].get<double>(),
+                       record["rates"]["end_to_end_gflops"].get<double>());
+    if (!peer.is_null()) {
+      out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
+                         peer["what"].get<std::string>(), peer["compute"]["median_s"].get<double>(),
+                         peer["ratio_backend_vs_bare"].get<double>());
+    }
+    out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
+                       ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,
+                       overall.gather_ok ? "matches the blocks" : "DOES NOT match the blocks");
+    if (!full.is_null()) out += fmt::format("verification: full {}\n", full["ok"].get<bool>() ? "PASSED" : "FAILED");
+    for (const auto& w : warnings) out += fmt::format("warning: {}\n", w.get<std::string>());
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (!ok) {
+    std::fprintf(stderr, "scalebench: error: verification failed: %lld row(s) of C wrong (first: rank %d, row %lld); "
+                         "worst error/tolerance %.3g\n",
+                 static_cast<long long>(overall.rows_failed), overall.first_failed_rank,
+                 static_cast<long long>(overall.first_failed_row), overall.worst_ratio);
+  }
+  return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+}
+
+}  // namespace
+
+GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& comm) {
+  GemmConfig cfg = cfg_in;
+  const auto& s = cfg.shape;
+  std::unique_ptr<LocalGemm> backend;
+  agree(comm, [&] {
+    validate(cfg);
+    if (comm.size() > s.m) {
+      throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; "
+                                   "use at most {} ranks or a larger --m/--n", comm.size(), s.m, s.m));
+    }
+    if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
+  });
+  agree(comm, [&] {
+    const RowPartition rows(s.m, comm.size());
+    const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
+    const Communicator node = comm.split_shared();
+    const std::int64_t node_need = node.sum(mine);
+    const std::int64_t avail = mem_available_bytes();
+    if (avail > 0 && node_need > avail) {
+      throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} (A_i + B + C_i per rank, plus A and C "
+                                      "on rank 0) but only {} is available; use a smaller size or more nodes",
+                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(), gib(avail)));
+    }
+  });
+  agree(comm, [&] {
+    auto [threads, source] = resolve_threads(cfg.threads);
+    cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : threads;
+    cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : source;
+  });
+
+  GemmResult result;
+  if (cfg.dry_run) {
+    const RowPartition rows(s.m, comm.size());
+    const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
+    const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));
+    if (comm.is_root()) {
+      std::string out = fmt::format(
+          "scalebench gemm --dry-run: nothing is computed\n  C({}x{}) = A({}x{}) * B({}x{})  precision {}  backend {}\n"
+          "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}\n"
+          "  json {}\n  host memory per rank (A_i + B + C_i{}; rank 0 also holds A and C):\n",
+          s.m, s.n, s.m, s.k, s.k, s.n, to_string(cfg.precision), to_string(cfg.backend), comm.size(), cfg.threads,
+          cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed, to_string(cfg.fill), to_string(cfg.verify),
+          cfg.peer ? "on" : "off", cfg.json_path.value_or("(none)"), cfg.peer ? " + peer C_i" : "");
+      for (int r = 0; r < comm.size(); ++r) {
+        int rank = 0;
+        char host[256] = {};
+        long long bytes = 0;
+        std::sscanf(per_rank[r].c_str(), "%d %255s %lld", &rank, host, &bytes);
+        out += fmt::format("    rank {:>4}  {:<20} rows {:>8}  {}\n", rank, host, rows.block(r).count, gib(bytes));
+      }
+      std::fputs(out.c_str(), stdout);
+    }
+    result.ok = true;
+    return result;
+  }
+
+  agree(comm, [&] {
+    backend = cfg.backend == GemmBackendKind::cublas ? make_cublas_gemm(cfg, comm) : make_cpu_gemm(cfg.backend, cfg.threads);
+  });
+
+  nlohmann::json record;
+  if (cfg.precision == Precision::fp64) {
+    run_typed<double>(cfg, comm, *backend, result, record);
+  } else {
+    run_typed<float>(cfg, comm, *backend, result, record);
+  }
+  result.record = std::move(record);
+  if (comm.is_root() && cfg.json_path) {
+    write_json_atomic(*cfg.json_path, result.record);
+  }
+  // Every rank learns the verdict (rank 0 may have written the record).
+  result.ok = comm.all(result.ok);
+  return result;
+}
+
+}  // namespace scalebench

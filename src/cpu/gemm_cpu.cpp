@@ -1,0 +1,117 @@
+// CPU multiply backends: the newcomer's triple loop (the baseline every report contrasts against)
+// and OpenBLAS (the reference every other backend is tested against).
+#include <cblas.h>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/gemm.hpp"
+
+namespace scalebench {
+namespace {
+
+// The seeds' loop as a newcomer writes it: i, j, then the dot product over k (B walked by
+// columns). One thread, no blocking: slow by design.
+template <class T>
+void naive_multiply(const T* a, const T* b, T* c, std::int64_t rows, std::int64_t n, std::int64_t k) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      T sum = 0;
+      for (std::int64_t l = 0; l < k; ++l) sum += a[i * k + l] * b[l * n + j];
+      c[i * n + j] = sum;
+    }
+  }
+}
+
+void blas_multiply(Precision p, const void* a, const void* b, void* c, std::int64_t rows, std::int64_t n,
+                   std::int64_t k) {
+  if (rows == 0 || n == 0) return;
+  const auto m = static_cast<blasint>(rows), nn = static_cast<blasint>(n), kk = static_cast<blasint>(k);
+  if (p == Precision::fp64) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, static_cast<const double*>(a), kk,
+                static_cast<const double*>(b), nn, 0.0, static_cast<double*>(c), nn);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, static_cast<const float*>(a), kk,
+                static_cast<const float*>(b), nn, 0.0f, static_cast<float*>(c), nn);
+  }
+}
+
+void require_cpu_precision(Precision p, const char* backend) {
+  if (p != Precision::fp64 && p != Precision::fp32) {
+    throw UsageError(fmt::format("--precision {} needs a GPU backend (--backend cublas); {} supports fp64 and fp32",
+                                 to_string(p), backend));
+  }
+}
+
+class NaiveGemm final : public LocalGemm {
+ public:
+  std::string name() const override { return "naive"; }
+  void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override {
+    require_cpu_precision(p, "naive");
+    shape_ = local;
+    precision_ = p;
+  }
+  void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
+    ScopedPhase t(rec, "compute");
+    if (precision_ == Precision::fp64) {
+      naive_multiply(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c), shape_.m,
+                     shape_.n, shape_.k);
+    } else {
+      naive_multiply(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c), shape_.m,
+                     shape_.n, shape_.k);
+    }
+  }
+  nlohmann::json describe() const override {
+    return {{"library", "none (triple loop)"}, {"threads", 1}};
+  }
+
+ private:
+  GemmShape shape_;
+  Precision precision_ = Precision::fp64;
+};
+
+class OpenBlasGemm final : public LocalGemm {
+ public:
+  explicit OpenBlasGemm(int threads) : threads_(threads) {}
+  std::string name() const override { return "openblas"; }
+  void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override {
+    require_cpu_precision(p, "openblas");
+    shape_ = local;
+    precision_ = p;
+    openblas_set_num_threads(threads_);
+  }
+  void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
+    ScopedPhase t(rec, "compute");
+    blas_multiply(precision_, a, b, c, shape_.m, shape_.n, shape_.k);
+  }
+  nlohmann::json describe() const override {
+    return {{"library", "OpenBLAS"},
+            {"config", openblas_get_config()},
+            {"core", openblas_get_corename()},
+            {"threads", openblas_get_num_threads()}};
+  }
+
+ private:
+  int threads_;
+  GemmShape shape_;
+  Precision precision_ = Precision::fp64;
+};
+
+}  // namespace
+
+std::unique_ptr<LocalGemm> make_cpu_gemm(GemmBackendKind kind, int threads) {
+  switch (kind) {
+    case GemmBackendKind::naive: return std::make_unique<NaiveGemm>();
+    case GemmBackendKind::openblas: return std::make_unique<OpenBlasGemm>(threads);
+    case GemmBackendKind::cublas: break;
+  }
+  throw Error(ExitCode::internal, "make_cpu_gemm called for a GPU backend");
+}
+
+double time_bare_cblas(const GemmShape& local, Precision p, const void* a, const void* b, void* c) {
+  const double t0 = wall_seconds();
+  blas_multiply(p, a, b, c, local.m, local.n, local.k);
+  return wall_seconds() - t0;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,128 @@
+// Collectives whose element counts may exceed what one MPI call takes (int counts). Small
+// transfers use one MPI_Scatterv / MPI_Gatherv / MPI_Bcast; larger ones are cut into chunks of at
+// most `chunk` elements (point-to-point for scatter/gather, successive broadcasts for bcast).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "scalebench/mpi.hpp"
+
+namespace scalebench {
+namespace {
+
+constexpr int kChunkTag = 7301;
+
+std::int64_t effective_chunk(std::int64_t chunk) {
+  return chunk <= 0 || chunk > kMaxMpiCount ? kMaxMpiCount : chunk;
+}
+
+char* at(void* base, std::int64_t elems, std::size_t elem_size) {
+  return static_cast<char*>(base) + static_cast<std::size_t>(elems) * elem_size;
+}
+const char* at(const void* base, std::int64_t elems, std::size_t elem_size) {
+  return static_cast<const char*>(base) + static_cast<std::size_t>(elems) * elem_size;
+}
+
+}  // namespace
+
+void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
+                 const Communicator& comm, std::int64_t chunk) {
+  chunk = effective_chunk(chunk);
+  for (std::int64_t done = 0; done < count; done += chunk) {
+    const int n = static_cast<int>(std::min(chunk, count - done));
+    SCALEBENCH_MPI(MPI_Bcast(at(data, done, elem_size), n, type, root, comm.get()));
+  }
+}
+
+void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
+                    void* recv, std::int64_t recv_count, MPI_Datatype type, std::size_t elem_size, int root,
+                    const Communicator& comm, std::int64_t chunk) {
+  chunk = effective_chunk(chunk);
+  // Every rank must take the same path: decide on the largest receive count, known everywhere.
+  const std::int64_t largest = comm.max(recv_count);
+  std::int64_t last_end = 0;
+  if (comm.rank() == root) {
+    for (std::size_t i = 0; i < counts.size(); ++i) last_end = std::max(last_end, displs[i] + counts[i]);
+  }
+  MPI_Bcast(&last_end, 1, MPI_INT64_T, root, comm.get());
+  if (largest <= chunk && last_end <= kMaxMpiCount) {
+    std::vector<int> c, d;
+    if (comm.rank() == root) {
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        c.push_back(static_cast<int>(counts[i]));
+        d.push_back(static_cast<int>(displs[i]));
+      }
+    }
+    SCALEBENCH_MPI(MPI_Scatterv(send, c.data(), d.data(), type, recv, static_cast<int>(recv_count), type, root,
+                                comm.get()));
+    return;
+  }
+  std::vector<MPI_Request> requests;
+  if (comm.rank() == root) {
+    for (int r = 0; r < comm.size(); ++r) {
+      if (r == root) {
+        if (counts[r] > 0) std::memcpy(recv, at(send, displs[r], elem_size), static_cast<std::size_t>(counts[r]) * elem_size);
+        continue;
+      }
+      for (std::int64_t done = 0; done < counts[r]; done += chunk) {
+        const int n = static_cast<int>(std::min(chunk, counts[r] - done));
+        requests.emplace_back();
+        SCALEBENCH_MPI(MPI_Isend(at(send, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
+      }
+    }
+  } else {
+    for (std::int64_t done = 0; done < recv_count; done += chunk) {
+      const int n = static_cast<int>(std::min(chunk, recv_count - done));
+      requests.emplace_back();
+      SCALEBENCH_MPI(MPI_Irecv(at(recv, done, elem_size), n, type, root, kChunkTag, comm.get(), &requests.back()));
+    }
+  }
+  SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+}
+
+void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const std::vector<std::int64_t>& counts,
+                   const std::vector<std::int64_t>& displs, MPI_Datatype type, std::size_t elem_size, int root,
+                   const Communicator& comm, std::int64_t chunk) {
+  chunk = effective_chunk(chunk);
+  const std::int64_t largest = comm.max(send_count);
+  std::int64_t last_end = 0;
+  if (comm.rank() == root) {
+    for (std::size_t i = 0; i < counts.size(); ++i) last_end = std::max(last_end, displs[i] + counts[i]);
+  }
+  MPI_Bcast(&last_end, 1, MPI_INT64_T, root, comm.get());
+  if (largest <= chunk && last_end <= kMaxMpiCount) {
+    std::vector<int> c, d;
+    if (comm.rank() == root) {
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        c.push_back(static_cast<int>(counts[i]));
+        d.push_back(static_cast<int>(displs[i]));
+      }
+    }
+    SCALEBENCH_MPI(MPI_Gatherv(send, static_cast<int>(send_count), type, recv, c.data(), d.data(), type, root,
+                               comm.get()));
+    return;
+  }
+  std::vector<MPI_Request> requests;
+  if (comm.rank() == root) {
+    for (int r = 0; r < comm.size(); ++r) {
+      if (r == root) {
+        if (counts[r] > 0) std::memcpy(at(recv, displs[r], elem_size), send, static_cast<std::size_t>(counts[r]) * elem_size);
+        continue;
+      }
+      for (std::int64_t done = 0; done < counts[r]; done += chunk) {
+        const int n = static_cast<int>(std::min(chunk, counts[r] - done));
+        requests.emplace_back();
+        SCALEBENCH_MPI(MPI_Irecv(at(recv, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
+      }
+    }
+  } else {
+    for (std::int64_t done = 0; done < send_count; done += chunk) {
+      const int n = static_cast<int>(std::min(chunk, send_count - done));
+      requests.emplace_back();
+      SCALEBENCH_MPI(MPI_Isend(at(send, done, elem_size), n, type, root, kChunkTag, comm.get(), &requests.back()));
+    }
+  }
+  SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+}
+
+}  // namespace scalebench

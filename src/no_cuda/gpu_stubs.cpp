@@ -1,0 +1,28 @@
+// Linked when scalebench is built without CUDA: every GPU entry point says so.
+#include "scalebench/error.hpp"
+#include "scalebench/gpu.hpp"
+
+namespace scalebench {
+
+bool gpu_support_built() { return false; }
+int visible_gpu_count() { return 0; }
+std::string gpu_absence_reason() { return "this scalebench was built without CUDA"; }
+
+int select_gpu_for_rank(const Communicator&, bool) { throw NoCudaError("a GPU run"); }
+nlohmann::json gpu_info(int) { return nlohmann::json::object(); }
+
+std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig&, const Communicator&) {
+  throw NoCudaError("--backend cublas");
+}
+std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig&, const Communicator&) {
+  throw NoCudaError("--backend cublas");
+}
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator&) { throw NoCudaError("--transport nccl"); }
+
+HostMemoryPin::HostMemoryPin(void*, std::size_t) { throw NoCudaError("pinned host memory"); }
+HostMemoryPin::~HostMemoryPin() = default;
+HostMemoryPin::HostMemoryPin(HostMemoryPin&&) noexcept = default;
+HostMemoryPin& HostMemoryPin::operator=(HostMemoryPin&&) noexcept = default;
+void HostMemoryPin::release() noexcept {}
+
+}  // namespace scalebench

@@ -1,0 +1,32 @@
+// Every environment variable scalebench reads, with its default and meaning. --help prints this
+// table and every record stores the values that were set.
+#include <fmt/format.h>
+
+#include "scalebench/record.hpp"
+
+namespace scalebench {
+
+const std::vector<EnvVar>& honoured_env_vars() {
+  static const std::vector<EnvVar> vars = {
+      {"OPENBLAS_NUM_THREADS", "unset", "BLAS threads per rank when --threads is not given (wins over OMP_NUM_THREADS)"},
+      {"OMP_NUM_THREADS", "unset", "BLAS/CPU threads per rank when neither --threads nor OPENBLAS_NUM_THREADS is set"},
+      {"OPENBLAS_CORETYPE", "unset", "OpenBLAS kernel choice; recorded, not changed"},
+      {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
+      {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
+      {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast) on a workstation"},
+      {"SLURM_JOB_ID", "unset", "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
+      {"OMPI_COMM_WORLD_RANK", "set by mpirun", "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
+      {"NCCL_DEBUG", "unset", "NCCL's own diagnostics; recorded"},
+  };
+  return vars;
+}
+
+std::string env_vars_help() {
+  std::string out = "Environment variables honoured:\n";
+  for (const auto& v : honoured_env_vars()) {
+    out += fmt::format("  {:<22} (default: {}) {}\n", v.name, v.default_value, v.meaning);
+  }
+  return out;
+}
+
+}  // namespace scalebench
