@@ -56,6 +56,7 @@ struct GemmConfig {
   std::optional<std::string> json_path;
   std::int64_t mpi_chunk = 0;       // 0 = largest MPI count; tests lower it (hidden option)
   int inject_error_rank = -1;       // tests: corrupt one element of C on this rank (hidden)
+  bool keep_c = false;              // tests: return the gathered C in GemmResult (rank 0)
   // GPU options (used by --backend cublas)
   Transport transport = Transport::mpi;
   bool resident = false;            // generate inputs on the device: no host→device phase
@@ -94,6 +95,7 @@ double time_bare_cblas(const GemmShape& local, Precision p, const void* a, const
 struct GemmResult {
   bool ok = false;
   nlohmann::json record;            // the full run record (rank 0)
+  std::vector<double> c;            // the gathered C as doubles, when cfg.keep_c (rank 0)
 };
 
 // Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the

@@ -247,6 +247,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   nlohmann::json ctx = run_context(comm, extra);
   const bool ok = overall.ok;
   result.ok = ok;
+  if (cfg.keep_c && comm.is_root()) result.c.assign(c_full.begin(), c_full.end());
   if (!comm.is_root()) return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
 
   nlohmann::json warnings = nlohmann::json::array();

@@ -1,0 +1,10 @@
+# Foundation: partition, verification, collectives, the distributed multiply, the CLI, records.
+scalebench_add_test(NAME partition SOURCES unit/test_partition.cpp TIMEOUT 30)
+scalebench_add_test(NAME verify SOURCES unit/test_verify.cpp TIMEOUT 60)
+scalebench_add_test(NAME parse SOURCES unit/test_parse.cpp TIMEOUT 30)
+foreach(np 1 2 3 4)
+  scalebench_add_test(NAME collectives SOURCES mpi/test_collectives.cpp RANKS ${np} TIMEOUT 120)
+  scalebench_add_test(NAME gemm_ranks SOURCES mpi/test_gemm_ranks.cpp RANKS ${np} TIMEOUT 300)
+endforeach()
+scalebench_add_test(NAME cli_gemm SOURCES cli/test_cli_gemm.cpp cli/cli_runner.cpp LABELS cli TIMEOUT 600)
+scalebench_add_test(NAME record_schema SOURCES cli/test_record_schema.cpp cli/cli_runner.cpp LABELS cli TIMEOUT 120)

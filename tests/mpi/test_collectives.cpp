@@ -1,0 +1,98 @@
+// Chunked collectives give exactly what one big call would, for uneven counts, at any rank count.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "mpi_test_util.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/partition.hpp"
+
+using namespace scalebench;
+
+namespace {
+
+std::vector<double> iota_vector(std::int64_t n) {
+  std::vector<double> v(n);
+  std::iota(v.begin(), v.end(), 1.0);
+  return v;
+}
+
+void scatter_gather_roundtrip(std::int64_t rows, std::int64_t row_len, std::int64_t chunk) {
+  const auto comm = Communicator::world();
+  const RowPartition part(rows, comm.size());
+  const auto counts = part.counts_times(row_len), displs = part.offsets_times(row_len);
+  const auto mine = part.block(comm.rank());
+  std::vector<double> full = comm.is_root() ? iota_vector(rows * row_len) : std::vector<double>{};
+  std::vector<double> local(mine.count * row_len, -1.0);
+  scatterv(full.data(), counts, displs, local.data(), mine.count * row_len, 0, comm, chunk);
+  bool ok = true;
+  for (std::int64_t i = 0; i < mine.count * row_len; ++i) {
+    ok = ok && local[i] == static_cast<double>(mine.offset * row_len + i + 1);
+  }
+  EXPECT_TRUE(all_ranks(ok)) << "scatter, chunk " << chunk;
+  for (auto& v : local) v *= 2;
+  std::vector<double> back(comm.is_root() ? rows * row_len : 0, 0.0);
+  gatherv(local.data(), mine.count * row_len, back.data(), counts, displs, 0, comm, chunk);
+  bool gathered = true;
+  if (comm.is_root()) {
+    for (std::int64_t i = 0; i < rows * row_len; ++i) gathered = gathered && back[i] == 2.0 * (i + 1);
+  }
+  EXPECT_TRUE(all_ranks(gathered)) << "gather, chunk " << chunk;
+}
+
+}  // namespace
+
+TEST(Collectives, ScatterGatherUnchunkedUnevenRows) { scatter_gather_roundtrip(13, 7, kMaxMpiCount); }
+
+TEST(Collectives, ScatterGatherChunkedSmallerThanABlock) {
+  scatter_gather_roundtrip(13, 7, 5);
+  scatter_gather_roundtrip(101, 3, 1);
+}
+
+TEST(Collectives, BroadcastChunkedEqualsWhole) {
+  const auto comm = Communicator::world();
+  for (std::int64_t chunk : {kMaxMpiCount, std::int64_t{3}, std::int64_t{1000}}) {
+    std::vector<double> v = comm.is_root() ? iota_vector(1001) : std::vector<double>(1001, 0.0);
+    bcast(v.data(), 1001, 0, comm, chunk);
+    EXPECT_TRUE(all_ranks(v == iota_vector(1001))) << "chunk " << chunk;
+  }
+}
+
+TEST(Collectives, AgreeTurnsOneRankFailureIntoTheSameErrorEverywhere) {
+  const auto comm = Communicator::world();
+  const int failing = comm.size() - 1;
+  int code = 0;
+  std::string message;
+  int who = -1;
+  try {
+    agree(comm, [&] {
+      if (comm.rank() == failing) throw ResourceError("rank-specific trouble");
+    });
+  } catch (const AgreedError& e) {
+    code = static_cast<int>(e.code());
+    message = e.what();
+    who = e.failing_rank();
+  }
+  EXPECT_TRUE(all_ranks(code == static_cast<int>(ExitCode::resource) && message == "rank-specific trouble" &&
+                        who == failing));
+  bool passed = true;
+  try {
+    agree(comm, [] {});
+  } catch (...) {
+    passed = false;
+  }
+  EXPECT_TRUE(all_ranks(passed));
+}
+
+TEST(Collectives, ReductionsAndStrings) {
+  const auto comm = Communicator::world();
+  EXPECT_EQ(comm.max(static_cast<double>(comm.rank())), comm.size() - 1.0);
+  EXPECT_EQ(comm.sum(std::int64_t{1}), comm.size());
+  EXPECT_EQ(comm.bcast_string(comm.is_root() ? "hello" : "", 0), "hello");
+  const auto all = comm.gather_strings(std::to_string(comm.rank() * 10));
+  bool ok = true;
+  if (comm.is_root()) {
+    for (int r = 0; r < comm.size(); ++r) ok = ok && all[r] == std::to_string(r * 10);
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}
