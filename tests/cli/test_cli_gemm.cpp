@@ -62,7 +62,7 @@ const BadInput kBadInputs[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, GemmBadInput, testing::ValuesIn(kBadInputs),
-                         [](const testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
+                         [](const testing::TestParamInfo<BadInput>& p) { return std::string(p.param.name); });
 
 TEST(GemmCli, WrongResultExitsFourAndRecordSaysNotOk) {
   const std::string dir = make_temp_dir();

@@ -35,7 +35,7 @@ void scatter_gather_roundtrip(std::int64_t rows, std::int64_t row_len, std::int6
   gatherv(local.data(), mine.count * row_len, back.data(), counts, displs, 0, comm, chunk);
   bool gathered = true;
   if (comm.is_root()) {
-    for (std::int64_t i = 0; i < rows * row_len; ++i) gathered = gathered && back[i] == 2.0 * (i + 1);
+    for (std::int64_t i = 0; i < rows * row_len; ++i) gathered = gathered && back[i] == 2.0 * static_cast<double>(i + 1);
   }
   EXPECT_TRUE(all_ranks(gathered)) << "gather, chunk " << chunk;
 }

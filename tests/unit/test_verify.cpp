@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/verify.hpp"
 
