@@ -42,7 +42,8 @@ struct GemmConfig {
   GemmShape shape{4096, 4096, 4096};
   Precision precision = Precision::fp64;
   GemmBackendKind backend = GemmBackendKind::openblas;
-  int threads = 0;                  // BLAS threads per rank; 0 = resolve (see resolve_threads)
+  int threads = 0;                  // BLAS threads per rank; 0 = resolve (see setup_rank)
+  std::string pin = "auto";         // --pin none|core|numa|gpu|auto (docs/placement.md)
   std::string threads_source;       // which setting decided `threads`
   int reps = 5;
   int warmup = 1;

@@ -7,6 +7,7 @@
 #include "scalebench/gemm.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/parse.hpp"
+#include "scalebench/placement.hpp"
 
 namespace scalebench::app {
 namespace {
@@ -19,6 +20,7 @@ struct GemmOptions {
   std::string verify = "freivalds";
   std::string transport = "mpi";
   std::string json;
+  std::string pin = "auto";
   int threads = 0;
   int reps = 5;
   int warmup = 1;
@@ -61,6 +63,8 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
     throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
   }
   cfg.threads = app.count("--threads") ? o.threads : 0;
+  parse_pin_policy(o.pin);
+  cfg.pin = o.pin;
   cfg.reps = o.reps;
   cfg.warmup = o.warmup;
   cfg.seed = o.seed;
@@ -90,6 +94,10 @@ Subcommand register_gemm(CLI::App& root) {
   app->add_option("--backend", opts->backend, "naive (the triple loop, one thread) | openblas | cublas [openblas]");
   app->add_option("--threads", opts->threads,
                   "BLAS threads per rank [OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this rank may use]");
+  app->add_option("--pin", opts->pin,
+                  "Bind each rank: none | core (its share of the node's cores) | numa (its NUMA domain, memory "
+                  "bound) | gpu (cores near its GPU) | auto (gpu with a GPU, else numa when ranks fill the "
+                  "domains, else core); a binding the launcher made is kept [auto]");
   app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
   app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
   app->add_option("--seed", opts->seed, "Seed for A, B and the verification vector [42]");

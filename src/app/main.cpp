@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
 
   std::vector<app::Subcommand> subs;
   subs.push_back(app::register_gemm(root));
+  subs.push_back(app::register_montecarlo(root));
+  subs.push_back(app::register_topology(root));
+  subs.push_back(app::register_contrast(root));
   for (auto& s : subs) {
     s.app->footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table());
   }

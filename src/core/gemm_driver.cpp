@@ -7,16 +7,19 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/gemm_gpu_run.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/rank_setup.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/verify.hpp"
 
@@ -79,7 +82,7 @@ struct VerifyOutcome {
 
 template <class T>
 int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, GemmResult& result,
-              nlohmann::json& record) {
+              nlohmann::json& record, PlacementReport& placement) {
   const auto& s = cfg.shape;
   const RowPartition rows(s.m, comm.size());
   const Block mine = rows.block(comm.rank());
@@ -89,7 +92,13 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
 
   PhaseRecorder setup;
   std::vector<T> a_full, c_full, a_i, b, c_i, c_peer;
-  {
+  // --backend cublas: the GPU steps (gemm_gpu_run.hpp). Declared after the host matrices, so
+  // that their page-locking ends before they are freed.
+  std::optional<GpuGemmRun> gpu_run;
+  if (auto* gpu = dynamic_cast<GpuGemm*>(&backend)) gpu_run.emplace(cfg, comm, *gpu, rows);
+  const bool host_matrices = !gpu_run || gpu_run->needs_host_matrices();
+  const bool host_moves = !gpu_run || gpu_run->moves_through_host();
+  if (host_matrices) {
     ScopedPhase t(setup, "generate");
     if (comm.is_root()) {
       a_full.resize(static_cast<std::size_t>(s.m * s.k));
@@ -103,10 +112,18 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     }
     a_i.assign(static_cast<std::size_t>(mine.count * s.k), T(0));
     c_i.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
-    if (cfg.peer) c_peer.assign(c_i.size(), T(0));
+    if (cfg.peer && !gpu_run) c_peer.assign(c_i.size(), T(0));
   }
   const GemmShape local{mine.count, s.n, s.k};
-  agree(comm, [&] { backend.prepare(local, cfg.precision, setup); });
+  if (gpu_run) {
+    if (host_matrices) {
+      auto range = [](std::vector<T>& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
+      gpu_run->pin({range(a_full), range(c_full), range(a_i), range(b), range(c_i)}, setup);
+    }
+    gpu_run->prepare(local, setup);
+  } else {
+    agree(comm, [&] { backend.prepare(local, cfg.precision, setup); });
+  }
   setup.next_repeat();
 
   const auto x = freivalds_vector(cfg.seed, s.n);
@@ -121,19 +138,23 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     if (rep == cfg.warmup) rec.clear();
     comm.barrier();
     const double t0 = wall_seconds();
-    {
+    if (host_moves) {
       ScopedPhase t(rec, "scatter");
       scatterv(a_full.data(), a_counts, a_displs, a_i.data(), mine.count * s.k, 0, comm, chunk);
     }
-    {
+    if (host_moves) {
       ScopedPhase t(rec, "broadcast");
       bcast(b.data(), s.k * s.n, 0, comm, chunk);
     }
-    backend.multiply(a_i.data(), b.data(), c_i.data(), rec);
-    if (cfg.inject_error_rank == comm.rank() && mine.count > 0) {
-      c_i[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
+    if (gpu_run) {
+      gpu_run->multiply(a_full.data(), a_i.data(), b.data(), c_i.data(), c_full.data(), rec);
+    } else {
+      backend.multiply(a_i.data(), b.data(), c_i.data(), rec);
+      if (cfg.inject_error_rank == comm.rank() && mine.count > 0) {
+        c_i[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
+      }
     }
-    {
+    if (host_moves) {
       ScopedPhase t(rec, "gather");
       gatherv(c_i.data(), mine.count * s.n, c_full.data(), c_counts, c_displs, 0, comm, chunk);
     }
@@ -142,19 +163,27 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     VerifyOutcome v;
     {
       ScopedPhase t(rec, "verify");
-      if (bx.empty()) b_times_x(b.data(), s.k, s.n, x, bx, abs_bx);
-      std::vector<double> cx;
-      const RowCheck rc = freivalds_rows(a_i.data(), c_i.data(), mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
-      // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
-      std::vector<double> cx_all(comm.is_root() ? static_cast<std::size_t>(s.m) : 0);
-      gatherv(cx.data(), mine.count, cx_all.data(), rows.counts(), rows.offsets(), 0, comm, chunk);
+      RowCheck rc;
       int gather_ok = 1;
-      if (comm.is_root()) {
-        std::vector<double> cx_full;
-        c_times_x(c_full.data(), s.m, s.n, x, cx_full);
-        gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
+      if (gpu_run) {
+        // The same check computed on each rank's device (gemm_gpu_run.hpp).
+        const auto check = gpu_run->verify(x, c_i.data(), c_full.data());
+        rc = check.rows;
+        gather_ok = check.gather_ok ? 1 : 0;
+      } else {
+        if (bx.empty()) b_times_x(b.data(), s.k, s.n, x, bx, abs_bx);
+        std::vector<double> cx;
+        rc = freivalds_rows(a_i.data(), c_i.data(), mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
+        // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
+        std::vector<double> cx_all(comm.is_root() ? static_cast<std::size_t>(s.m) : 0);
+        gatherv(cx.data(), mine.count, cx_all.data(), rows.counts(), rows.offsets(), 0, comm, chunk);
+        if (comm.is_root()) {
+          std::vector<double> cx_full;
+          c_times_x(c_full.data(), s.m, s.n, x, cx_full);
+          gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
+        }
+        SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm.get()));
       }
-      SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm.get()));
       v.gather_ok = gather_ok == 1;
       v.rows_failed = comm.sum(rc.rows_failed);
       v.worst_ratio = comm.max(std::isfinite(rc.worst_ratio) ? rc.worst_ratio : 1e300);
@@ -211,6 +240,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       peer_rec.next_repeat();
     }
   }
+  if (cfg.peer && gpu_run) gpu_run->time_peers(peer_rec, cfg.warmup, total_reps);
 
   const auto phases = summarize_phases(rec, comm);
   const auto setup_phases = summarize_phases(setup, comm);
@@ -226,11 +256,14 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   const double e2e_s = median_of_phase("end_to_end");
   if (!peer_phases.empty()) {
     const double bare = peer_phases.front().second.median;
-    peer = {{"what", cfg.precision == Precision::fp64 ? "cblas_dgemm" : "cblas_sgemm"},
+    const std::string what = gpu_run ? gpu_run->peer_call_name()
+                                     : cfg.precision == Precision::fp64 ? "cblas_dgemm" : "cblas_sgemm";
+    peer = {{"what", what},
             {"on", "the same row block, same threads, same process"},
             {"compute", to_json(peer_phases.front().second)},
             {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
             {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
+    if (gpu_run) gpu_run->add_copy_peer(peer, phases, peer_phases);
   }
 
   // Warnings: threads beyond the CPUs a rank may use.
@@ -241,10 +274,20 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     my_warning = fmt::format("{} BLAS threads on {} allowed core{} (rank {} on {})", threads, cpus.size(),
                              cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
   }
+  for (const auto& w : placement.warnings) {
+    if (!my_warning.empty()) my_warning.push_back('\n');
+    my_warning.append(fmt::format("rank {}: {}", comm.rank(), w));
+  }
   const auto warnings_all = comm.gather_strings(my_warning);
 
-  nlohmann::json extra = {{"threads", threads}, {"rows", mine.count}, {"row_offset", mine.offset}};
+  if (!a_i.empty()) placement.record_buffer("A_i", a_i.data(), a_i.size() * sizeof(T));
+  if (!c_i.empty()) placement.record_buffer("C_i", c_i.data(), c_i.size() * sizeof(T));
+  if (!b.empty()) placement.record_buffer("B", b.data(), b.size() * sizeof(T));
+  nlohmann::json extra = {{"threads", threads}, {"rows", mine.count}, {"row_offset", mine.offset},
+                          {"placement", placement.to_json()}};
+  if (gpu_run) extra.update(gpu_run->rank_info());
   nlohmann::json ctx = run_context(comm, extra);
+  const nlohmann::json gpu_map = gpu_run ? gpu_run->gather_map() : nlohmann::json();
   const bool ok = overall.ok;
   result.ok = ok;
   if (cfg.keep_c && comm.is_root()) result.c.assign(c_full.begin(), c_full.end());
@@ -252,7 +295,12 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
 
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : warnings_all) {
-    if (!w.empty()) warnings.push_back(w);
+    std::size_t start = 0;
+    while (start < w.size()) {
+      const std::size_t end = std::min(w.find('\n', start), w.size());
+      if (end > start) warnings.push_back(w.substr(start, end - start));
+      start = end + 1;
+    }
   }
   record = ctx;
   record["subcommand"] = "gemm";
@@ -281,6 +329,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                      {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
                      {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}};
   record["peer"] = peer;
+  if (gpu_run) record["gpu"] = gpu_run->record_section(gpu_map, phases);
   record["verification"] = {{"method", "freivalds"},
                             {"ok", ok},
                             {"repeats_checked", total_reps},
@@ -314,6 +363,16 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
                          peer["what"].get<std::string>(), peer["compute"]["median_s"].get<double>(),
                          peer["ratio_backend_vs_bare"].get<double>());
+      if (peer.contains("pinned_copy")) {
+        out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
+                           peer["pinned_copy"]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
+                           peer["ratio_h2d_vs_pinned_copy"].get<double>());
+      }
+    }
+    if (gpu_run) {
+      out += "set-up (once, never in compute):";
+      for (const auto& [name, st] : setup_phases) out += fmt::format(" {} {:.3f} s;", name, st.median);
+      out += "\n" + gpu_run->table_lines(record["gpu"]);
     }
     out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
                        ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,
@@ -345,6 +404,10 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
                                    "use at most {} ranks or a larger --m/--n", comm.size(), s.m, s.m));
     }
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
+    if (cfg.resident && cfg.verify == VerifyMode::full) {
+      throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
+                       "use --verify freivalds (computed on the device)");
+    }
   });
   agree(comm, [&] {
     const RowPartition rows(s.m, comm.size());
@@ -358,11 +421,15 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
                                       s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(), gib(avail)));
     }
   });
-  agree(comm, [&] {
-    auto [threads, source] = resolve_threads(cfg.threads);
-    cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : threads;
-    cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : source;
-  });
+  // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
+  // first-touched where it runs. A GPU rank binds near its GPU.
+  std::string gpu_bus_id;
+  if (cfg.backend == GemmBackendKind::cublas && !cfg.dry_run) {
+    agree(comm, [&] { gpu_bus_id = gpu_info(select_gpu_for_rank(comm, cfg.share_gpu)).value("pci_bus_id", ""); });
+  }
+  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads, gpu_bus_id);
+  cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : placed.threads;
+  cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : placed.threads_source;
 
   GemmResult result;
   if (cfg.dry_run) {
@@ -396,9 +463,9 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
 
   nlohmann::json record;
   if (cfg.precision == Precision::fp64) {
-    run_typed<double>(cfg, comm, *backend, result, record);
+    run_typed<double>(cfg, comm, *backend, result, record, placed.report);
   } else {
-    run_typed<float>(cfg, comm, *backend, result, record);
+    run_typed<float>(cfg, comm, *backend, result, record, placed.report);
   }
   result.record = std::move(record);
   if (comm.is_root() && cfg.json_path) {

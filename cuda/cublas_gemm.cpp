@@ -1,0 +1,498 @@
+#include "cublas_gemm.hpp"
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "gemm_kernels.hpp"
+#include "nccl_comm.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench::gpu {
+namespace {
+
+// Host buffers that are not page-locked go through two pinned chunks of this size, so that the
+// host copy of one chunk overlaps the bus transfer of the other. bf16 inputs go through a device
+// chunk of kBf16StagingElements fp32 values (gpu.hpp) before conversion.
+constexpr std::int64_t kChunkBytes = std::int64_t{64} << 20;
+constexpr std::int64_t kStagingElements = kBf16StagingElements;
+
+std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
+
+cudaDataType input_type(Precision p) {
+  switch (p) {
+    case Precision::fp64: return CUDA_R_64F;
+    case Precision::fp32:
+    case Precision::tf32: return CUDA_R_32F;
+    case Precision::bf16: return CUDA_R_16BF;
+  }
+  return CUDA_R_64F;
+}
+cudaDataType output_type(Precision p) { return p == Precision::fp64 ? CUDA_R_64F : CUDA_R_32F; }
+cublasComputeType_t compute_type(Precision p) {
+  switch (p) {
+    case Precision::fp64: return CUBLAS_COMPUTE_64F;
+    case Precision::fp32: return CUBLAS_COMPUTE_32F;
+    case Precision::tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case Precision::bf16: return CUBLAS_COMPUTE_32F;
+  }
+  return CUBLAS_COMPUTE_64F;
+}
+const char* compute_type_name(Precision p) {
+  switch (p) {
+    case Precision::fp64: return "CUBLAS_COMPUTE_64F";
+    case Precision::fp32: return "CUBLAS_COMPUTE_32F";
+    case Precision::tf32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case Precision::bf16: return "CUBLAS_COMPUTE_32F (bf16 inputs)";
+  }
+  return "?";
+}
+
+int as_int(std::int64_t v, const char* what) {
+  if (v > INT32_MAX) throw UsageError(fmt::format("{} = {} exceeds what cuBLAS accepts (2^31-1)", what, v));
+  return static_cast<int>(v);
+}
+
+// Row-major C (m×n) = A (m×k)·B (k×n) is column-major Cᵀ (n×m) = Bᵀ (n×k)·Aᵀ (k×m): the same
+// memory, read as column-major with leading dimensions n, k and n. No transposing copies.
+void row_major_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
+                    const void* b, void* c) {
+  if (rows == 0) return;
+  const int m_ = as_int(rows, "rows of A"), n_ = as_int(n, "n"), k_ = as_int(k, "k");
+  const double one_d = 1.0, zero_d = 0.0;
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const void* alpha = p == Precision::fp64 ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
+  const void* beta = p == Precision::fp64 ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
+  SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, alpha, b, input_type(p), n_, a,
+                                       input_type(p), k_, beta, c, output_type(p), n_, compute_type(p),
+                                       CUBLAS_GEMM_DEFAULT));
+}
+
+// The same product through the classic typed entry points, as a program that only wants a
+// multiply would write it: the peer the backend is measured against.
+void bare_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
+               const void* b, void* c) {
+  if (rows == 0) return;
+  const int m_ = as_int(rows, "rows of A"), n_ = as_int(n, "n"), k_ = as_int(k, "k");
+  switch (p) {
+    case Precision::fp64: {
+      const double one = 1.0, zero = 0.0;
+      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const double*>(b),
+                                          n_, static_cast<const double*>(a), k_, &zero, static_cast<double*>(c), n_));
+      return;
+    }
+    case Precision::fp32:
+    case Precision::tf32: {
+      const float one = 1.0f, zero = 0.0f;
+      SCALEBENCH_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const float*>(b),
+                                          n_, static_cast<const float*>(a), k_, &zero, static_cast<float*>(c), n_));
+      return;
+    }
+    case Precision::bf16:
+      // No typed bf16 entry point exists: cublasGemmEx is the bare call.
+      row_major_gemm(h, p, rows, n, k, a, b, c);
+      return;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Set-up
+
+CublasGemm::Selection CublasGemm::select(const Communicator& comm, bool share_gpu) {
+  const double t0 = wall_seconds();
+  Selection s;
+  s.device = select_gpu_for_rank(comm, share_gpu);
+  // The primary context exists after this: its creation is timed here, never in a phase.
+  agree(comm, [&] { SCALEBENCH_CUDA_CHECK(cudaFree(nullptr)); });
+  s.seconds = wall_seconds() - t0;
+  s.local_rank = comm.split_shared().rank();
+  return s;
+}
+
+CublasGemm::CublasGemm(const GemmConfig& cfg, const Communicator& comm)
+    : comm_(comm),
+      share_gpu_(cfg.share_gpu),
+      nccl_(cfg.transport == Transport::nccl && comm.size() > 1),
+      selection_(select(comm, cfg.share_gpu)),
+      device_(selection_.device),
+      stream_(),
+      timer_(stream_.get()) {
+  setup_.emplace_back("gpu_context", selection_.seconds);
+  const double t0 = wall_seconds();
+  agree(comm, [&] {
+    handle_.emplace(stream_.get());
+    placement_ = {{"host", host_name()}, {"rank", comm.rank()}, {"local_rank", selection_.local_rank}};
+    placement_["gpu"] = gpu_info(device_);
+  });
+  setup_.emplace_back("cublas_handle", wall_seconds() - t0);
+}
+
+void CublasGemm::check_memory_fits(const DeviceMemoryPlan& plan) const {
+  // Ranks that share a GPU (--share-gpu) share its free memory: sum their plans per GPU.
+  struct Claim {
+    char uuid[48];
+    std::int64_t need;
+  };
+  Claim mine{};
+  const std::string uuid = placement_["gpu"]["uuid"].get<std::string>();
+  std::strncpy(mine.uuid, uuid.c_str(), sizeof(mine.uuid) - 1);
+  mine.need = plan.total();
+  std::size_t free_bytes = 0, total_bytes = 0;
+  agree(comm_, [&] { SCALEBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes)); });
+  const Communicator node = comm_.split_shared();
+  std::vector<Claim> claims(static_cast<std::size_t>(node.size()));
+  SCALEBENCH_MPI(MPI_Allgather(&mine, sizeof(Claim), MPI_BYTE, claims.data(), sizeof(Claim), MPI_BYTE, node.get()));
+  std::int64_t need = 0;
+  int sharing = 0;
+  for (const auto& c : claims) {
+    if (std::strncmp(c.uuid, mine.uuid, sizeof(mine.uuid)) == 0) {
+      need += c.need;
+      ++sharing;
+    }
+  }
+  agree(comm_, [&] {
+    if (need > static_cast<std::int64_t>(free_bytes)) {
+      const std::string who = sharing > 1 ? fmt::format(" ({} ranks share it)", sharing) : std::string();
+      throw ResourceError(fmt::format(
+          "rank {} on {}: GPU {} ({}){} needs {} of device memory (A_i + B + C_i = {}, workspace {}) but only {} of {} "
+          "is free; use more GPUs (ranks), a smaller size or a lower precision",
+          comm_.rank(), host_name(), device_, placement_["gpu"]["name"].get<std::string>(), who, gib(need),
+          gib(plan.matrices), gib(plan.workspace), gib(static_cast<std::int64_t>(free_bytes)),
+          gib(static_cast<std::int64_t>(total_bytes))));
+    }
+  });
+}
+
+void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec) {
+  shape_ = local;
+  precision_ = p;
+  rows_held_ = std::max(rows_held_, local.m);
+  const DeviceMemoryPlan plan = plan_device_memory(local, rows_held_, p, nccl_);
+  check_memory_fits(plan);
+  const double t0 = wall_seconds();
+  agree(comm_, [&] {
+    const auto ein = device_input_bytes(p), eout = device_output_bytes(p);
+    a_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.k) * ein);
+    b_ = DeviceBuffer(static_cast<std::size_t>(local.k * local.n) * ein);
+    c_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.n) * eout);
+    if (p == Precision::bf16) {
+      const std::int64_t most = std::max(rows_held_ * local.k, local.k * local.n);
+      staging_ = DeviceBuffer(static_cast<std::size_t>(std::min(kStagingElements, most)) * 4);
+    }
+    vectors_ = DeviceBuffer(static_cast<std::size_t>(2 * local.n + 2 * local.k + 3 * rows_held_) * 8);
+    // Defined contents, and the first call of the real shape (kernel selection and lazy module
+    // loading) made here: neither belongs in a timed phase.
+    SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(a_.get(), 0, a_.bytes(), stream_.get()));
+    SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(b_.get(), 0, b_.bytes(), stream_.get()));
+    SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(c_.get(), 0, c_.bytes(), stream_.get()));
+    stream_.synchronize();
+  });
+  const double t1 = wall_seconds();
+  rec.add("device_alloc", t1 - t0);
+  agree(comm_, [&] {
+    gemm_call(handle_->get(), shape_.m);
+    stream_.synchronize();
+  });
+  rec.add("cublas_first_call", wall_seconds() - t1);
+}
+
+nlohmann::json CublasGemm::describe() const {
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  return {{"library", "cuBLAS"},
+          {"version", cublas_version_string()},
+          {"call", "cublasGemmEx"},
+          {"compute_type", compute_type_name(precision_)},
+          {"layout", "row-major as column-major C^T = B^T A^T (no transposing copies)"},
+          {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
+          {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
+          {"nccl", nccl_version_string()},
+          {"gpu", placement_["gpu"]},
+          {"threads", 1}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steps
+
+void CublasGemm::gemm_call(cublasHandle_t h, std::int64_t rows) const {
+  row_major_gemm(h, precision_, rows, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
+}
+
+void CublasGemm::ensure_host_ring() {
+  if (ring_[0].get() != nullptr) return;
+  for (auto& r : ring_) r = PinnedBuffer(static_cast<std::size_t>(kChunkBytes));
+  for (auto& e : ring_free_) e.record(stream_.get());
+}
+
+void CublasGemm::copy_in(const void* host, void* device, std::int64_t count) {
+  if (count <= 0) return;
+  const auto he = static_cast<std::int64_t>(host_element_bytes(precision_));
+  const auto de = static_cast<std::int64_t>(device_input_bytes(precision_));
+  const bool pinned = is_pinned(host);
+  const bool convert = precision_ == Precision::bf16;
+  if (pinned && !convert) {
+    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(device, host, static_cast<std::size_t>(count * he), cudaMemcpyHostToDevice,
+                                          stream_.get()));
+    return;
+  }
+  if (!pinned) ensure_host_ring();
+  const std::int64_t chunk = convert ? std::min(kStagingElements, kChunkBytes / he) : kChunkBytes / he;
+  const auto* src = static_cast<const char*>(host);
+  auto* dst = static_cast<char*>(device);
+  int slot = 0;
+  for (std::int64_t done = 0; done < count; done += chunk, slot ^= 1) {
+    const std::int64_t n = std::min(chunk, count - done);
+    const void* from = src + done * he;
+    if (!pinned) {
+      // The copy that last read this slot must be done before the host overwrites it.
+      ring_free_[slot].synchronize();
+      std::memcpy(ring_[slot].get(), from, static_cast<std::size_t>(n * he));
+      from = ring_[slot].get();
+    }
+    if (convert) {
+      SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(staging_.get(), from, static_cast<std::size_t>(n * he),
+                                            cudaMemcpyHostToDevice, stream_.get()));
+      convert_to_bf16(staging_.as<float>(), reinterpret_cast<__nv_bfloat16*>(dst + done * de), n, stream_.get());
+    } else {
+      SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dst + done * de, from, static_cast<std::size_t>(n * he),
+                                            cudaMemcpyHostToDevice, stream_.get()));
+    }
+    if (!pinned) ring_free_[slot].record(stream_.get());
+  }
+}
+
+void CublasGemm::copy_out(const void* device, void* host, std::int64_t count) {
+  if (count <= 0) return;
+  const auto e = static_cast<std::int64_t>(device_output_bytes(precision_));
+  if (is_pinned(host)) {
+    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(host, device, static_cast<std::size_t>(count * e), cudaMemcpyDeviceToHost,
+                                          stream_.get()));
+    return;
+  }
+  ensure_host_ring();
+  const std::int64_t chunk = kChunkBytes / e;
+  const std::int64_t chunks = (count + chunk - 1) / chunk;
+  const auto* src = static_cast<const char*>(device);
+  auto* dst = static_cast<char*>(host);
+  auto issue = [&](std::int64_t i) {
+    const std::int64_t n = std::min(chunk, count - i * chunk);
+    const int slot = static_cast<int>(i % 2);
+    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(ring_[slot].get(), src + i * chunk * e, static_cast<std::size_t>(n * e),
+                                          cudaMemcpyDeviceToHost, stream_.get()));
+    ring_free_[slot].record(stream_.get());
+  };
+  // Chunk i+1 crosses the bus while the host copies chunk i out of its pinned slot.
+  issue(0);
+  for (std::int64_t i = 0; i < chunks; ++i) {
+    if (i + 1 < chunks) issue(i + 1);
+    const int slot = static_cast<int>(i % 2);
+    ring_free_[slot].synchronize();
+    const std::int64_t n = std::min(chunk, count - i * chunk);
+    std::memcpy(dst + i * chunk * e, ring_[slot].get(), static_cast<std::size_t>(n * e));
+  }
+}
+
+void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) {
+  timer_.start();
+  copy_in(a, a_.get(), rows * shape_.k);
+  copy_in(b, b_.get(), shape_.k * shape_.n);
+  timer_.stop_into(rec, "h2d");
+}
+
+void CublasGemm::compute(PhaseRecorder& rec) {
+  timer_.start();
+  gemm_call(handle_->get(), shape_.m);
+  timer_.stop_into(rec, "compute");
+}
+
+void CublasGemm::download(void* c, std::int64_t rows, PhaseRecorder& rec) {
+  timer_.start();
+  copy_out(c_.get(), c, rows * shape_.n);
+  timer_.stop_into(rec, "d2h");
+}
+
+void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) {
+  upload(a, shape_.m, b, rec);
+  compute(rec);
+  download(c, shape_.m, rec);
+}
+
+void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {
+  // Distinct keys for A and B; rows of A are numbered globally so ranks never overlap.
+  const std::uint64_t key_a = seed * 0x9e3779b97f4a7c15ULL + 0x41ULL;
+  const std::uint64_t key_b = seed * 0x9e3779b97f4a7c15ULL + 0x42ULL;
+  const bool integer = fill == Fill::integer;
+  const std::int64_t a_count = shape_.m * shape_.k, b_count = shape_.k * shape_.n;
+  const std::int64_t first = row_offset * global.k;
+  switch (precision_) {
+    case Precision::fp64:
+      generate_matrix(a_.as<double>(), a_count, first, key_a, integer, stream_.get());
+      generate_matrix(b_.as<double>(), b_count, 0, key_b, integer, stream_.get());
+      break;
+    case Precision::fp32:
+    case Precision::tf32:
+      generate_matrix(a_.as<float>(), a_count, first, key_a, integer, stream_.get());
+      generate_matrix(b_.as<float>(), b_count, 0, key_b, integer, stream_.get());
+      break;
+    case Precision::bf16:
+      generate_matrix(a_.as<__nv_bfloat16>(), a_count, first, key_a, integer, stream_.get());
+      generate_matrix(b_.as<__nv_bfloat16>(), b_count, 0, key_b, integer, stream_.get());
+      break;
+  }
+  stream_.synchronize();
+}
+
+void CublasGemm::corrupt_c(std::int64_t index) {
+  if (precision_ == Precision::fp64) {
+    add_one(c_.as<double>(), index, stream_.get());
+  } else {
+    add_one(c_.as<float>(), index, stream_.get());
+  }
+  stream_.synchronize();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification on the device
+
+namespace {
+template <class T>
+void dots(const void* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs, double* y,
+          double* yabs, cudaStream_t s) {
+  row_dots(static_cast<const T*>(m), rows, cols, w, wabs, y, yabs, s);
+}
+void input_dots(Precision p, const void* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs,
+                double* y, double* yabs, cudaStream_t s) {
+  switch (p) {
+    case Precision::fp64: dots<double>(m, rows, cols, w, wabs, y, yabs, s); return;
+    case Precision::fp32:
+    case Precision::tf32: dots<float>(m, rows, cols, w, wabs, y, yabs, s); return;
+    case Precision::bf16: dots<__nv_bfloat16>(m, rows, cols, w, wabs, y, yabs, s); return;
+  }
+}
+void output_dots(Precision p, const void* m, std::int64_t rows, std::int64_t cols, const double* w, double* y,
+                 cudaStream_t s) {
+  if (p == Precision::fp64) {
+    dots<double>(m, rows, cols, w, nullptr, y, nullptr, s);
+  } else {
+    dots<float>(m, rows, cols, w, nullptr, y, nullptr, s);
+  }
+}
+}  // namespace
+
+std::vector<double> CublasGemm::c_times_x(const std::vector<double>& x, std::int64_t rows) {
+  const std::int64_t n = shape_.n;
+  double* v = vectors_.as<double>();
+  double* dx = v;
+  double* dcx = v + 2 * n + 2 * shape_.k;
+  std::vector<double> cx(static_cast<std::size_t>(rows));
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice,
+                                        stream_.get()));
+  output_dots(precision_, c_.get(), rows, n, dx, dcx, stream_.get());
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(cx.data(), dcx, static_cast<std::size_t>(rows) * 8, cudaMemcpyDeviceToHost,
+                                        stream_.get()));
+  stream_.synchronize();
+  return cx;
+}
+
+RowCheck CublasGemm::verify(const std::vector<double>& x, std::vector<double>* cx_out) {
+  const std::int64_t n = shape_.n, k = shape_.k, rows = shape_.m;
+  std::vector<double> absx(x.size());
+  for (std::size_t j = 0; j < x.size(); ++j) absx[j] = std::fabs(x[j]);
+  // Layout of vectors_: x | |x| | B·x | |B||x| | C·x | A·(B·x) | |A|(|B||x|)
+  double* v = vectors_.as<double>();
+  double *dx = v, *dabsx = v + n, *dbx = v + 2 * n, *dabsbx = v + 2 * n + k;
+  double *dcx = v + 2 * n + 2 * k, *dax = dcx + rows_held_, *dbound = dax + rows_held_;
+  const cudaStream_t s = stream_.get();
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dabsx, absx.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
+  input_dots(precision_, b_.get(), k, n, dx, dabsx, dbx, dabsbx, s);
+  output_dots(precision_, c_.get(), rows, n, dx, dcx, s);
+  input_dots(precision_, a_.get(), rows, k, dbx, dabsbx, dax, dbound, s);
+  std::vector<double> cx(static_cast<std::size_t>(rows)), ax(cx.size()), bound(cx.size());
+  const auto bytes = static_cast<std::size_t>(rows) * 8;
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(cx.data(), dcx, bytes, cudaMemcpyDeviceToHost, s));
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(ax.data(), dax, bytes, cudaMemcpyDeviceToHost, s));
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(bound.data(), dbound, bytes, cudaMemcpyDeviceToHost, s));
+  stream_.synchronize();
+
+  // The comparison of freivalds_rows(), on the sums the device made.
+  const double gamma = static_cast<double>(2 * k + 2 * n + 4) * unit_roundoff(precision_);
+  RowCheck out;
+  out.rows_checked = rows;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const double tol = gamma * bound[i] + DBL_MIN;
+    const double diff = std::fabs(cx[i] - ax[i]);
+    const double ratio = std::isfinite(diff) ? diff / tol : INFINITY;
+    if (!(ratio <= 1.0)) {
+      if (out.rows_failed == 0) out.first_failed_row = i;
+      ++out.rows_failed;
+    }
+    if (!(ratio <= out.worst_ratio)) out.worst_ratio = ratio;
+  }
+  if (cx_out != nullptr) *cx_out = std::move(cx);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peers
+
+double CublasGemm::bare_cublas_seconds() {
+  if (!peer_handle_) {
+    peer_stream_.emplace();
+    peer_handle_.emplace(peer_stream_->get());
+    if (precision_ == Precision::tf32) {
+      // The classic way to ask cublasSgemm for tensor cores.
+      SCALEBENCH_CUBLAS_CHECK(cublasSetMathMode(peer_handle_->get(), CUBLAS_TF32_TENSOR_OP_MATH));
+    }
+    // Its own first call (kernel selection, lazy loading) is not what is compared.
+    bare_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
+    peer_stream_->synchronize();
+  }
+  DeviceTimer t(peer_stream_->get());
+  t.start();
+  bare_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
+  return t.stop();
+}
+
+double CublasGemm::pinned_copy_bandwidth(std::int64_t bytes) {
+  DeviceBuffer* largest = &a_;
+  for (DeviceBuffer* d : {&b_, &c_}) {
+    if (d->bytes() > largest->bytes()) largest = d;
+  }
+  bytes = std::min<std::int64_t>(bytes, static_cast<std::int64_t>(largest->bytes()));
+  if (bytes <= 0) return 0.0;
+  if (static_cast<std::int64_t>(peer_host_.bytes()) < bytes) {
+    peer_host_ = PinnedBuffer(static_cast<std::size_t>(bytes));
+    std::memset(peer_host_.get(), 0, static_cast<std::size_t>(bytes));
+  }
+  DeviceTimer t(stream_.get());
+  t.start();
+  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(largest->get(), peer_host_.get(), static_cast<std::size_t>(bytes),
+                                        cudaMemcpyHostToDevice, stream_.get()));
+  return static_cast<double>(bytes) / t.stop();
+}
+
+}  // namespace scalebench::gpu
+
+namespace scalebench {
+
+std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm) {
+  return std::make_unique<gpu::CublasGemm>(cfg, comm);
+}
+
+std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm) {
+  return make_gpu_gemm(cfg, comm);
+}
+
+}  // namespace scalebench

@@ -1,0 +1,90 @@
+#pragma once
+// The cuBLAS backend (GpuGemm) as cuda/ sees it: the NCCL transport reaches its device buffers
+// and stream through this class.
+#include <cuda_runtime.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cublas_handle.hpp"
+#include "device_memory.hpp"
+#include "scalebench/gpu.hpp"
+#include "stream.hpp"
+
+namespace scalebench::gpu {
+
+class CublasGemm final : public GpuGemm {
+ public:
+  // Selects this rank's GPU and creates its context, stream and cuBLAS handle (collective).
+  CublasGemm(const GemmConfig& cfg, const Communicator& comm);
+
+  std::string name() const override { return "cublas"; }
+  void prepare(const GemmShape& local, Precision p, PhaseRecorder& rec) override;
+  void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override;
+  nlohmann::json describe() const override;
+
+  void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
+  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override;
+  void compute(PhaseRecorder& rec) override;
+  void download(void* c, std::int64_t rows, PhaseRecorder& rec) override;
+  void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) override;
+  RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) override;
+  std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) override;
+  void corrupt_c(std::int64_t index) override;
+  double bare_cublas_seconds() override;
+  double pinned_copy_bandwidth(std::int64_t bytes) override;
+  std::vector<std::pair<std::string, double>> setup_seconds() const override { return setup_; }
+  nlohmann::json placement() const override { return placement_; }
+
+  // For the NCCL transport.
+  cudaStream_t stream() const noexcept { return stream_.get(); }
+  void* a_device() const noexcept { return a_.get(); }
+  void* b_device() const noexcept { return b_.get(); }
+  void* c_device() const noexcept { return c_.get(); }
+  const GemmShape& shape() const noexcept { return shape_; }
+  Precision precision() const noexcept { return precision_; }
+  int device() const noexcept { return device_; }
+
+ private:
+  struct Selection {
+    int device = 0;
+    double seconds = 0;
+    int local_rank = 0;
+  };
+  static Selection select(const Communicator& comm, bool share_gpu);
+  void check_memory_fits(const DeviceMemoryPlan& plan) const;
+  // Host (host format) -> device (device format) of `count` elements, on the stream.
+  void copy_in(const void* host, void* device, std::int64_t count);
+  // Device -> host of `count` elements of C, on the stream.
+  void copy_out(const void* device, void* host, std::int64_t count);
+  void ensure_host_ring();
+  void gemm_call(cublasHandle_t h, std::int64_t rows) const;
+
+  const Communicator& comm_;
+  bool share_gpu_;
+  bool nccl_;
+  Selection selection_;
+  int device_;
+  std::vector<std::pair<std::string, double>> setup_;
+  nlohmann::json placement_;
+  Stream stream_;
+  std::optional<CublasHandle> handle_;
+  DeviceTimer timer_;
+
+  GemmShape shape_;
+  Precision precision_ = Precision::fp64;
+  std::int64_t rows_held_ = 0;
+  DeviceBuffer a_, b_, c_;
+  DeviceBuffer staging_;   // bf16 only: fp32 chunks on their way to bf16
+  DeviceBuffer vectors_;   // Freivalds: x, |x|, B·x, |B||x|, C·x, A·(B·x), |A|(|B||x|)
+  PinnedBuffer ring_[2];   // pageable host buffers go through these
+  Event ring_free_[2];
+
+  std::optional<Stream> peer_stream_;
+  std::optional<CublasHandle> peer_handle_;
+  PinnedBuffer peer_host_;
+};
+
+}  // namespace scalebench::gpu

@@ -1,0 +1,37 @@
+#pragma once
+// Device kernels of the cuBLAS backend that cuBLAS does not provide: the bf16 conversion of
+// inputs and the sums of Freivalds' check. Launchers are host functions; all enqueue on `s`.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace scalebench::gpu {
+
+// dst[i] = bf16(src[i]) (round to nearest even; exact for bf16-representable floats).
+void convert_to_bf16(const float* src, __nv_bfloat16* dst, std::int64_t count, cudaStream_t s);
+
+// For a rows×cols row-major matrix M: y[i] = Σ_j M[i,j]·w[j] and, when yabs is not null,
+// yabs[i] = Σ_j |M[i,j]|·wabs[j]. Sums in double.
+void row_dots(const double* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs, double* y,
+              double* yabs, cudaStream_t s);
+void row_dots(const float* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs, double* y,
+              double* yabs, cudaStream_t s);
+void row_dots(const __nv_bfloat16* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs,
+              double* y, double* yabs, cudaStream_t s);
+
+// Counter-based matrix generation for --resident: element e of the matrix named by `key` is a
+// pure function of (key, first_index + e), so every rank makes its own rows without talking.
+// uniform: in [-1, 1) without 0 (as the host generator); integer: one of ±1..±4.
+void generate_matrix(double* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
+                     cudaStream_t s);
+void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
+                     cudaStream_t s);
+void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key,
+                     bool integer, cudaStream_t s);
+
+// p[index] += 1 (one element, for the corruption tests).
+void add_one(double* p, std::int64_t index, cudaStream_t s);
+void add_one(float* p, std::int64_t index, cudaStream_t s);
+
+}  // namespace scalebench::gpu

@@ -1,0 +1,139 @@
+// Which GPU a rank uses, and what that GPU is.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench {
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string(fallback);
+}
+
+std::string format_uuid(const cudaUUID_t& u) {
+  // The form nvidia-smi prints: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    s += fmt::format("{:02x}", static_cast<unsigned char>(u.bytes[i]));
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+std::string pci_bus_id(int device) {
+  std::array<char, 32> buf{};
+  SCALEBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(buf.data(), static_cast<int>(buf.size()), device));
+  return std::string(buf.data());
+}
+
+std::string uuid_of(int device) {
+  cudaDeviceProp prop{};
+  SCALEBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return format_uuid(prop.uuid);
+}
+
+// What one rank tells the others of its node about its GPU.
+struct GpuClaim {
+  int world_rank = 0;
+  int device = 0;
+  std::array<char, 48> uuid{};
+};
+
+}  // namespace
+
+bool gpu_support_built() { return true; }
+
+int visible_gpu_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string gpu_absence_reason() {
+  int n = 0;
+  const cudaError_t rc = cudaGetDeviceCount(&n);
+  if (rc == cudaSuccess && n > 0) return {};
+  cudaGetLastError();
+  std::string driver = "NVIDIA kernel driver loaded";
+  if (std::ifstream version("/proc/driver/nvidia/version"); !version) driver = "no NVIDIA kernel driver loaded";
+  const std::string why = rc == cudaSuccess ? std::string("0 devices") : std::string(cudaGetErrorString(rc));
+  return fmt::format("cudaGetDeviceCount: {}; {}; CUDA_VISIBLE_DEVICES={}", why, driver,
+                     env_or("CUDA_VISIBLE_DEVICES", "(unset)"));
+}
+
+int select_gpu_for_rank(const Communicator& comm, bool share_gpu) {
+  const Communicator node = comm.split_shared();
+  int device = -1;
+  agree(comm, [&] {
+    const int count = visible_gpu_count();
+    if (count == 0) {
+      throw ResourceError(fmt::format("--backend cublas needs a GPU, but rank {} on {} sees none ({}); run on a GPU "
+                                      "node or use --backend openblas",
+                                      comm.rank(), host_name(), gpu_absence_reason()));
+    }
+    device = count == 1 ? 0 : node.rank() % count;
+    SCALEBENCH_CUDA_CHECK(cudaSetDevice(device));
+  });
+
+  // Ranks are compared by GPU UUID, not index: with one visible device per rank every index is 0.
+  GpuClaim mine;
+  mine.world_rank = comm.rank();
+  mine.device = device;
+  agree(comm, [&] {
+    const std::string uuid = uuid_of(device);
+    std::strncpy(mine.uuid.data(), uuid.c_str(), mine.uuid.size() - 1);
+  });
+  std::vector<GpuClaim> claims(static_cast<std::size_t>(node.size()));
+  SCALEBENCH_MPI(MPI_Allgather(&mine, sizeof(GpuClaim), MPI_BYTE, claims.data(), sizeof(GpuClaim), MPI_BYTE, node.get()));
+  agree(comm, [&] {
+    if (share_gpu) return;
+    for (int r = 0; r < node.rank(); ++r) {
+      const auto& other = claims[static_cast<std::size_t>(r)];
+      if (std::strncmp(other.uuid.data(), mine.uuid.data(), mine.uuid.size()) == 0) {
+        throw ResourceError(fmt::format(
+            "ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this node); launch at most one rank "
+            "per GPU or pass --share-gpu",
+            other.world_rank, mine.world_rank, host_name(), mine.uuid.data(), visible_gpu_count(), node.size()));
+      }
+    }
+  });
+  return device;
+}
+
+nlohmann::json gpu_info(int device) {
+  cudaDeviceProp prop{};
+  SCALEBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
+  return {{"index", device},
+          {"name", prop.name},
+          {"pci_bus_id", pci_bus_id(device)},
+          {"uuid", format_uuid(prop.uuid)},
+          {"memory_bytes", static_cast<std::int64_t>(prop.totalGlobalMem)},
+          {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
+          {"multiprocessors", prop.multiProcessorCount},
+          {"driver_version", version(driver)},
+          {"runtime_version", version(runtime)},
+          {"cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "")}};
+}
+
+}  // namespace scalebench

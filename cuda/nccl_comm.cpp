@@ -1,0 +1,37 @@
+#include "nccl_comm.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "scalebench/mpi.hpp"
+
+namespace scalebench::gpu {
+
+NcclComm::NcclComm(const Communicator& comm) {
+  ncclUniqueId id{};
+  // Every rank must reach the broadcast even if rank 0 failed to make the id: agree first.
+  agree(comm, [&] {
+    if (comm.is_root()) SCALEBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
+  });
+  SCALEBENCH_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm.get()));
+  agree(comm, [&] { SCALEBENCH_NCCL_CHECK(ncclCommInitRank(&c_, comm.size(), id, comm.rank())); });
+}
+
+NcclComm::~NcclComm() { release(); }
+
+void NcclComm::release() noexcept {
+  if (c_ == nullptr) return;
+  // Finalize flushes outstanding work; destroy then frees locally. Errors are ignored here.
+  ncclCommFinalize(c_);
+  ncclCommDestroy(c_);
+  c_ = nullptr;
+}
+
+std::string nccl_version_string() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "unknown";
+  // NCCL >= 2.9 encodes major*10000 + minor*100 + patch.
+  return fmt::format("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100);
+}
+
+}  // namespace scalebench::gpu

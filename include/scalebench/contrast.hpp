@@ -1,0 +1,60 @@
+#pragma once
+// `scalebench contrast`: one run per execution mode this machine (or Slurm allocation) can do,
+// each launched as its own job step, collected and shown side by side.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/placement.hpp"
+
+namespace scalebench {
+
+enum class Workload { gemm, montecarlo };
+std::string_view workload_name(Workload w);
+
+struct ContrastOptions {
+  std::vector<Workload> workloads{Workload::gemm, Workload::montecarlo};
+  std::vector<Mode> modes;           // empty: every mode, skipping those not possible here
+  bool modes_explicit = false;       // a requested mode that cannot run is an error
+  std::string n = "2048";            // gemm size
+  std::string naive_n = "512";       // the triple loop's size (it runs at ~1 GFLOP/s)
+  std::string precision = "fp64";
+  std::string samples = "1e8";       // Monte Carlo pi samples
+  std::string naive_samples = "1e7";
+  int reps = 3;
+  int warmup = 1;
+  double timeout_s = 900;            // per step
+  std::string out_dir;               // empty: results/contrast-<UTC time>-<pid>
+  std::optional<std::string> json_path;
+  std::optional<std::string> csv_path;
+  bool dry_run = false;
+  std::string launcher = "auto";     // auto | mpirun | srun
+  std::string binary;                // scalebench itself (default /proc/self/exe)
+  bool quiet = false;
+};
+
+struct ContrastStep {
+  Workload workload = Workload::gemm;
+  Mode mode = Mode::naive;
+  bool skipped = false;
+  std::string reason;                // why skipped, or why failed
+  std::vector<std::string> argv;     // the launch command
+  std::string record_path, log_path;
+  int exit_code = -1;
+  bool timed_out = false;
+  nlohmann::json record;             // the run's record, when it wrote one
+  nlohmann::json summary;            // the contrast row
+};
+
+struct ContrastResult {
+  std::vector<ContrastStep> steps;
+  int exit_code = 0;                 // 0, or ExitCode::partial when a step failed
+  nlohmann::json report;             // the whole contrast (--json)
+};
+
+// Plans, launches and collects. Throws UsageError/ResourceError for requests that cannot start.
+ContrastResult run_contrast(const ContrastOptions& options);
+
+}  // namespace scalebench

@@ -1,0 +1,25 @@
+#pragma once
+// What every workload rank does first: bind itself per --pin (docs/placement.md) and decide how
+// many worker threads it runs. Shared by gemm and montecarlo so both place ranks identically.
+#include <string>
+
+#include "scalebench/placement.hpp"
+
+namespace scalebench {
+
+class Communicator;
+
+struct RankSetup {
+  PlacementReport report;
+  int threads = 1;
+  std::string threads_source;  // "--threads", "OPENBLAS_NUM_THREADS", "cores owned (--pin core)", ...
+};
+
+// Collective over `comm` (finds the node-local rank); failures on any rank become an AgreedError
+// on every rank. threads_requested 0 means: OPENBLAS_NUM_THREADS / OMP_NUM_THREADS if set, else
+// the cores the placement gives this rank (or the CPUs it may use with --pin none).
+// `thread_env` lists the environment variables that may set the thread count, in precedence order.
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_pci_bus_id,
+                     const std::vector<std::string>& thread_env = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"});
+
+}  // namespace scalebench

@@ -1,0 +1,93 @@
+// `scalebench contrast`: the main job — every execution mode side by side.
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/run_support.hpp"
+#include "scalebench/contrast.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/parse.hpp"
+
+namespace scalebench::app {
+namespace {
+
+struct ContrastCli {
+  std::string workload = "both";
+  std::string modes;
+  std::string json, csv;
+  ContrastOptions o;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+int run(ContrastCli& c) {
+  try {
+    ContrastOptions o = c.o;
+    if (c.workload == "gemm") {
+      o.workloads = {Workload::gemm};
+    } else if (c.workload == "montecarlo") {
+      o.workloads = {Workload::montecarlo};
+    } else if (c.workload == "both") {
+      o.workloads = {Workload::gemm, Workload::montecarlo};
+    } else {
+      throw UsageError(fmt::format("unknown --workload '{}'; use gemm, montecarlo or both", c.workload));
+    }
+    for (const auto& m : split_list(c.modes)) o.modes.push_back(parse_mode(m));
+    o.modes_explicit = !o.modes.empty();
+    parse_positive_count("--n", o.n);
+    parse_positive_count("--naive-n", o.naive_n);
+    parse_positive_count("--samples", o.samples);
+    parse_positive_count("--naive-samples", o.naive_samples);
+    if (o.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", o.reps));
+    if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", o.warmup));
+    if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+    if (!c.json.empty()) o.json_path = c.json;
+    if (!c.csv.empty()) o.csv_path = c.csv;
+    return run_contrast(o).exit_code;
+  } catch (const Error& e) {
+    print_error(e.what());
+    return static_cast<int>(e.code());
+  }
+}
+
+}  // namespace
+
+Subcommand register_contrast(CLI::App& root) {
+  auto c = std::make_shared<ContrastCli>();
+  auto* app = root.add_subcommand(
+      "contrast", "Run the workloads in every execution mode this machine or allocation can do (naive, single-core, "
+                  "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side");
+  app->add_option("--workload", c->workload, "gemm | montecarlo | both [both]");
+  app->add_option("--modes", c->modes,
+                  "Comma-separated modes to run (naive,single-core,multi-thread,numa,gpu,multinode); a mode this "
+                  "machine cannot do is then an error [every mode; those not possible are skipped with the reason]");
+  app->add_option("--n", c->o.n, "GEMM size [2048]");
+  app->add_option("--naive-n", c->o.naive_n, "GEMM size for the naive triple loop (about 1 GFLOP/s) [512]");
+  app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
+  app->add_option("--samples", c->o.samples, "Monte Carlo pi samples [1e8]");
+  app->add_option("--naive-samples", c->o.naive_samples, "Samples for the naive Monte Carlo [1e7]");
+  app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
+  app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
+  app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");
+  app->add_option("--out-dir", c->o.out_dir,
+                  "Folder for the runs' records and logs; must not hold earlier results [results/contrast-<UTC>-<pid>]");
+  app->add_option("--json", c->json, "Also write the whole contrast as JSON to this file");
+  app->add_option("--csv", c->csv, "Also write the contrast table as CSV to this file");
+  app->add_option("--launcher", c->o.launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_flag("--dry-run", c->o.dry_run, "Print the plan and the launch command of every mode; run nothing");
+  app->add_flag("--quiet", c->o.quiet, "No table, no progress lines");
+  Subcommand sub;
+  sub.app = app;
+  sub.run = [c]() { return run(*c); };
+  return sub;
+}
+
+}  // namespace scalebench::app

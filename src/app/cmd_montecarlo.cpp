@@ -1,0 +1,111 @@
+// `scalebench montecarlo`: one sharded Monte Carlo configuration per launch.
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/run_support.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/montecarlo.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/parse.hpp"
+
+namespace scalebench::app {
+namespace {
+
+struct MonteCarloOptions {
+  std::string problem = "pi";
+  std::string backend = "cpu";
+  std::string samples;
+  std::string option = "call";
+  std::string control_variate = "none";
+  std::string spot = "100", strike = "100", rate = "0.05", sigma = "0.2", maturity = "1";
+  std::string json;
+  int steps = 252;
+  int threads = 0;
+  int reps = 5;
+  int warmup = 1;
+  std::uint64_t seed = 42;
+  std::int64_t chunk_size = 0;
+  bool dry_run = false, quiet = false, share_gpu = false;
+};
+
+MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
+  MonteCarloConfig cfg;
+  cfg.problem = parse_mc_problem(o.problem);
+  cfg.backend = parse_mc_backend(o.backend);
+  cfg.samples = o.samples.empty() ? default_samples(cfg.problem) : parse_positive_count("--samples", o.samples);
+  cfg.option = parse_option_kind(o.option);
+  cfg.control_variate = parse_control_variate(o.control_variate);
+  cfg.market.spot = parse_real("--spot", o.spot);
+  cfg.market.strike = parse_real("--strike", o.strike);
+  cfg.market.rate = parse_real("--rate", o.rate);
+  cfg.market.sigma = parse_real("--sigma", o.sigma);
+  cfg.market.maturity = parse_real("--maturity", o.maturity);
+  cfg.steps = o.steps;
+  if (app.count("--threads") && o.threads <= 0) {
+    throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
+  }
+  cfg.threads = app.count("--threads") ? o.threads : 0;
+  cfg.reps = o.reps;
+  cfg.warmup = o.warmup;
+  cfg.seed = o.seed;
+  cfg.chunk_size = o.chunk_size;
+  cfg.dry_run = o.dry_run;
+  cfg.quiet = o.quiet;
+  cfg.share_gpu = o.share_gpu;
+  if (!o.json.empty()) cfg.json_path = o.json;
+  resolve_defaults(cfg);
+  validate(cfg);
+  return cfg;
+}
+
+}  // namespace
+
+Subcommand register_montecarlo(CLI::App& root) {
+  auto opts = std::make_shared<MonteCarloOptions>();
+  auto* app = root.add_subcommand("montecarlo",
+                                  "Sharded Monte Carlo: pi, European and Asian options under GBM; the same estimate to "
+                                  "the bit for any number of ranks, threads or GPUs; checked against closed forms");
+  app->add_option("--problem", opts->problem,
+                  "pi (quarter-circle hits) | european (Black-Scholes checked) | asian (arithmetic average; "
+                  "geometric average checked) [pi]");
+  app->add_option("--samples", opts->samples, "Points (pi) or paths (options), e.g. 1e9 [pi 1e9, european 1e7, asian 1e5]");
+  app->add_option("--backend", opts->backend,
+                  "naive (std::mt19937 per rank, one thread: the baseline) | cpu (Philox, threads) | cuda (one GPU "
+                  "per rank) [cpu]");
+  app->add_option("--threads", opts->threads,
+                  "CPU threads per rank (--backend cpu) [OMP_NUM_THREADS, else the CPUs this rank may use]");
+  app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
+  app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
+  app->add_option("--seed", opts->seed, "Philox key: the whole run is a pure function of it [42]");
+  app->add_option("--option", opts->option, "call | put [call]");
+  app->add_option("--spot", opts->spot, "Spot price S >= 0 [100]");
+  app->add_option("--strike", opts->strike, "Strike K >= 0 [100]");
+  app->add_option("--rate", opts->rate, "Risk-free rate r, continuously compounded [0.05]");
+  app->add_option("--sigma", opts->sigma, "Volatility sigma > 0 [0.2]");
+  app->add_option("--maturity", opts->maturity, "Maturity T > 0 in years [1]");
+  app->add_option("--steps", opts->steps, "Asian: equally spaced fixings up to T [252]");
+  app->add_option("--control-variate", opts->control_variate,
+                  "Asian: none | geometric (the geometric-average option, whose price is known) [none]");
+  app->add_option("--json", opts->json, "Write the run record to this file (atomically: never a partial file)");
+  app->add_flag("--dry-run", opts->dry_run, "Print the resolved configuration and the chunks per rank; compute nothing");
+  app->add_flag("--quiet", opts->quiet, "No table and no progress lines (errors still print)");
+  app->add_flag("--share-gpu", opts->share_gpu, "cuda: allow several ranks per GPU");
+  app->add_option("--chunk-size", opts->chunk_size,
+                  "Samples per chunk (a multiple of 4); part of the result's definition (testing)")
+      ->group("");
+
+  Subcommand sub;
+  sub.app = app;
+  sub.run = [opts, app]() {
+    MonteCarloConfig cfg;
+    return run_mpi_command(
+        main_argc(), main_argv(), [&] { cfg = to_config(*opts, *app); },
+        [&](const Communicator& comm) {
+          const MonteCarloResult r = run_distributed_montecarlo(cfg, comm);
+          return r.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+        });
+  };
+  return sub;
+}
+
+}  // namespace scalebench::app

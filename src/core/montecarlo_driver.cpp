@@ -1,0 +1,348 @@
+// The sharded Monte Carlo run: [0, samples) is cut into fixed chunks, each rank takes a contiguous
+// chunk range and computes its share on its backend; π hits are summed as integers, option sums
+// are gathered as fixed-tree nodes and folded on rank 0, so the estimate is the same to the bit
+// for any rank count. Every repeat is reduced and must give the same estimate; the last one is
+// checked against the closed form.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/montecarlo.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench {
+namespace {
+
+McOutcome reduce_partial(const MonteCarloConfig& cfg, const Communicator& comm, const McPartial& part) {
+  if (cfg.problem == McProblem::pi) return estimate_pi(comm.sum(part.hits), cfg.samples);
+  McSums total;
+  if (cfg.backend == McBackendKind::naive) {
+    // The newcomer's reduction: MPI sums doubles in whatever order it likes.
+    for (int k = 0; k < kSumCount; ++k) total.v[k] = comm.sum(part.plain.v[k]);
+  } else {
+    const auto gathered = comm.gather_strings(serialize_nodes(part.nodes));
+    if (comm.is_root()) {
+      ChunkTree tree;
+      for (const auto& bytes : gathered) {
+        for (const auto& node : deserialize_nodes(bytes)) tree.push(node);
+      }
+      total = tree.total();
+    }
+    bcast(total.v.data(), kSumCount, 0, comm);
+  }
+  return estimate_option(cfg, total, cfg.samples);
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+nlohmann::json estimate_json(const McEstimate& e) {
+  return {{"estimate", e.estimate},
+          {"std_error", e.std_error},
+          {"ci95", {e.estimate - kZ95 * e.std_error, e.estimate + kZ95 * e.std_error}},
+          {"closed_form", e.closed_form},
+          {"z", e.z}};
+}
+
+nlohmann::json config_json(const MonteCarloConfig& cfg, std::int64_t chunks) {
+  nlohmann::json c = {{"problem", to_string(cfg.problem)},
+                      {"backend", to_string(cfg.backend)},
+                      {"samples", cfg.samples},
+                      {"chunk_size", cfg.chunk_size},
+                      {"chunks", chunks},
+                      {"seed", cfg.seed},
+                      {"threads_per_rank", cfg.threads},
+                      {"threads_source", cfg.threads_source},
+                      {"reps", cfg.reps},
+                      {"warmup", cfg.warmup},
+                      {"share_gpu", cfg.share_gpu}};
+  if (cfg.problem != McProblem::pi) {
+    const auto& m = cfg.market;
+    c["option"] = to_string(cfg.option);
+    c["spot"] = m.spot;
+    c["strike"] = m.strike;
+    c["rate"] = m.rate;
+    c["sigma"] = m.sigma;
+    c["maturity"] = m.maturity;
+  }
+  if (cfg.problem == McProblem::asian) {
+    c["steps"] = cfg.steps;
+    c["control_variate"] = to_string(cfg.control_variate);
+  }
+  return c;
+}
+
+std::string problem_title(const MonteCarloConfig& cfg) {
+  const auto& m = cfg.market;
+  switch (cfg.problem) {
+    case McProblem::pi: return "pi (quarter-circle hits)";
+    case McProblem::european:
+      return fmt::format("European {} S={} K={} r={} sigma={} T={}", to_string(cfg.option), m.spot, m.strike, m.rate,
+                         m.sigma, m.maturity);
+    case McProblem::asian:
+      return fmt::format("arithmetic Asian {} S={} K={} r={} sigma={} T={} steps={} control variate {}",
+                         to_string(cfg.option), m.spot, m.strike, m.rate, m.sigma, m.maturity, cfg.steps,
+                         to_string(cfg.control_variate));
+  }
+  return "?";
+}
+
+void print_dry_run(const MonteCarloConfig& cfg, const Communicator& comm, std::int64_t chunks) {
+  const auto per_rank = comm.gather_strings(host_name());
+  if (!comm.is_root()) return;
+  std::string out = fmt::format(
+      "scalebench montecarlo --dry-run: nothing is computed\n  {}\n  backend {}  samples {}  chunks {} of {}  seed {}\n"
+      "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}\n  json {}\n  chunks per rank:\n",
+      problem_title(cfg), to_string(cfg.backend), cfg.samples, chunks, cfg.chunk_size, cfg.seed, comm.size(),
+      cfg.threads, cfg.threads_source, cfg.reps, cfg.warmup, cfg.json_path.value_or("(none)"));
+  for (int r = 0; r < comm.size(); ++r) {
+    const ChunkRange cr = rank_chunks(chunks, r, comm.size());
+    const std::int64_t first = cr.first * cfg.chunk_size, last = std::min(cr.last * cfg.chunk_size, cfg.samples);
+    out += fmt::format("    rank {:>4}  {:<20} chunks [{}, {})  samples {}\n", r, per_rank[r], cr.first, cr.last,
+                       std::max<std::int64_t>(last - first, 0));
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+double phase_median(const std::vector<std::pair<std::string, PhaseStats>>& phases, const std::string& name) {
+  for (const auto& [n, st] : phases) {
+    if (n == name) return st.median;
+  }
+  return 0.0;
+}
+
+std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, const McOutcome& o,
+                        const std::vector<std::pair<std::string, PhaseStats>>& phases, const nlohmann::json& rates,
+                        std::int64_t chunks, const nlohmann::json& warnings) {
+  std::string out = fmt::format("scalebench montecarlo  {}\n  backend {}  samples {}  chunks {} of {}  ranks {}  "
+                                "threads/rank {} ({})  reps {}  warm-up {}  seed {}\n",
+                                problem_title(cfg), to_string(cfg.backend), cfg.samples, chunks, cfg.chunk_size,
+                                comm.size(), cfg.threads, cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed);
+  const auto line = [](const char* what, const McEstimate& e) {
+    return fmt::format("{:<22}{:.10f} +- {:.3g} (std error)  95% CI [{:.10f}, {:.10f}]\n", what, e.estimate, e.std_error,
+                       e.estimate - kZ95 * e.std_error, e.estimate + kZ95 * e.std_error);
+  };
+  out += line("estimate", o.main);
+  if (o.plain) {
+    out += line("without control var.", *o.plain);
+    out += fmt::format("{:<22}std error {:.1f}x smaller (beta {:.4f})\n", "control variate",
+                       o.main.std_error > 0 ? o.plain->std_error / o.main.std_error : 0.0, o.cv_beta);
+  }
+  if (cfg.problem == McProblem::asian) out += line("geometric (check)", o.checked);
+  out += fmt::format("{:<22}{:.10f} ({})  z = {:.2f}  verification {} (|z| <= {})\n", "closed form",
+                     o.checked.closed_form, o.checked_quantity, o.checked.z, o.ok ? "PASSED" : "FAILED", kZLimit);
+  out += fmt::format("{:<14}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
+  for (const auto& [name, st] : phases) {
+    out += fmt::format("{:<14}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
+                       100.0 * st.imbalance);
+  }
+  out += fmt::format("compute {:.4g} samples/s ({:.4g} per rank", rates["samples_per_s"].get<double>(),
+                     rates["samples_per_s_per_rank"].get<double>());
+  if (rates.contains("samples_per_s_per_core")) {
+    out += fmt::format(", {:.4g} per core", rates["samples_per_s_per_core"].get<double>());
+  }
+  out += fmt::format("), end-to-end {:.4g} samples/s\n", rates["end_to_end_samples_per_s"].get<double>());
+  for (const auto& w : warnings) out += fmt::format("warning: {}\n", w.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, const Communicator& comm) {
+  MonteCarloConfig cfg = cfg_in;
+  resolve_defaults(cfg);
+  agree(comm, [&] {
+    validate(cfg);
+    if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
+  });
+  agree(comm, [&] {
+    if (cfg.backend == McBackendKind::cpu) {
+      auto [threads, source] = resolve_mc_threads(cfg.threads);
+      cfg.threads = threads;
+      cfg.threads_source = source;
+    } else {
+      cfg.threads = 1;
+      cfg.threads_source = cfg.backend == McBackendKind::naive ? "naive is one thread" : "one host thread drives the GPU";
+    }
+  });
+  const std::int64_t chunks = chunk_count(cfg);
+  const ChunkRange mine = rank_chunks(chunks, comm.rank(), comm.size());
+  const std::int64_t my_samples =
+      std::max<std::int64_t>(std::min(mine.last * cfg.chunk_size, cfg.samples) - mine.first * cfg.chunk_size, 0);
+
+  MonteCarloResult result;
+  if (cfg.dry_run) {
+    print_dry_run(cfg, comm, chunks);
+    result.ok = true;
+    return result;
+  }
+
+  std::unique_ptr<McKernel> kernel;
+  PhaseRecorder setup;
+  agree(comm, [&] {
+    switch (cfg.backend) {
+      case McBackendKind::naive: kernel = make_naive_montecarlo(comm.rank(), comm.size()); break;
+      case McBackendKind::cpu: kernel = make_cpu_montecarlo(cfg.threads); break;
+      case McBackendKind::cuda: kernel = make_cuda_montecarlo(cfg, comm); break;
+    }
+  });
+  agree(comm, [&] { kernel->prepare(cfg, mine, setup); });
+  setup.next_repeat();
+
+  PhaseRecorder rec;
+  McOutcome outcome;
+  bool repeats_identical = true;
+  const int total_reps = cfg.warmup + cfg.reps;
+  const double run_start = wall_seconds();
+  for (int rep = 0; rep < total_reps; ++rep) {
+    if (rep == cfg.warmup) rec.clear();
+    comm.barrier();
+    const double t0 = wall_seconds();
+    const McPartial part = kernel->run(rec);
+    McOutcome o;
+    {
+      ScopedPhase t(rec, "reduce");
+      o = reduce_partial(cfg, comm, part);
+    }
+    rec.add("end_to_end", wall_seconds() - t0);
+    rec.next_repeat();
+    if (rep > 0 && !(same_bits(o.main.estimate, outcome.main.estimate) &&
+                     same_bits(o.main.std_error, outcome.main.std_error))) {
+      repeats_identical = false;
+    }
+    outcome = std::move(o);
+    const double elapsed = wall_seconds() - run_start;
+    if (!cfg.quiet && comm.is_root() && elapsed > 5.0) {
+      std::fprintf(stderr, "scalebench montecarlo: repeat %d/%d done (%s), %.1f s elapsed\n", rep + 1, total_reps,
+                   rep < cfg.warmup ? "warm-up" : "timed", elapsed);
+    }
+  }
+  if (!repeats_identical) {
+    outcome.failures.push_back("repeats of the same run gave different estimates: the computation is not deterministic");
+    outcome.ok = false;
+  }
+
+  const auto phases = summarize_phases(rec, comm);
+  const auto setup_phases = summarize_phases(setup, comm);
+  const double compute_s = phase_median(phases, "compute");
+  const double e2e_s = phase_median(phases, "end_to_end");
+  const auto n = static_cast<double>(cfg.samples);
+  nlohmann::json rates = {{"samples_per_s", compute_s > 0 ? n / compute_s : 0.0},
+                          {"samples_per_s_per_rank", compute_s > 0 ? n / compute_s / comm.size() : 0.0},
+                          {"end_to_end_samples_per_s", e2e_s > 0 ? n / e2e_s : 0.0}};
+  if (cfg.backend != McBackendKind::cuda) {
+    rates["samples_per_s_per_core"] = compute_s > 0 ? n / compute_s / (comm.size() * cfg.threads) : 0.0;
+  }
+  if (cfg.problem == McProblem::asian) rates["normals_per_s"] = compute_s > 0 ? n * cfg.steps / compute_s : 0.0;
+
+  // This rank's own rate and warnings.
+  const auto& my_compute = rec.samples("compute");
+  const double my_compute_s = median_of(my_compute);
+  std::string my_warning;
+  const auto cpus = allowed_cpus();
+  if (static_cast<std::size_t>(cfg.threads) > cpus.size() && cfg.backend == McBackendKind::cpu) {
+    my_warning = fmt::format("{} threads on {} allowed core{} (rank {} on {})", cfg.threads, cpus.size(),
+                             cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
+  }
+  const auto warnings_all = comm.gather_strings(my_warning);
+  const nlohmann::json backend_info = kernel->describe();
+  nlohmann::json extra = {{"threads", cfg.threads},
+                          {"chunks", {mine.first, mine.last}},
+                          {"samples", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr) : nlohmann::json(my_samples)},
+                          {"compute_median_s", my_compute_s},
+                          {"samples_per_s", my_compute_s > 0 && cfg.backend != McBackendKind::naive
+                                                ? static_cast<double>(my_samples) / my_compute_s
+                                                : 0.0}};
+  if (backend_info.contains("gpu")) extra["gpu"] = backend_info["gpu"];
+  nlohmann::json ctx = run_context(comm, extra);
+  result.outcome = outcome;
+  result.ok = outcome.ok;
+  if (!comm.is_root()) {
+    result.ok = comm.all(result.ok);
+    return result;
+  }
+
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : warnings_all) {
+    if (!w.empty()) warnings.push_back(w);
+  }
+  if (cfg.backend == McBackendKind::naive && comm.size() > 1) {
+    warnings.push_back("naive: one std::mt19937 per rank seeded with seed + rank, so the estimate changes with the "
+                       "rank count; use --backend cpu for rank-independent results");
+  }
+  if (chunks < comm.size()) {
+    warnings.push_back(fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks, comm.size(),
+                                   comm.size() - chunks));
+  }
+
+  nlohmann::json& record = result.record;
+  record = ctx;
+  record["subcommand"] = "montecarlo";
+  record["config"] = config_json(cfg, chunks);
+  record["backend"] = backend_info;
+  std::vector<std::int64_t> chunks_per_rank, samples_per_rank;
+  for (int r = 0; r < comm.size(); ++r) {
+    const ChunkRange cr = rank_chunks(chunks, r, comm.size());
+    chunks_per_rank.push_back(cr.last - cr.first);
+    samples_per_rank.push_back(
+        std::max<std::int64_t>(std::min(cr.last * cfg.chunk_size, cfg.samples) - cr.first * cfg.chunk_size, 0));
+  }
+  record["partition"] = {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
+  nlohmann::json ph = nlohmann::json::object();
+  for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
+  for (const auto& [name, st] : phases) ph[name] = to_json(st);
+  record["phases"] = ph;
+  record["rates"] = rates;
+
+  nlohmann::json res = estimate_json(outcome.main);
+  res["samples"] = cfg.samples;
+  res["quantity"] = cfg.problem == McProblem::pi ? "pi"
+                    : cfg.problem == McProblem::european
+                        ? fmt::format("European {} price", to_string(cfg.option))
+                        : fmt::format("arithmetic-average Asian {} price", to_string(cfg.option));
+  if (cfg.problem == McProblem::asian) {
+    res["closed_form_of"] = outcome.checked_quantity;
+    res["geometric"] = estimate_json(outcome.checked);
+    if (outcome.plain) {
+      res["control_variate"] = {{"kind", "geometric"},
+                                {"beta", outcome.cv_beta},
+                                {"without", estimate_json(*outcome.plain)},
+                                {"std_error_ratio", outcome.main.std_error > 0
+                                                        ? outcome.plain->std_error / outcome.main.std_error
+                                                        : 0.0}};
+    }
+  }
+  record["result"] = res;
+  record["verification"] = {{"method", "z-score of the estimate against its closed form"},
+                            {"checked_quantity", outcome.checked_quantity},
+                            {"z", outcome.checked.z},
+                            {"z_limit", kZLimit},
+                            {"false_alarm_probability", 6.3e-5},
+                            {"repeats_identical", repeats_identical},
+                            {"ok", outcome.ok},
+                            {"failures", outcome.failures}};
+  record["ok"] = outcome.ok;
+  record["status"] = outcome.ok ? "ok" : "verification_failed";
+  record["exit_code"] = outcome.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  record["warnings"] = warnings;
+  record["finished_at"] = utc_now_iso8601();
+
+  if (!cfg.quiet) {
+    const std::string out = human_table(cfg, comm, outcome, phases, rates, chunks, warnings);
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  for (const auto& f : outcome.failures) {
+    std::fprintf(stderr, "scalebench: error: verification failed: %s\n", f.c_str());
+  }
+  if (cfg.json_path) write_json_atomic(*cfg.json_path, record);
+  result.ok = comm.all(result.ok);
+  return result;
+}
+
+}  // namespace scalebench

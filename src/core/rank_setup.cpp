@@ -1,0 +1,52 @@
+#include "scalebench/rank_setup.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "scalebench/mpi.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench {
+
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_pci_bus_id,
+                     const std::vector<std::string>& thread_env) {
+  const Communicator node = comm.split_shared();
+  RankSetup out;
+  agree(comm, [&] {
+    PlacementRequest req;
+    req.pin = pin;
+    req.local_rank = node.rank();
+    req.local_size = node.size();
+    req.threads = threads_requested;
+    req.gpu_pci_bus_id = gpu_pci_bus_id;
+    out.report = apply_placement(req);
+    if (threads_requested > 0) {
+      out.threads = threads_requested;
+      out.threads_source = "--threads";
+      return;
+    }
+    for (const auto& var : thread_env) {
+      if (const char* v = std::getenv(var.c_str())) {
+        const int t = std::atoi(v);
+        if (t > 0) {
+          out.threads = t;
+          out.threads_source = var;
+          return;
+        }
+      }
+    }
+    const auto& p = out.report.placement;
+    if (p.pin != PinPolicy::none && p.threads > 0) {
+      out.threads = p.threads;
+      out.threads_source = fmt::format("cores owned (--pin {})", pin_policy_name(p.pin));
+    } else {
+      const int cpus = static_cast<int>(allowed_cpus().size());
+      out.threads = cpus > 0 ? cpus : 1;
+      out.threads_source = "allowed CPUs";
+    }
+  });
+  return out;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,11 @@
+// Linked when scalebench is built without CUDA: the GPU Monte Carlo says so.
+#include "scalebench/error.hpp"
+#include "scalebench/montecarlo.hpp"
+
+namespace scalebench {
+
+std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig&, const Communicator&) {
+  throw NoCudaError("montecarlo --backend cuda");
+}
+
+}  // namespace scalebench

@@ -1,0 +1,366 @@
+#include "scalebench/contrast.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/process.hpp"
+#include "scalebench/record.hpp"
+#include "scalebench/topology.hpp"
+
+namespace scalebench {
+
+std::string_view workload_name(Workload w) { return w == Workload::gemm ? "gemm" : "montecarlo"; }
+
+namespace {
+
+std::string self_binary() {
+  char buf[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "scalebench";
+}
+
+std::string utc_stamp() {
+  std::string s = utc_now_iso8601();  // 2026-01-02T03:04:05Z
+  s.erase(std::remove(s.begin(), s.end(), '-'), s.end());
+  s.erase(std::remove(s.begin(), s.end(), ':'), s.end());
+  return s;
+}
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part + "/";
+    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw ResourceError(fmt::format("cannot create folder {}: check permissions or choose --out-dir", cur));
+    }
+  }
+}
+
+double number_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* cur = &j;
+  for (const char* p : path) {
+    if (!cur->is_object() || !cur->contains(p)) return 0.0;
+    cur = &(*cur)[p];
+  }
+  return cur->is_number() ? cur->get<double>() : 0.0;
+}
+
+double phase_median(const nlohmann::json& rec, const char* phase) {
+  return number_at(rec, {"phases", phase, "median_s"});
+}
+
+std::vector<std::string> workload_args(const ContrastOptions& o, Workload w, Mode mode, const std::string& record) {
+  std::vector<std::string> a;
+  const std::string reps = std::to_string(o.reps), warmup = std::to_string(o.warmup);
+  if (w == Workload::gemm) {
+    const std::string backend = mode == Mode::naive ? "naive" : mode == Mode::gpu ? "cublas" : "openblas";
+    a = {"gemm", "--n", mode == Mode::naive ? o.naive_n : o.n, "--precision", o.precision, "--backend", backend,
+         "--reps", reps, "--warmup", warmup, "--no-peer"};
+  } else {
+    const std::string backend = mode == Mode::naive ? "naive" : mode == Mode::gpu ? "cuda" : "cpu";
+    a = {"montecarlo", "--problem", "pi", "--samples", mode == Mode::naive ? o.naive_samples : o.samples,
+         "--backend", backend, "--reps", reps, "--warmup", warmup};
+  }
+  a.insert(a.end(), {"--quiet", "--json", record});
+  return a;
+}
+
+// One contrast row from a run record.
+nlohmann::json summarize(const ContrastStep& s) {
+  const auto& r = s.record;
+  nlohmann::json row = {{"workload", workload_name(s.workload)}, {"mode", mode_name(s.mode)}};
+  if (r.is_null()) return row;
+  const int ranks = r.value("ranks", 0);
+  const int threads = static_cast<int>(number_at(r, {"config", "threads_per_rank"}));
+  row["ranks"] = ranks;
+  row["threads_per_rank"] = threads;
+  row["gpus"] = s.mode == Mode::gpu ? ranks : 0;
+  const double e2e = phase_median(r, "end_to_end");
+  row["time_s"] = e2e > 0 ? e2e : phase_median(r, "compute");
+  if (s.workload == Workload::gemm) {
+    row["rate"] = number_at(r, {"rates", "end_to_end_gflops"});
+    row["compute_rate"] = number_at(r, {"rates", "compute_gflops"});
+    row["rate_unit"] = "GFLOP/s";
+    row["size"] = fmt::format("n={}", static_cast<long long>(number_at(r, {"config", "n"})));
+    const double compute = phase_median(r, "compute");
+    const double comm = phase_median(r, "scatter") + phase_median(r, "broadcast") + phase_median(r, "gather");
+    const double transfer = phase_median(r, "h2d") + phase_median(r, "d2h");
+    const double total = compute + comm + transfer;
+    row["share"] = {{"compute", total > 0 ? compute / total : 0.0},
+                    {"communication", total > 0 ? comm / total : 0.0},
+                    {"transfer", total > 0 ? transfer / total : 0.0}};
+  } else {
+    double rate = number_at(r, {"rates", "end_to_end_samples_per_s"});
+    if (rate <= 0) rate = number_at(r, {"rates", "samples_per_s"});
+    row["rate"] = rate;
+    row["compute_rate"] = number_at(r, {"rates", "samples_per_s"});
+    row["rate_unit"] = "samples/s";
+    row["size"] = fmt::format("{:.3g} samples", number_at(r, {"config", "samples"}));
+    const double compute = phase_median(r, "compute");
+    const double reduce = phase_median(r, "reduce");
+    const double total = compute + reduce;
+    row["share"] = {{"compute", total > 0 ? compute / total : 0.0},
+                    {"communication", total > 0 ? reduce / total : 0.0},
+                    {"transfer", 0.0}};
+  }
+  row["ok"] = r.value("ok", false);
+  return row;
+}
+
+std::string human_rate(double v, const std::string& unit) {
+  if (unit == "samples/s") {
+    if (v >= 1e12) return fmt::format("{:.2f} T/s", v / 1e12);
+    if (v >= 1e9) return fmt::format("{:.2f} G/s", v / 1e9);
+    return fmt::format("{:.1f} M/s", v / 1e6);
+  }
+  return fmt::format("{:.1f} GFLOP/s", v);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+ContrastResult run_contrast(const ContrastOptions& o) {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
+    throw UsageError("run `scalebench contrast` directly, not under mpirun: it launches each mode itself");
+  }
+  const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
+  std::string launcher = o.launcher;
+  if (launcher == "auto") launcher = in_slurm ? "srun" : "mpirun";
+  if (launcher != "mpirun" && launcher != "srun") {
+    throw UsageError(fmt::format("unknown --launcher '{}'; use auto, mpirun or srun", o.launcher));
+  }
+  std::string launcher_program = launcher;
+  if (launcher == "mpirun") {
+    if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) launcher_program = m;
+  }
+  if (!o.dry_run && !program_available(launcher_program)) {
+    throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", launcher_program,
+                                    launcher == "srun" ? "slurm-client" : "openmpi-bin"));
+  }
+  if (launcher == "mpirun" && getuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
+    // Open MPI refuses root unless told; the contrast is a deliberate run, so say it for the steps.
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+
+  const Topology topo = Topology::load();
+  if (!topo.is_this_machine() && !o.dry_run) {
+    throw UsageError("HWLOC_XMLFILE describes another machine: use `scalebench contrast --dry-run` to see its plan, "
+                     "or unset HWLOC_XMLFILE to run here");
+  }
+  PlanOptions plan_opts;
+  if (in_slurm && launcher == "srun") {
+    if (const char* nn = std::getenv("SLURM_JOB_NUM_NODES")) plan_opts.nodes = std::max(1, std::atoi(nn));
+  }
+  const std::vector<Mode> modes = o.modes.empty() ? all_modes() : o.modes;
+  std::vector<PlacementPlan> plans;
+  for (Mode m : modes) {
+    plans.push_back(plan_placement(topo, m, plan_opts));
+    if (o.modes_explicit && !plans.back().possible) {
+      throw ResourceError(fmt::format("mode {} cannot run here: {}", mode_name(m), plans.back().reason));
+    }
+  }
+
+  const std::string binary = o.binary.empty() ? self_binary() : o.binary;
+  const std::string out_dir =
+      o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", utc_stamp(), static_cast<long>(getpid())) : o.out_dir;
+  if (o.json_path) check_output_path(*o.json_path);
+  if (o.csv_path) check_output_path(*o.csv_path);
+  if (!o.dry_run && access((out_dir + "/contrast.json").c_str(), F_OK) == 0) {
+    throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
+                                    "another --out-dir", out_dir));
+  }
+
+  ContrastResult result;
+  for (Workload w : o.workloads) {
+    for (const auto& plan : plans) {
+      ContrastStep s;
+      s.workload = w;
+      s.mode = plan.mode;
+      if (!plan.possible) {
+        s.skipped = true;
+        s.reason = plan.reason;
+        result.steps.push_back(std::move(s));
+        continue;
+      }
+      const std::string stem = fmt::format("{}-{}", workload_name(w), mode_name(plan.mode));
+      s.record_path = out_dir + "/" + stem + ".json";
+      s.log_path = out_dir + "/" + stem + ".log";
+      const LaunchArgs la = launch_args(plan, launcher == "srun" ? Launcher::srun : Launcher::mpirun);
+      s.argv.push_back(launcher_program);
+      s.argv.insert(s.argv.end(), la.launcher_args.begin(), la.launcher_args.end());
+      s.argv.push_back(binary);
+      const auto wa = workload_args(o, w, plan.mode, s.record_path);
+      s.argv.insert(s.argv.end(), wa.begin(), wa.end());
+      s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
+      result.steps.push_back(std::move(s));
+    }
+  }
+
+  if (o.dry_run) {
+    std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
+    for (const auto& s : result.steps) {
+      out += fmt::format("  {:<11} {:<13} ", workload_name(s.workload), mode_name(s.mode));
+      out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
+    }
+    std::fputs(out.c_str(), stdout);
+    return result;
+  }
+
+  make_dirs(out_dir);
+  int failed = 0, ran = 0;
+  const int to_run = static_cast<int>(std::count_if(result.steps.begin(), result.steps.end(),
+                                                    [](const ContrastStep& s) { return !s.skipped; }));
+  for (auto& s : result.steps) {
+    if (s.skipped) continue;
+    ++ran;
+    if (!o.quiet) {
+      std::fprintf(stderr, "scalebench contrast: [%d/%d] %s %s: %s\n", ran, to_run,
+                   std::string(workload_name(s.workload)).c_str(), std::string(mode_name(s.mode)).c_str(),
+                   join_args(s.argv).c_str());
+    }
+    const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
+    s.exit_code = out.exit_code;
+    s.timed_out = out.timed_out;
+    std::ifstream in(s.record_path);
+    if (in) {
+      try {
+        in >> s.record;
+      } catch (const std::exception&) {
+        s.record = nullptr;
+      }
+    }
+    if (out.exit_code != 0) {
+      ++failed;
+      std::string last;
+      std::ifstream log(s.log_path);
+      for (std::string line; std::getline(log, line);) {
+        if (line.find("scalebench: error") != std::string::npos) last = line;
+      }
+      s.reason = out.timed_out    ? fmt::format("timed out after {:.0f} s", o.timeout_s)
+                 : out.not_found ? "could not start the launcher"
+                 : last.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)
+                                  : last;
+    }
+    s.summary = summarize(s);
+  }
+
+  // Speed-up over single-core (rate ratio: naive runs a smaller problem), efficiency per core.
+  std::map<std::string, double> single_core_rate;
+  for (const auto& s : result.steps) {
+    if (s.mode == Mode::single_core && s.exit_code == 0) {
+      single_core_rate[std::string(workload_name(s.workload))] = s.summary.value("rate", 0.0);
+    }
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  std::string table = fmt::format("scalebench contrast on {} ({} cores, {} NUMA domain{}, {} GPU{}); results in {}\n",
+                                  topo.host(), topo.cores().size(), topo.cpu_numa_domains().size(),
+                                  topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
+                                  topo.gpus().size() == 1 ? "" : "s", out_dir);
+  table += fmt::format("{:<11}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode", "ranks x thr",
+                       "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
+  for (auto& s : result.steps) {
+    nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
+                                                              {"mode", mode_name(s.mode)}}
+                                              : s.summary;
+    row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
+    if (!s.reason.empty()) row["reason"] = s.reason;
+    if (!s.skipped) {
+      row["command"] = join_args(s.argv);
+      row["record"] = s.record_path;
+      row["exit_code"] = s.exit_code;
+    }
+    const auto base = single_core_rate.find(std::string(workload_name(s.workload)));
+    const double rate = row.value("rate", 0.0);
+    if (base != single_core_rate.end() && base->second > 0 && rate > 0 && s.exit_code == 0) {
+      row["speedup_vs_single_core"] = rate / base->second;
+      const int cores = row.value("ranks", 0) * row.value("threads_per_rank", 0);
+      if (s.mode != Mode::gpu && s.mode != Mode::naive && cores > 0) {
+        row["parallel_efficiency"] = rate / base->second / cores;
+      }
+    }
+    std::string where = "-";
+    if (row.contains("share")) {
+      where = fmt::format("{:.0f}% / {:.0f}% / {:.0f}%", 100 * row["share"]["compute"].get<double>(),
+                          100 * row["share"]["communication"].get<double>(),
+                          100 * row["share"]["transfer"].get<double>());
+    }
+    const std::string status = row["status"].get<std::string>();
+    table += fmt::format(
+        "{:<11}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
+        row["mode"].get<std::string>(),
+        row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
+                                            row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
+                              : "-",
+        row.contains("time_s") && s.exit_code == 0 ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
+        row.contains("rate") && s.exit_code == 0 ? human_rate(rate, row["rate_unit"].get<std::string>()) : "-",
+        row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>()) : "-",
+        row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>()) : "-",
+        where, status == "ok" ? status : status + ": " + s.reason);
+    rows.push_back(row);
+  }
+  if (!o.quiet) {
+    std::fputs(table.c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  result.exit_code = failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
+  result.report = {{"schema_version", kSchemaVersion},
+                   {"subcommand", "contrast"},
+                   {"command_line", command_line()},
+                   {"host", topo.host()},
+                   {"launcher", launcher},
+                   {"out_dir", out_dir},
+                   {"runs", rows},
+                   {"ok", failed == 0},
+                   {"exit_code", result.exit_code},
+                   {"finished_at", utc_now_iso8601()}};
+  write_json_atomic(out_dir + "/contrast.json", result.report);
+  std::string csv = "workload,mode,ranks,threads_per_rank,gpus,size,time_s,rate,rate_unit,speedup_vs_single_core,"
+                    "parallel_efficiency,compute_share,communication_share,transfer_share,status,reason\n";
+  for (const auto& row : rows) {
+    auto num = [&](const char* k) { return row.contains(k) ? fmt::format("{}", row[k].get<double>()) : std::string(); };
+    auto share = [&](const char* k) {
+      return row.contains("share") ? fmt::format("{}", row["share"][k].get<double>()) : std::string();
+    };
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
+                       row["mode"].get<std::string>(), num("ranks"), num("threads_per_rank"), num("gpus"),
+                       csv_escape(row.value("size", std::string())), num("time_s"), num("rate"),
+                       row.value("rate_unit", std::string()), num("speedup_vs_single_core"), num("parallel_efficiency"),
+                       share("compute"), share("communication"), share("transfer"), row["status"].get<std::string>(),
+                       csv_escape(row.value("reason", std::string())));
+  }
+  write_file_atomic(out_dir + "/contrast.csv", csv);
+  if (o.json_path) write_json_atomic(*o.json_path, result.report);
+  if (o.csv_path) write_file_atomic(*o.csv_path, csv);
+  if (failed > 0) {
+    std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed (marked in the table); logs in %s\n", failed,
+                 to_run, out_dir.c_str());
+  }
+  return result;
+}
+
+}  // namespace scalebench

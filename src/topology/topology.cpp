@@ -1,0 +1,320 @@
+// Topology: loads hwloc (this machine or XML, I/O devices included) and extracts the plain
+// description that planning reads.
+#include "scalebench/topology.hpp"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/record.hpp"
+#include "topology/hwloc_util.hpp"
+
+namespace scalebench {
+namespace {
+
+constexpr unsigned kNvidiaVendorId = 0x10de;
+constexpr unsigned kDisplayControllerClass = 0x03;  // PCI base class: VGA (0x0300), 3D (0x0302), ...
+
+hwloc_topology_t new_handle(IoDiscovery io) {
+  hwloc_topology_t t = nullptr;
+  if (hwloc_topology_init(&t) != 0) {
+    throw RuntimeLibraryError(fmt::format("hwloc_topology_init failed: {}", std::strerror(errno)));
+  }
+  // GPUs, NICs and disks with their PCI locality; bridges only where needed to place them.
+  hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (io == IoDiscovery::pci) {
+    // These plugins initialise CUDA, NVML, OpenCL, ROCm or X in the calling process.
+    for (const char* plugin : {"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl"}) {
+      hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, plugin);
+    }
+  }
+  return t;
+}
+
+std::string pci_bus_id_of(hwloc_obj_t pci) {
+  const auto& a = pci->attr->pcidev;
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", a.domain, a.bus, a.dev, a.func);
+}
+
+const char* info(hwloc_obj_t obj, const char* name) {
+  const char* v = hwloc_obj_get_info_by_name(obj, name);
+  return v != nullptr ? v : "";
+}
+
+}  // namespace
+
+Topology Topology::load(IoDiscovery io) {
+  hwloc_topology_t t = new_handle(io);
+  if (hwloc_topology_load(t) != 0) {
+    const int err = errno;
+    hwloc_topology_destroy(t);
+    const char* xml = std::getenv("HWLOC_XMLFILE");
+    if (xml != nullptr && *xml != '\0') {
+      throw UsageError(fmt::format("HWLOC_XMLFILE={} could not be loaded by hwloc {} ({}); point it at an hwloc "
+                                   "XML export or unset it",
+                                   xml, HWLOC_VERSION, std::strerror(err)));
+    }
+    throw RuntimeLibraryError(fmt::format("hwloc could not discover this machine's topology: {}", std::strerror(err)));
+  }
+  const char* xml = std::getenv("HWLOC_XMLFILE");
+  return Topology(t, xml != nullptr && *xml != '\0' ? fmt::format("xml:{}", xml) : "this machine");
+}
+
+Topology Topology::load_xml(const std::string& path) {
+  if (!std::ifstream(path).good()) {
+    throw UsageError(fmt::format("cannot read topology file '{}': {}; give an hwloc XML export "
+                                 "(lstopo --of xml > FILE)",
+                                 path, std::strerror(errno)));
+  }
+  hwloc_topology_t t = new_handle(IoDiscovery::gpu_libraries);  // an XML file runs no plugin
+  if (hwloc_topology_set_xml(t, path.c_str()) != 0 || hwloc_topology_load(t) != 0) {
+    const int err = errno;
+    hwloc_topology_destroy(t);
+    throw UsageError(fmt::format("'{}' is not an hwloc XML topology that hwloc {} can read ({}); export it "
+                                 "with lstopo --of xml (hwloc 2.x format)",
+                                 path, HWLOC_VERSION, std::strerror(err)));
+  }
+  return Topology(t, fmt::format("xml:{}", path));
+}
+
+Topology::Topology(hwloc_topology* handle, std::string source) : handle_(handle), source_(std::move(source)) {
+  this_machine_ = hwloc_topology_is_thissystem(handle_) != 0;
+  describe();
+}
+
+Topology::Topology(Topology&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)),
+      this_machine_(other.this_machine_),
+      source_(std::move(other.source_)),
+      host_(std::move(other.host_)),
+      packages_(std::move(other.packages_)),
+      numa_(std::move(other.numa_)),
+      cores_(std::move(other.cores_)),
+      gpus_(std::move(other.gpus_)) {}
+
+Topology& Topology::operator=(Topology&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) hwloc_topology_destroy(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    this_machine_ = other.this_machine_;
+    source_ = std::move(other.source_);
+    host_ = std::move(other.host_);
+    packages_ = std::move(other.packages_);
+    numa_ = std::move(other.numa_);
+    cores_ = std::move(other.cores_);
+    gpus_ = std::move(other.gpus_);
+  }
+  return *this;
+}
+
+Topology::~Topology() {
+  if (handle_ != nullptr) hwloc_topology_destroy(handle_);
+}
+
+void Topology::describe() {
+  hwloc_topology_t t = handle_;
+  host_ = info(hwloc_get_root_obj(t), "HostName");
+
+  // NUMA domains, by OS index.
+  std::vector<hwloc_obj_t> numa_objs;
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE); i < n; ++i) {
+    numa_objs.push_back(hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i)));
+  }
+  std::sort(numa_objs.begin(), numa_objs.end(),
+            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  for (hwloc_obj_t obj : numa_objs) {
+    NumaDomainInfo d;
+    d.os_index = static_cast<int>(obj->os_index);
+    d.cpus = detail::cpus_of(obj->cpuset);
+    d.local_memory_bytes = obj->attr->numanode.local_memory;
+    numa_.push_back(std::move(d));
+  }
+
+  // Cores (PUs stand in for cores where hwloc found none, as in some virtual machines).
+  const hwloc_obj_type_t core_type =
+      hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, core_type); i < n; ++i) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(t, core_type, static_cast<unsigned>(i));
+    CoreInfo c;
+    c.index = i;
+    c.pus = detail::cpus_of(obj->cpuset);
+    if (c.pus.empty()) continue;  // all its PUs are disallowed
+    for (hwloc_obj_t numa : numa_objs) {
+      if (!hwloc_bitmap_iszero(numa->cpuset) && hwloc_bitmap_isincluded(obj->cpuset, numa->cpuset)) {
+        c.numa_domain = static_cast<int>(numa->os_index);
+        break;
+      }
+    }
+    if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, obj)) {
+      c.package = static_cast<int>(pkg->os_index);
+    }
+    cores_.push_back(std::move(c));
+  }
+  for (auto& d : numa_) {
+    d.cores = static_cast<int>(
+        std::count_if(cores_.begin(), cores_.end(), [&](const CoreInfo& c) { return c.numa_domain == d.os_index; }));
+  }
+
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE); i < n; ++i) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, static_cast<unsigned>(i));
+    PackageInfo p;
+    p.os_index = static_cast<int>(obj->os_index);
+    p.cpu_model = info(obj, "CPUModel");
+    p.cpus = detail::cpus_of(obj->cpuset);
+    for (const auto& c : cores_) {
+      if (c.package != p.os_index) continue;
+      ++p.cores;
+      if (c.numa_domain >= 0 &&
+          std::find(p.numa_domains.begin(), p.numa_domains.end(), c.numa_domain) == p.numa_domains.end()) {
+        p.numa_domains.push_back(c.numa_domain);
+      }
+    }
+    std::sort(p.numa_domains.begin(), p.numa_domains.end());
+    packages_.push_back(std::move(p));
+  }
+
+  // NVIDIA GPUs: PCI display controllers (VGA, 3D) of vendor 0x10de. One GPU however many OS
+  // devices (cuda, nvml, opencl) hwloc attached to it.
+  const auto cpu_domains = cpu_numa_domains();
+  for (hwloc_obj_t pci = hwloc_get_next_pcidev(t, nullptr); pci != nullptr; pci = hwloc_get_next_pcidev(t, pci)) {
+    const auto& a = pci->attr->pcidev;
+    if (a.vendor_id != kNvidiaVendorId || (a.class_id >> 8) != kDisplayControllerClass) continue;
+    GpuInfo g;
+    g.pci_bus_id = pci_bus_id_of(pci);
+    for (hwloc_obj_t child = pci->io_first_child; child != nullptr; child = child->next_sibling) {
+      if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
+      g.os_devices.emplace_back(child->name);
+      if (g.model.empty()) g.model = info(child, "GPUModel");
+    }
+    if (g.model.empty()) g.model = info(pci, "PCIDevice");
+    if (g.model.empty()) g.model = fmt::format("NVIDIA [{:04x}:{:04x}]", a.vendor_id, a.device_id);
+    // Locality: the nearest CPU-side ancestor. At the machine root with several domains, hwloc
+    // knows nothing closer: no nearest domain.
+    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pci);
+    if (anc != nullptr) {
+      g.local_cpus = detail::cpus_of(anc->cpuset);
+      const bool at_root = anc == hwloc_get_root_obj(t);
+      if (!at_root || cpu_domains.size() == 1) {
+        for (const auto& d : cpu_domains) {
+          if (hwloc_bitmap_isset(anc->nodeset, static_cast<unsigned>(d.os_index))) {
+            g.numa_domain = d.os_index;
+            break;
+          }
+        }
+      }
+    }
+    gpus_.push_back(std::move(g));
+  }
+  std::sort(gpus_.begin(), gpus_.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.pci_bus_id < b.pci_bus_id; });
+  for (std::size_t i = 0; i < gpus_.size(); ++i) gpus_[i].index = static_cast<int>(i);
+}
+
+std::vector<NumaDomainInfo> Topology::cpu_numa_domains() const {
+  std::vector<NumaDomainInfo> out;
+  for (const auto& d : numa_) {
+    if (d.cores > 0) out.push_back(d);
+  }
+  return out;
+}
+
+const NumaDomainInfo* Topology::numa_domain(int os_index) const {
+  for (const auto& d : numa_) {
+    if (d.os_index == os_index) return &d;
+  }
+  return nullptr;
+}
+
+std::vector<int> Topology::cpus() const {
+  std::vector<int> out;
+  for (const auto& c : cores_) out.insert(out.end(), c.pus.begin(), c.pus.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const GpuInfo* Topology::gpu_by_pci_bus_id(const std::string& bus_id) const {
+  const std::string want = normalize_pci_bus_id(bus_id);
+  if (want.empty()) return nullptr;
+  for (const auto& g : gpus_) {
+    if (g.pci_bus_id == want) return &g;
+  }
+  return nullptr;
+}
+
+std::vector<const CoreInfo*> Topology::cores_in(const std::vector<int>& cpus) const {
+  std::vector<const CoreInfo*> out;
+  for (const auto& c : cores_) {
+    const bool any = std::any_of(c.pus.begin(), c.pus.end(),
+                                 [&](int pu) { return std::find(cpus.begin(), cpus.end(), pu) != cpus.end(); });
+    if (any) out.push_back(&c);
+  }
+  return out;
+}
+
+void Topology::export_xml(const std::string& path) const {
+  if (hwloc_topology_export_xml(handle_, path.c_str(), 0) != 0) {
+    throw ResourceError(fmt::format("cannot write topology XML to '{}': {}; choose a writable path", path,
+                                    std::strerror(errno)));
+  }
+}
+
+nlohmann::json Topology::to_json() const {
+  nlohmann::json j;
+  j["source"] = source_;
+  j["host"] = host_;
+  j["this_machine"] = this_machine_;
+  j["pus"] = cpus().size();
+  j["cores"] = cores_.size();
+  j["packages"] = nlohmann::json::array();
+  for (const auto& p : packages_) {
+    j["packages"].push_back({{"os_index", p.os_index},
+                             {"cpu_model", p.cpu_model},
+                             {"cpus", format_cpu_list(p.cpus)},
+                             {"cores", p.cores},
+                             {"numa_domains", p.numa_domains}});
+  }
+  j["numa_domains"] = nlohmann::json::array();
+  for (const auto& d : numa_) {
+    j["numa_domains"].push_back({{"os_index", d.os_index},
+                                 {"cpus", format_cpu_list(d.cpus)},
+                                 {"cores", d.cores},
+                                 {"local_memory_bytes", d.local_memory_bytes}});
+  }
+  j["gpus"] = nlohmann::json::array();
+  for (const auto& g : gpus_) {
+    j["gpus"].push_back({{"index", g.index},
+                         {"pci_bus_id", g.pci_bus_id},
+                         {"model", g.model},
+                         {"os_devices", g.os_devices},
+                         {"numa_domain", g.numa_domain >= 0 ? nlohmann::json(g.numa_domain) : nlohmann::json()},
+                         {"local_cpus", format_cpu_list(g.local_cpus)}});
+  }
+  return j;
+}
+
+std::string normalize_pci_bus_id(const std::string& id) {
+  // Hex digits only: sscanf's %x would also take signs and "0x" prefixes.
+  if (id.empty() || id.find_first_not_of("0123456789abcdefABCDEF:.") != std::string::npos) return {};
+  unsigned domain = 0, bus = 0, dev = 0, func = 0;
+  int used = 0;
+  const auto length = static_cast<int>(id.size());
+  // "dddd:bb:dd.f" (hwloc, Linux) or "dddddddd:BB:DD.F" (CUDA, nvidia-smi); else "bb:dd.f".
+  const bool full = std::sscanf(id.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &dev, &func, &used) == 4 && used == length;
+  if (!full) {
+    domain = 0;
+    used = 0;
+    if (std::sscanf(id.c_str(), "%x:%x.%x%n", &bus, &dev, &func, &used) != 3 || used != length) return {};
+  }
+  if (domain > 0xffff || bus > 0xff || dev > 0x1f || func > 0x7) return {};
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, dev, func);
+}
+
+}  // namespace scalebench

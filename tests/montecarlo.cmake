@@ -1,0 +1,16 @@
+# Monte Carlo tests: random numbers, the chunk tree, estimates against closed forms (fixed seeds,
+# small sample counts: the whole set runs in seconds), bit-identical results for 1-4 ranks,
+# CLI errors under mpirun, and CPU-vs-GPU identity on a GPU machine.
+set(_mc ${CMAKE_CURRENT_LIST_DIR})
+scalebench_add_test(NAME montecarlo_rng SOURCES ${_mc}/unit/test_montecarlo_rng.cpp LABELS montecarlo TIMEOUT 60)
+scalebench_add_test(NAME montecarlo_tree SOURCES ${_mc}/unit/test_montecarlo_tree.cpp LABELS montecarlo TIMEOUT 60)
+scalebench_add_test(NAME montecarlo_estimates SOURCES ${_mc}/unit/test_montecarlo_estimates.cpp LABELS montecarlo
+                    TIMEOUT 120)
+scalebench_add_test(NAME montecarlo_config SOURCES ${_mc}/unit/test_montecarlo_config.cpp LABELS montecarlo TIMEOUT 60)
+foreach(_ranks 1 2 3 4)
+  scalebench_add_test(NAME montecarlo_ranks SOURCES ${_mc}/mpi/test_montecarlo_ranks.cpp RANKS ${_ranks}
+                      LABELS montecarlo TIMEOUT 120)
+endforeach()
+scalebench_add_test(NAME montecarlo_cli SOURCES ${_mc}/unit/test_montecarlo_cli.cpp LABELS montecarlo cli TIMEOUT 180)
+scalebench_add_test(NAME montecarlo_cuda SOURCES ${_mc}/cuda/test_montecarlo_cuda.cpp RANKS 1 GPU
+                    LABELS montecarlo TIMEOUT 180)
