@@ -11,6 +11,7 @@
 
 #include "cuda_check.hpp"
 #include "gemm_kernels.hpp"
+#include "gpu_device.hpp"
 #include "nccl_comm.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/mpi.hpp"
@@ -27,31 +28,12 @@ constexpr std::int64_t kStagingElements = kBf16StagingElements;
 
 std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
 
-cudaDataType input_type(Precision p) {
+const char* call_name(Precision p) {
   switch (p) {
-    case Precision::fp64: return CUDA_R_64F;
-    case Precision::fp32:
-    case Precision::tf32: return CUDA_R_32F;
-    case Precision::bf16: return CUDA_R_16BF;
-  }
-  return CUDA_R_64F;
-}
-cudaDataType output_type(Precision p) { return p == Precision::fp64 ? CUDA_R_64F : CUDA_R_32F; }
-cublasComputeType_t compute_type(Precision p) {
-  switch (p) {
-    case Precision::fp64: return CUBLAS_COMPUTE_64F;
-    case Precision::fp32: return CUBLAS_COMPUTE_32F;
-    case Precision::tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
-    case Precision::bf16: return CUBLAS_COMPUTE_32F;
-  }
-  return CUBLAS_COMPUTE_64F;
-}
-const char* compute_type_name(Precision p) {
-  switch (p) {
-    case Precision::fp64: return "CUBLAS_COMPUTE_64F";
-    case Precision::fp32: return "CUBLAS_COMPUTE_32F";
-    case Precision::tf32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case Precision::bf16: return "CUBLAS_COMPUTE_32F (bf16 inputs)";
+    case Precision::fp64: return "cublasDgemm";
+    case Precision::fp32: return "cublasSgemm (CUBLAS_DEFAULT_MATH)";
+    case Precision::tf32: return "cublasSgemm (CUBLAS_TF32_TENSOR_OP_MATH)";
+    case Precision::bf16: return "cublasGemmEx (CUDA_R_16BF inputs, CUDA_R_32F output, CUBLAS_COMPUTE_32F)";
   }
   return "?";
 }
@@ -63,23 +45,11 @@ int as_int(std::int64_t v, const char* what) {
 
 // Row-major C (m×n) = A (m×k)·B (k×n) is column-major Cᵀ (n×m) = Bᵀ (n×k)·Aᵀ (k×m): the same
 // memory, read as column-major with leading dimensions n, k and n. No transposing copies.
+// The classic typed calls where they exist (cublasDgemm, cublasSgemm; tf32 is cublasSgemm on a
+// handle in CUBLAS_TF32_TENSOR_OP_MATH, see set_math_mode), cublasGemmEx for bf16, which has none:
+// exactly what a program that only wants a multiply calls, so the bare peer makes the same call.
 void row_major_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
                     const void* b, void* c) {
-  if (rows == 0) return;
-  const int m_ = as_int(rows, "rows of A"), n_ = as_int(n, "n"), k_ = as_int(k, "k");
-  const double one_d = 1.0, zero_d = 0.0;
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const void* alpha = p == Precision::fp64 ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
-  const void* beta = p == Precision::fp64 ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
-  SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, alpha, b, input_type(p), n_, a,
-                                       input_type(p), k_, beta, c, output_type(p), n_, compute_type(p),
-                                       CUBLAS_GEMM_DEFAULT));
-}
-
-// The same product through the classic typed entry points, as a program that only wants a
-// multiply would write it: the peer the backend is measured against.
-void bare_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
-               const void* b, void* c) {
   if (rows == 0) return;
   const int m_ = as_int(rows, "rows of A"), n_ = as_int(n, "n"), k_ = as_int(k, "k");
   switch (p) {
@@ -96,11 +66,21 @@ void bare_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n,
                                           n_, static_cast<const float*>(a), k_, &zero, static_cast<float*>(c), n_));
       return;
     }
-    case Precision::bf16:
-      // No typed bf16 entry point exists: cublasGemmEx is the bare call.
-      row_major_gemm(h, p, rows, n, k, a, b, c);
+    case Precision::bf16: {
+      const float one = 1.0f, zero = 0.0f;
+      SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, b, CUDA_R_16BF, n_, a,
+                                           CUDA_R_16BF, k_, &zero, c, CUDA_R_32F, n_, CUBLAS_COMPUTE_32F,
+                                           CUBLAS_GEMM_DEFAULT));
       return;
+    }
   }
+}
+
+// tf32: tensor cores with inputs rounded to tf32; every other precision: no tensor-core
+// down-conversion (fp32 stays fp32).
+void set_math_mode(cublasHandle_t h, Precision p) {
+  SCALEBENCH_CUBLAS_CHECK(
+      cublasSetMathMode(h, p == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
 }
 
 }  // namespace
@@ -109,12 +89,11 @@ void bare_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n,
 // Set-up
 
 CublasGemm::Selection CublasGemm::select(const Communicator& comm, bool share_gpu) {
-  const double t0 = wall_seconds();
   Selection s;
   s.device = select_gpu_for_rank(comm, share_gpu);
-  // The primary context exists after this: its creation is timed here, never in a phase.
-  agree(comm, [&] { SCALEBENCH_CUDA_CHECK(cudaFree(nullptr)); });
-  s.seconds = wall_seconds() - t0;
+  // The primary context exists after this; its creation was timed by the first selection in
+  // this process (placement may have selected before the backend did).
+  s.seconds = first_context_seconds();
   s.local_rank = comm.split_shared().rank();
   return s;
 }
@@ -190,6 +169,7 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
       staging_ = DeviceBuffer(static_cast<std::size_t>(std::min(kStagingElements, most)) * 4);
     }
     vectors_ = DeviceBuffer(static_cast<std::size_t>(2 * local.n + 2 * local.k + 3 * rows_held_) * 8);
+    set_math_mode(handle_->get(), p);
     // Defined contents, and the first call of the real shape (kernel selection and lazy module
     // loading) made here: neither belongs in a timed phase.
     SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(a_.get(), 0, a_.bytes(), stream_.get()));
@@ -212,8 +192,7 @@ nlohmann::json CublasGemm::describe() const {
   cudaDriverGetVersion(&driver);
   return {{"library", "cuBLAS"},
           {"version", cublas_version_string()},
-          {"call", "cublasGemmEx"},
-          {"compute_type", compute_type_name(precision_)},
+          {"call", call_name(precision_)},
           {"layout", "row-major as column-major C^T = B^T A^T (no transposing copies)"},
           {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
           {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
@@ -311,7 +290,7 @@ void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRe
 }
 
 void CublasGemm::compute(PhaseRecorder& rec) {
-  timer_.start();
+  timer_.start_gated();
   gemm_call(handle_->get(), shape_.m);
   timer_.stop_into(rec, "compute");
 }
@@ -353,11 +332,11 @@ void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std:
   stream_.synchronize();
 }
 
-void CublasGemm::corrupt_c(std::int64_t index) {
+void CublasGemm::corrupt_c(std::int64_t index, double amount) {
   if (precision_ == Precision::fp64) {
-    add_one(c_.as<double>(), index, stream_.get());
+    add_to_element(c_.as<double>(), index, amount, stream_.get());
   } else {
-    add_one(c_.as<float>(), index, stream_.get());
+    add_to_element(c_.as<float>(), index, amount, stream_.get());
   }
   stream_.synchronize();
 }
@@ -451,18 +430,15 @@ double CublasGemm::bare_cublas_seconds() {
   if (!peer_handle_) {
     peer_stream_.emplace();
     peer_handle_.emplace(peer_stream_->get());
-    if (precision_ == Precision::tf32) {
-      // The classic way to ask cublasSgemm for tensor cores.
-      SCALEBENCH_CUBLAS_CHECK(cublasSetMathMode(peer_handle_->get(), CUBLAS_TF32_TENSOR_OP_MATH));
-    }
+    set_math_mode(peer_handle_->get(), precision_);
+    peer_timer_.emplace(peer_stream_->get());
     // Its own first call (kernel selection, lazy loading) is not what is compared.
-    bare_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
+    row_major_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
     peer_stream_->synchronize();
   }
-  DeviceTimer t(peer_stream_->get());
-  t.start();
-  bare_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
-  return t.stop();
+  peer_timer_->start_gated();
+  row_major_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
+  return peer_timer_->stop();
 }
 
 double CublasGemm::pinned_copy_bandwidth(std::int64_t bytes) {

@@ -32,7 +32,7 @@ class CublasGemm final : public GpuGemm {
   void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) override;
   RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) override;
   std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) override;
-  void corrupt_c(std::int64_t index) override;
+  void corrupt_c(std::int64_t index, double amount) override;
   double bare_cublas_seconds() override;
   double pinned_copy_bandwidth(std::int64_t bytes) override;
   std::vector<std::pair<std::string, double>> setup_seconds() const override { return setup_; }
@@ -84,6 +84,7 @@ class CublasGemm final : public GpuGemm {
 
   std::optional<Stream> peer_stream_;
   std::optional<CublasHandle> peer_handle_;
+  std::optional<DeviceTimer> peer_timer_;
   PinnedBuffer peer_host_;
 };
 

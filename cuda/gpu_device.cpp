@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "gpu_device.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/timing.hpp"
 
 namespace scalebench {
 namespace {
@@ -46,6 +48,10 @@ std::string uuid_of(int device) {
   return format_uuid(prop.uuid);
 }
 
+// Seconds the first selection in this process took: driver initialisation and context creation
+// (cudaSetDevice makes the primary context). Later selections find the context made.
+double g_first_context_seconds = -1.0;
+
 // What one rank tells the others of its node about its GPU.
 struct GpuClaim {
   int world_rank = 0;
@@ -54,6 +60,10 @@ struct GpuClaim {
 };
 
 }  // namespace
+
+namespace gpu {
+double first_context_seconds() { return g_first_context_seconds < 0 ? 0.0 : g_first_context_seconds; }
+}  // namespace gpu
 
 bool gpu_support_built() { return true; }
 
@@ -82,6 +92,7 @@ int select_gpu_for_rank(const Communicator& comm, bool share_gpu) {
   const Communicator node = comm.split_shared();
   int device = -1;
   agree(comm, [&] {
+    const double t0 = wall_seconds();
     const int count = visible_gpu_count();
     if (count == 0) {
       throw ResourceError(fmt::format("--backend cublas needs a GPU, but rank {} on {} sees none ({}); run on a GPU "
@@ -90,6 +101,8 @@ int select_gpu_for_rank(const Communicator& comm, bool share_gpu) {
     }
     device = count == 1 ? 0 : node.rank() % count;
     SCALEBENCH_CUDA_CHECK(cudaSetDevice(device));
+    SCALEBENCH_CUDA_CHECK(cudaFree(nullptr));
+    if (g_first_context_seconds < 0) g_first_context_seconds = wall_seconds() - t0;
   });
 
   // Ranks are compared by GPU UUID, not index: with one visible device per rank every index is 0.

@@ -63,21 +63,31 @@ class Event {
 
 // Times work enqueued on one stream with a pair of events: start() records the first, stop()
 // records the second, waits for it and returns the device-measured seconds.
+// start_gated() first holds the stream with a kernel that waits for the host (released by
+// stop()): the first event and the work behind it then run back to back on the GPU, so time
+// the host spends between start and the last launch (launch overhead, the thread being
+// descheduled on a busy core) is not counted. Only for work that is enqueued without waiting on
+// the stream in between (a library call, a kernel): anything that synchronises would wait for
+// the gate (the gate gives up after about a second rather than hang).
 class DeviceTimer {
  public:
   explicit DeviceTimer(cudaStream_t s) : s_(s) {}
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+
   void start() { begin_.record(s_); }
-  double stop() {
-    end_.record(s_);
-    end_.synchronize();
-    return end_.seconds_since(begin_);
-  }
+  void start_gated();
+  double stop();
   // stop() and add the seconds to `phase` of `rec`.
   void stop_into(PhaseRecorder& rec, const std::string& phase);
 
  private:
   cudaStream_t s_;
   Event begin_, end_;
+  int* gate_ = nullptr;         // pinned, device-visible; 0 holds the stream, 1 releases it
+  int* gate_device_ = nullptr;  // the device's address of *gate_
+  bool gated_ = false;
 };
 
 }  // namespace scalebench::gpu

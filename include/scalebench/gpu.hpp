@@ -121,8 +121,8 @@ class GpuGemm : public LocalGemm {
   // C·x of the first `rows` rows held on the device. Bit-identical to verify()'s C_i·x for the
   // same rows: the gathered C can be compared with the blocks exactly.
   virtual std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) = 0;
-  // Tests and --inject-error-rank: add 1 to local element `index` of C on the device.
-  virtual void corrupt_c(std::int64_t index) = 0;
+  // Tests and --inject-error-rank: add `amount` to local element `index` of C on the device.
+  virtual void corrupt_c(std::int64_t index, double amount) = 0;
 
   // Peers measured in the same run on the same GPU (they overwrite C):
   // seconds of one bare cuBLAS call (its own handle and stream, nothing around it) on this block;
@@ -138,6 +138,15 @@ class GpuGemm : public LocalGemm {
   // host, rank, local rank, GPU index, name, PCI bus id, UUID.
   virtual nlohmann::json placement() const = 0;
 };
+
+// An error in one element of C that Freivalds' check must catch at this size and precision,
+// whatever the inputs (|a|, |b| <= 4 as the generators make them, |x_j| >= 1/2): more than twice
+// the largest row tolerance (2k + 2n + 4)·u·k·n·16. At fp64 this is 1; at tf32 and bf16 an error
+// of 1 can hide below the tolerance of a large multiply, so the test hook adds more.
+inline double detectable_corruption(const GemmShape& s, Precision p) {
+  const double k = static_cast<double>(s.k), n = static_cast<double>(s.n);
+  return 1.0 + 2.0 * (2 * k + 2 * n + 4) * unit_roundoff(p) * k * n * 16.0;
+}
 
 // Selects and initialises this rank's GPU (collective over `comm`).
 std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);

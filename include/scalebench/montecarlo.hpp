@@ -64,6 +64,7 @@ struct MonteCarloConfig {
   ControlVariate control_variate = ControlVariate::none;
   int threads = 0;               // CPU threads per rank; 0 = resolve_mc_threads
   std::string threads_source;    // which setting decided `threads`
+  std::string pin = "auto";      // --pin none|core|numa|gpu|auto (docs/placement.md)
   int reps = 5;
   int warmup = 1;
   bool dry_run = false;

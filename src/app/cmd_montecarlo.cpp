@@ -5,6 +5,7 @@
 #include "app/run_support.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/montecarlo.hpp"
+#include "scalebench/placement.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/parse.hpp"
 
@@ -21,6 +22,7 @@ struct MonteCarloOptions {
   std::string json;
   int steps = 252;
   int threads = 0;
+  std::string pin = "auto";
   int reps = 5;
   int warmup = 1;
   std::uint64_t seed = 42;
@@ -45,6 +47,8 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
     throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
   }
   cfg.threads = app.count("--threads") ? o.threads : 0;
+  parse_pin_policy(o.pin);
+  cfg.pin = o.pin;
   cfg.reps = o.reps;
   cfg.warmup = o.warmup;
   cfg.seed = o.seed;
@@ -74,6 +78,8 @@ Subcommand register_montecarlo(CLI::App& root) {
                   "per rank) [cpu]");
   app->add_option("--threads", opts->threads,
                   "CPU threads per rank (--backend cpu) [OMP_NUM_THREADS, else the CPUs this rank may use]");
+  app->add_option("--pin", opts->pin,
+                  "Bind each rank: none | core | numa | gpu | auto, as for gemm (docs/placement.md) [auto]");
   app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
   app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
   app->add_option("--seed", opts->seed, "Philox key: the whole run is a pure function of it [42]");

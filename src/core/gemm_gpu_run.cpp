@@ -60,8 +60,11 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
                           PhaseRecorder& rec) {
   const auto& s = cfg_.shape;
   auto inject = [&] {
-    // The same element the CPU path corrupts, corrupted where the result lives: on the device.
-    if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2);
+    // The element the CPU path corrupts, corrupted where the result lives (on the device), by
+    // more than the precision's tolerance can hide.
+    if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) {
+      gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
+    }
   };
   if (cfg_.resident) {
     // Nothing moves; the phases every record carries are there, at zero.
@@ -234,6 +237,7 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   nlohmann::json transfers = nlohmann::json::object();
   for (const auto& m : moved) {
     if (!has_phase(phases, m.phase)) continue;
+    if (m.pattern == TransferPattern::broadcast && ranks == 1) continue;  // nothing leaves the rank
     transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
     transfers[m.phase]["pattern"] = m.pattern == TransferPattern::copy        ? "copy"
                                     : m.pattern == TransferPattern::broadcast ? "broadcast"

@@ -3,6 +3,7 @@
 // are gathered as fixed-tree nodes and folded on rank 0, so the estimate is the same to the bit
 // for any rank count. Every repeat is reduced and must give the same estimate; the last one is
 // checked against the closed form.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -10,9 +11,11 @@
 #include <fmt/format.h>
 
 #include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
 #include "scalebench/montecarlo.hpp"
+#include "scalebench/rank_setup.hpp"
+#include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
+#include "scalebench/partition.hpp"
 #include "scalebench/record.hpp"
 
 namespace scalebench {
@@ -95,7 +98,7 @@ void print_dry_run(const MonteCarloConfig& cfg, const Communicator& comm, std::i
   const auto per_rank = comm.gather_strings(host_name());
   if (!comm.is_root()) return;
   std::string out = fmt::format(
-      "scalebench montecarlo --dry-run: nothing is computed\n  {}\n  backend {}  samples {}  chunks {} of {}  seed {}\n"
+      "scalebench montecarlo --dry-run: nothing is computed\n  {}\n  backend {}  samples {}  {} chunks of {}  seed {}\n"
       "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}\n  json {}\n  chunks per rank:\n",
       problem_title(cfg), to_string(cfg.backend), cfg.samples, chunks, cfg.chunk_size, cfg.seed, comm.size(),
       cfg.threads, cfg.threads_source, cfg.reps, cfg.warmup, cfg.json_path.value_or("(none)"));
@@ -116,10 +119,12 @@ double phase_median(const std::vector<std::pair<std::string, PhaseStats>>& phase
   return 0.0;
 }
 
+using PhaseList = std::vector<std::pair<std::string, PhaseStats>>;
+
 std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, const McOutcome& o,
-                        const std::vector<std::pair<std::string, PhaseStats>>& phases, const nlohmann::json& rates,
+                        const PhaseList& setup_phases, const PhaseList& phases, const nlohmann::json& rates,
                         std::int64_t chunks, const nlohmann::json& warnings) {
-  std::string out = fmt::format("scalebench montecarlo  {}\n  backend {}  samples {}  chunks {} of {}  ranks {}  "
+  std::string out = fmt::format("scalebench montecarlo  {}\n  backend {}  samples {}  {} chunks of {}  ranks {}  "
                                 "threads/rank {} ({})  reps {}  warm-up {}  seed {}\n",
                                 problem_title(cfg), to_string(cfg.backend), cfg.samples, chunks, cfg.chunk_size,
                                 comm.size(), cfg.threads, cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed);
@@ -136,9 +141,13 @@ std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, c
   if (cfg.problem == McProblem::asian) out += line("geometric (check)", o.checked);
   out += fmt::format("{:<22}{:.10f} ({})  z = {:.2f}  verification {} (|z| <= {})\n", "closed form",
                      o.checked.closed_form, o.checked_quantity, o.checked.z, o.ok ? "PASSED" : "FAILED", kZLimit);
-  out += fmt::format("{:<14}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
+  out += fmt::format("{:<20}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
+  for (const auto& [name, st] : setup_phases) {
+    out += fmt::format("{:<20}{:>12.6f}{:>12}{:>12}{:>11.1f}%\n", "setup_" + name, st.median, "", "",
+                       100.0 * st.imbalance);
+  }
   for (const auto& [name, st] : phases) {
-    out += fmt::format("{:<14}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
+    out += fmt::format("{:<20}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
                        100.0 * st.imbalance);
   }
   out += fmt::format("compute {:.4g} samples/s ({:.4g} per rank", rates["samples_per_s"].get<double>(),
@@ -160,20 +169,25 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     validate(cfg);
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
   });
-  agree(comm, [&] {
-    if (cfg.backend == McBackendKind::cpu) {
-      auto [threads, source] = resolve_mc_threads(cfg.threads);
-      cfg.threads = threads;
-      cfg.threads_source = source;
-    } else {
-      cfg.threads = 1;
-      cfg.threads_source = cfg.backend == McBackendKind::naive ? "naive is one thread" : "one host thread drives the GPU";
-    }
-  });
+  // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
+  std::string gpu_bus_id;
+  if (cfg.backend == McBackendKind::cuda && !cfg.dry_run) {
+    agree(comm, [&] { gpu_bus_id = gpu_info(select_gpu_for_rank(comm, cfg.share_gpu)).value("pci_bus_id", ""); });
+  }
+  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads, gpu_bus_id, {"OMP_NUM_THREADS"});
+  if (cfg.backend == McBackendKind::cpu) {
+    cfg.threads = placed.threads;
+    cfg.threads_source = placed.threads_source;
+  } else {
+    cfg.threads = 1;
+    cfg.threads_source = cfg.backend == McBackendKind::naive ? "naive is one thread" : "one host thread drives the GPU";
+  }
   const std::int64_t chunks = chunk_count(cfg);
   const ChunkRange mine = rank_chunks(chunks, comm.rank(), comm.size());
   const std::int64_t my_samples =
-      std::max<std::int64_t>(std::min(mine.last * cfg.chunk_size, cfg.samples) - mine.first * cfg.chunk_size, 0);
+      cfg.backend == McBackendKind::naive
+          ? RowPartition(cfg.samples, comm.size()).block(comm.rank()).count
+          : std::max<std::int64_t>(std::min(mine.last * cfg.chunk_size, cfg.samples) - mine.first * cfg.chunk_size, 0);
 
   MonteCarloResult result;
   if (cfg.dry_run) {
@@ -249,15 +263,19 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     my_warning = fmt::format("{} threads on {} allowed core{} (rank {} on {})", cfg.threads, cpus.size(),
                              cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
   }
+  for (const auto& w : placed.report.warnings) {
+    if (!my_warning.empty()) my_warning.push_back('\n');
+    my_warning.append(fmt::format("rank {}: {}", comm.rank(), w));
+  }
   const auto warnings_all = comm.gather_strings(my_warning);
   const nlohmann::json backend_info = kernel->describe();
   nlohmann::json extra = {{"threads", cfg.threads},
-                          {"chunks", {mine.first, mine.last}},
-                          {"samples", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr) : nlohmann::json(my_samples)},
+                          {"chunks", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr)
+                                                                         : nlohmann::json({mine.first, mine.last})},
+                          {"samples", my_samples},
                           {"compute_median_s", my_compute_s},
-                          {"samples_per_s", my_compute_s > 0 && cfg.backend != McBackendKind::naive
-                                                ? static_cast<double>(my_samples) / my_compute_s
-                                                : 0.0}};
+                          {"samples_per_s", my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
+                          {"placement", placed.report.to_json()}};
   if (backend_info.contains("gpu")) extra["gpu"] = backend_info["gpu"];
   nlohmann::json ctx = run_context(comm, extra);
   result.outcome = outcome;
@@ -269,13 +287,17 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : warnings_all) {
-    if (!w.empty()) warnings.push_back(w);
+    for (std::size_t start = 0; start < w.size();) {
+      const std::size_t end = std::min(w.find('\n', start), w.size());
+      if (end > start) warnings.push_back(w.substr(start, end - start));
+      start = end + 1;
+    }
   }
   if (cfg.backend == McBackendKind::naive && comm.size() > 1) {
     warnings.push_back("naive: one std::mt19937 per rank seeded with seed + rank, so the estimate changes with the "
                        "rank count; use --backend cpu for rank-independent results");
   }
-  if (chunks < comm.size()) {
+  if (chunks < comm.size() && cfg.backend != McBackendKind::naive) {
     warnings.push_back(fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks, comm.size(),
                                    comm.size() - chunks));
   }
@@ -285,14 +307,20 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   record["subcommand"] = "montecarlo";
   record["config"] = config_json(cfg, chunks);
   record["backend"] = backend_info;
-  std::vector<std::int64_t> chunks_per_rank, samples_per_rank;
-  for (int r = 0; r < comm.size(); ++r) {
-    const ChunkRange cr = rank_chunks(chunks, r, comm.size());
-    chunks_per_rank.push_back(cr.last - cr.first);
-    samples_per_rank.push_back(
-        std::max<std::int64_t>(std::min(cr.last * cfg.chunk_size, cfg.samples) - cr.first * cfg.chunk_size, 0));
+  if (cfg.backend == McBackendKind::naive) {
+    // The baseline ignores chunks: an even split of the samples.
+    record["partition"] = {{"chunks_per_rank", nullptr},
+                           {"samples_per_rank", RowPartition(cfg.samples, comm.size()).counts()}};
+  } else {
+    std::vector<std::int64_t> chunks_per_rank, samples_per_rank;
+    for (int r = 0; r < comm.size(); ++r) {
+      const ChunkRange cr = rank_chunks(chunks, r, comm.size());
+      chunks_per_rank.push_back(cr.last - cr.first);
+      samples_per_rank.push_back(
+          std::max<std::int64_t>(std::min(cr.last * cfg.chunk_size, cfg.samples) - cr.first * cfg.chunk_size, 0));
+    }
+    record["partition"] = {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
   }
-  record["partition"] = {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
   nlohmann::json ph = nlohmann::json::object();
   for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
   for (const auto& [name, st] : phases) ph[name] = to_json(st);
@@ -333,7 +361,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   record["finished_at"] = utc_now_iso8601();
 
   if (!cfg.quiet) {
-    const std::string out = human_table(cfg, comm, outcome, phases, rates, chunks, warnings);
+    const std::string out = human_table(cfg, comm, outcome, setup_phases, phases, rates, chunks, warnings);
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }

@@ -46,7 +46,7 @@ inline u64 lane_hit(u64 x, u64 y) {
 // On compilers that honour it, ask for the widest vectors (AVX-512 where the build targets it;
 // GCC's default for AVX-512 targets is 256 bits). Ignored where no wider vectors exist.
 #if defined(__GNUC__) && !defined(__clang__)
-#define SCALEBENCH_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
+#define SCALEBENCH_WIDE_VECTORS __attribute__((noinline, target("prefer-vector-width=512")))
 #else
 #define SCALEBENCH_WIDE_VECTORS
 #endif

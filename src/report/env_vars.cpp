@@ -8,8 +8,8 @@ namespace scalebench {
 
 const std::vector<EnvVar>& honoured_env_vars() {
   static const std::vector<EnvVar> vars = {
-      {"OPENBLAS_NUM_THREADS", "unset", "BLAS threads per rank when --threads is not given (wins over OMP_NUM_THREADS)"},
-      {"OMP_NUM_THREADS", "unset", "BLAS/CPU threads per rank when neither --threads nor OPENBLAS_NUM_THREADS is set"},
+      {"OPENBLAS_NUM_THREADS", "unset", "gemm: BLAS threads per rank when --threads is not given (wins over OMP_NUM_THREADS)"},
+      {"OMP_NUM_THREADS", "unset", "gemm: BLAS threads when neither --threads nor OPENBLAS_NUM_THREADS is set; montecarlo: CPU threads per rank when --threads is not given"},
       {"OPENBLAS_CORETYPE", "unset", "OpenBLAS kernel choice; recorded, not changed"},
       {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},

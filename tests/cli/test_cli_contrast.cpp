@@ -1,0 +1,96 @@
+// `scalebench contrast` end to end under the real mpirun: the CPU modes run, the modes this
+// machine cannot do are skipped with their reason, a failing step is marked and the rest still
+// shown, and bad requests fail before anything runs.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const char* kSmall = "--n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0";
+
+const json* row_of(const json& report, const std::string& workload, const std::string& mode) {
+  for (const auto& r : report["runs"]) {
+    if (r["workload"] == workload && r["mode"] == mode) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ContrastCli, RunsTheCpuModesAndSkipsTheRestWithReasons) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --out-dir " + dir + "/runs --json " + dir +
+                                  "/c.json --csv " + dir + "/c.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json report = json::parse(read_file(dir + "/c.json"));
+  EXPECT_TRUE(report["ok"].get<bool>());
+  for (const char* w : {"gemm", "montecarlo"}) {
+    for (const char* m : {"naive", "single-core", "multi-thread"}) {
+      const json* row = row_of(report, w, m);
+      ASSERT_NE(row, nullptr) << w << " " << m;
+      EXPECT_EQ((*row)["status"], "ok") << row->dump();
+      EXPECT_GT((*row)["rate"].get<double>(), 0) << row->dump();
+      EXPECT_TRUE(file_exists((*row)["record"].get<std::string>()));
+    }
+    EXPECT_NEAR((*row_of(report, w, "single-core"))["speedup_vs_single_core"].get<double>(), 1.0, 1e-12);
+    const json* gpu = row_of(report, w, "gpu");
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_EQ((*gpu)["status"], "skipped");
+    EXPECT_EQ((*gpu)["reason"], "no GPU");
+    EXPECT_EQ((*row_of(report, w, "multinode"))["reason"], "one node");
+  }
+  // The table and the CSV say the same.
+  EXPECT_NE(r.output.find("single-core"), std::string::npos);
+  EXPECT_NE(r.output.find("skipped: no GPU"), std::string::npos);
+  const std::string csv = read_file(dir + "/c.csv");
+  EXPECT_EQ(count_of(csv, "\n"), 1 + static_cast<int>(report["runs"].size()));
+  EXPECT_TRUE(file_exists(dir + "/runs/contrast.json"));
+  // Earlier results are never overwritten.
+  const CliRun again = run_scalebench(std::string("contrast ") + kSmall + " --out-dir " + dir + "/runs");
+  EXPECT_EQ(again.exit_code, 3) << again.output;
+  EXPECT_NE(again.output.find("never overwritten"), std::string::npos);
+}
+
+TEST(ContrastCli, AFailingStepIsMarkedAndTheOthersStillShown) {
+  const std::string dir = make_temp_dir();
+  // tf32 is a GPU precision: every CPU gemm step fails with a usage error; Monte Carlo runs.
+  const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --precision tf32 --modes single-core --out-dir " +
+                                  dir + "/runs --json " + dir + "/c.json");
+  EXPECT_EQ(r.exit_code, 8) << r.output;
+  const json report = json::parse(read_file(dir + "/c.json"));
+  EXPECT_EQ((*row_of(report, "gemm", "single-core"))["status"], "failed");
+  EXPECT_NE((*row_of(report, "gemm", "single-core"))["reason"].get<std::string>().find("tf32"), std::string::npos);
+  EXPECT_EQ((*row_of(report, "montecarlo", "single-core"))["status"], "ok");
+}
+
+TEST(ContrastCli, BadRequestsFailBeforeAnythingRuns) {
+  const std::string dir = make_temp_dir();
+  CliRun r = run_scalebench("contrast --modes gpu --out-dir " + dir + "/a");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("mode gpu cannot run here: no GPU"), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/a"));
+  r = run_scalebench("contrast --modes warp-drive");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = run_scalebench("contrast --workload fft");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  setenv("SCALEBENCH_MPIEXEC", "/nonexistent/mpirun", 1);
+  r = run_scalebench("contrast --out-dir " + dir + "/b");
+  unsetenv("SCALEBENCH_MPIEXEC");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("launcher '/nonexistent/mpirun' not found"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "scalebench: error"), 1);
+}
+
+TEST(ContrastCli, DryRunShowsEveryCommandAndRunsNothing) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("contrast --dry-run --out-dir " + dir + "/runs");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--bind-to core"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("skipped: one node"), std::string::npos);
+  EXPECT_FALSE(file_exists(dir + "/runs"));
+}
