@@ -132,9 +132,6 @@ void check_nccl(ncclResult_t rc, const char* call, const char* file, int line, n
   if (rc == ncclSuccess || rc == ncclInProgress) return;
   std::string text = fmt::format("{}: {}", where(call, file, line), ncclGetErrorString(rc));
   if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0') text += fmt::format(" ({})", last);
-  if (rc == ncclInvalidUsage || rc == ncclInvalidArgument) {
-    throw RuntimeLibraryError(text + "; run with NCCL_DEBUG=WARN for details");
-  }
   if (rc == ncclUnhandledCudaError) {
     const cudaError_t pending = cudaPeekAtLastError();
     if (is_sticky(pending)) abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");

@@ -84,7 +84,7 @@ std::string gpu_absence_reason() {
   std::string driver = "NVIDIA kernel driver loaded";
   if (std::ifstream version("/proc/driver/nvidia/version"); !version) driver = "no NVIDIA kernel driver loaded";
   const std::string why = rc == cudaSuccess ? std::string("0 devices") : std::string(cudaGetErrorString(rc));
-  return fmt::format("cudaGetDeviceCount: {}; {}; CUDA_VISIBLE_DEVICES={}", why, driver,
+  return fmt::format("{}; cudaGetDeviceCount: {}; CUDA_VISIBLE_DEVICES={}", driver, why,
                      env_or("CUDA_VISIBLE_DEVICES", "(unset)"));
 }
 

@@ -30,8 +30,9 @@ GemmBackendKind parse_gemm_backend(const std::string& s);
 // Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
 // as bf16-representable floats on the host).
 std::size_t host_element_bytes(Precision p);
-// Unit roundoff of the arithmetic the precision implies (fp64 2^-53, fp32 2^-24, tf32 2^-11,
-// bf16 2^-8); tolerances are derived from it.
+// Unit roundoff of the arithmetic the precision implies (fp64 2^-53, fp32 2^-24, tf32 2^-11 —
+// the tensor cores round fp32 inputs to tf32 —, bf16 2^-24: bf16 inputs are exact and their
+// products exact in fp32, so only the fp32 accumulation rounds); tolerances are derived from it.
 double unit_roundoff(Precision p);
 
 struct GemmShape {

@@ -226,10 +226,12 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   };
   std::vector<Moved> moved;
   if (!cfg_.resident) {
+    // With one rank nothing travels between ranks: NCCL moves nothing at all, MPI only copies
+    // rank 0's own block of A and C within the host (scatter, gather).
     const double elem = nccl ? din : he;
-    moved.push_back({"scatter", TransferPattern::scatter, a * elem});
-    moved.push_back({"broadcast", TransferPattern::broadcast, b * elem});
-    moved.push_back({"gather", TransferPattern::gather, c * (nccl ? dout : he)});
+    if (ranks > 1 || !nccl) moved.push_back({"scatter", TransferPattern::scatter, a * elem});
+    if (ranks > 1) moved.push_back({"broadcast", TransferPattern::broadcast, b * elem});
+    if (ranks > 1 || !nccl) moved.push_back({"gather", TransferPattern::gather, c * (nccl ? dout : he)});
     const double h2d_rows = nccl && ranks > 1 ? static_cast<double>(s.m) : largest;
     moved.push_back({"h2d", TransferPattern::copy, (h2d_rows * static_cast<double>(s.k) + b) * he});
     moved.push_back({"d2h", TransferPattern::copy, h2d_rows * static_cast<double>(s.n) * he});
@@ -237,7 +239,6 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   nlohmann::json transfers = nlohmann::json::object();
   for (const auto& m : moved) {
     if (!has_phase(phases, m.phase)) continue;
-    if (m.pattern == TransferPattern::broadcast && ranks == 1) continue;  // nothing leaves the rank
     transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
     transfers[m.phase]["pattern"] = m.pattern == TransferPattern::copy        ? "copy"
                                     : m.pattern == TransferPattern::broadcast ? "broadcast"

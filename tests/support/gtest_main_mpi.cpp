@@ -1,5 +1,5 @@
 // gtest main for MPI tests: every rank runs every test; only rank 0 prints; the exit code is
-// failure on every rank if any rank failed.
+// failure on every rank if any rank failed, 77 (skipped) if every test skipped everywhere.
 #include <mpi.h>
 
 #include <gtest/gtest.h>
@@ -20,6 +20,12 @@ int main(int argc, char** argv) {
   if (rank == 0 && any_failed && !local_failed) {
     std::fprintf(stderr, "a test failed on another rank\n");
   }
+  // Exit 77 (CTest's SKIP_RETURN_CODE) only when every test skipped on every rank and none failed.
+  const auto* ut = testing::UnitTest::GetInstance();
+  int all_skipped_local = ut->test_to_run_count() > 0 && ut->skipped_test_count() == ut->test_to_run_count() ? 1 : 0;
+  int all_skipped = 0;
+  MPI_Allreduce(&all_skipped_local, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Finalize();
+  if (!any_failed && all_skipped) return 77;
   return any_failed;
 }
