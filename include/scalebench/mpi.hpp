@@ -80,7 +80,9 @@ template <> inline MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_
 // Byte-level collectives; the typed templates below call these with sizeof(T) and the type.
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
                  const Communicator& comm, std::int64_t chunk);
-// counts/displs (in elements) are meaningful on root only; recv_count on every rank.
+// counts/displs (in elements) are meaningful on root only; recv_count on every rank. At the root,
+// a receive (scatter) or send (gather) buffer that is the root's own block inside the full buffer
+// is used in place: nothing is copied.
 void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
                     void* recv, std::int64_t recv_count, MPI_Datatype type, std::size_t elem_size, int root,
                     const Communicator& comm, std::int64_t chunk);

@@ -105,9 +105,9 @@ std::pair<int, std::string> resolve_threads(int requested) {
 std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const auto& s = cfg.shape;
-  std::int64_t bytes = (rows * s.k + s.k * s.n + rows * s.n) * e;  // A_i + B + C_i
-  if (cfg.peer) bytes += rows * s.n * e;                           // the peer's own C_i
-  if (is_root) bytes += (s.m * s.k + s.m * s.n) * e;               // full A and C
+  // A_i + B + C_i; rank 0 holds all of A and C instead (its own rows stay in place).
+  std::int64_t bytes = is_root ? (s.m * s.k + s.k * s.n + s.m * s.n) * e : (rows * s.k + s.k * s.n + rows * s.n) * e;
+  if (cfg.peer) bytes += rows * s.n * e;  // the peer's own C_i
   return bytes;
 }
 

@@ -110,10 +110,16 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     } else {
       b.assign(static_cast<std::size_t>(s.k * s.n), T(0));
     }
-    a_i.assign(static_cast<std::size_t>(mine.count * s.k), T(0));
-    c_i.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
-    if (cfg.peer && !gpu_run) c_peer.assign(c_i.size(), T(0));
+    // Rank 0 keeps its own rows in A and C (MPI_IN_PLACE): no copy of its block, no extra memory.
+    if (!comm.is_root()) {
+      a_i.assign(static_cast<std::size_t>(mine.count * s.k), T(0));
+      c_i.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
+    }
+    if (cfg.peer && !gpu_run) c_peer.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
   }
+  // This rank's rows of A and C: its own buffers, or (rank 0) its rows inside A and C.
+  T* a_mine = comm.is_root() && host_matrices ? a_full.data() + mine.offset * s.k : a_i.data();
+  T* c_mine = comm.is_root() && host_matrices ? c_full.data() + mine.offset * s.n : c_i.data();
   const GemmShape local{mine.count, s.n, s.k};
   if (gpu_run) {
     if (host_matrices) {
@@ -140,23 +146,23 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     const double t0 = wall_seconds();
     if (host_moves) {
       ScopedPhase t(rec, "scatter");
-      scatterv(a_full.data(), a_counts, a_displs, a_i.data(), mine.count * s.k, 0, comm, chunk);
+      scatterv(a_full.data(), a_counts, a_displs, a_mine, mine.count * s.k, 0, comm, chunk);
     }
     if (host_moves) {
       ScopedPhase t(rec, "broadcast");
       bcast(b.data(), s.k * s.n, 0, comm, chunk);
     }
     if (gpu_run) {
-      gpu_run->multiply(a_full.data(), a_i.data(), b.data(), c_i.data(), c_full.data(), rec);
+      gpu_run->multiply(a_full.data(), a_mine, b.data(), c_mine, c_full.data(), rec);
     } else {
-      backend.multiply(a_i.data(), b.data(), c_i.data(), rec);
+      backend.multiply(a_mine, b.data(), c_mine, rec);
       if (cfg.inject_error_rank == comm.rank() && mine.count > 0) {
-        c_i[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
+        c_mine[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
       }
     }
     if (host_moves) {
       ScopedPhase t(rec, "gather");
-      gatherv(c_i.data(), mine.count * s.n, c_full.data(), c_counts, c_displs, 0, comm, chunk);
+      gatherv(c_mine, mine.count * s.n, c_full.data(), c_counts, c_displs, 0, comm, chunk);
     }
     rec.add("end_to_end", wall_seconds() - t0);
 
@@ -167,13 +173,13 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       int gather_ok = 1;
       if (gpu_run) {
         // The same check computed on each rank's device (gemm_gpu_run.hpp).
-        const auto check = gpu_run->verify(x, c_i.data(), c_full.data());
+        const auto check = gpu_run->verify(x, c_mine, c_full.data());
         rc = check.rows;
         gather_ok = check.gather_ok ? 1 : 0;
       } else {
         if (bx.empty()) b_times_x(b.data(), s.k, s.n, x, bx, abs_bx);
         std::vector<double> cx;
-        rc = freivalds_rows(a_i.data(), c_i.data(), mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
+        rc = freivalds_rows(a_mine, c_mine, mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
         // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
         std::vector<double> cx_all(comm.is_root() ? static_cast<std::size_t>(s.m) : 0);
         gatherv(cx.data(), mine.count, cx_all.data(), rows.counts(), rows.offsets(), 0, comm, chunk);
@@ -236,7 +242,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     for (int rep = 0; rep < total_reps; ++rep) {
       if (rep == cfg.warmup) peer_rec.clear();
       comm.barrier();
-      peer_rec.add("bare_compute", time_bare_cblas(local, cfg.precision, a_i.data(), b.data(), c_peer.data()));
+      peer_rec.add("bare_compute", time_bare_cblas(local, cfg.precision, a_mine, b.data(), c_peer.data()));
       peer_rec.next_repeat();
     }
   }
@@ -280,8 +286,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   }
   const auto warnings_all = comm.gather_strings(my_warning);
 
-  if (!a_i.empty()) placement.record_buffer("A_i", a_i.data(), a_i.size() * sizeof(T));
-  if (!c_i.empty()) placement.record_buffer("C_i", c_i.data(), c_i.size() * sizeof(T));
+  if (a_mine && mine.count > 0) placement.record_buffer("A_i", a_mine, static_cast<std::size_t>(mine.count * s.k) * sizeof(T));
+  if (c_mine && mine.count > 0) placement.record_buffer("C_i", c_mine, static_cast<std::size_t>(mine.count * s.n) * sizeof(T));
   if (!b.empty()) placement.record_buffer("B", b.data(), b.size() * sizeof(T));
   nlohmann::json extra = {{"threads", threads}, {"rows", mine.count}, {"row_offset", mine.offset},
                           {"placement", placement.to_json()}};

@@ -39,7 +39,8 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
     const auto& p = out.report.placement;
     if (p.pin != PinPolicy::none && p.threads > 0) {
       out.threads = p.threads;
-      out.threads_source = fmt::format("cores owned (--pin {})", pin_policy_name(p.pin));
+      out.threads_source = p.launcher_bound ? std::string("cores the launcher bound this rank to")
+                                            : fmt::format("cores owned (--pin {})", pin_policy_name(p.pin));
     } else {
       const int cpus = static_cast<int>(allowed_cpus().size());
       out.threads = cpus > 0 ? cpus : 1;

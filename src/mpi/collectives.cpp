@@ -1,6 +1,8 @@
 // Collectives whose element counts may exceed what one MPI call takes (int counts). Small
 // transfers use one MPI_Scatterv / MPI_Gatherv / MPI_Bcast; larger ones are cut into chunks of at
 // most `chunk` elements (point-to-point for scatter/gather, successive broadcasts for bcast).
+// When the root's own block is already in place (its receive buffer is its block of the send
+// buffer, or the reverse for gather) it is not copied (MPI_IN_PLACE).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -53,15 +55,19 @@ void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, c
         d.push_back(static_cast<int>(displs[i]));
       }
     }
-    SCALEBENCH_MPI(MPI_Scatterv(send, c.data(), d.data(), type, recv, static_cast<int>(recv_count), type, root,
-                                comm.get()));
+    // The root's block already in place (recv points at it inside send): MPI_IN_PLACE, no copy.
+    const bool in_place = comm.rank() == root && recv == at(send, displs[root], elem_size);
+    SCALEBENCH_MPI(MPI_Scatterv(send, c.data(), d.data(), type, in_place ? MPI_IN_PLACE : recv,
+                                static_cast<int>(recv_count), type, root, comm.get()));
     return;
   }
   std::vector<MPI_Request> requests;
   if (comm.rank() == root) {
     for (int r = 0; r < comm.size(); ++r) {
       if (r == root) {
-        if (counts[r] > 0) std::memcpy(recv, at(send, displs[r], elem_size), static_cast<std::size_t>(counts[r]) * elem_size);
+        if (counts[r] > 0 && recv != at(send, displs[r], elem_size)) {
+          std::memcpy(recv, at(send, displs[r], elem_size), static_cast<std::size_t>(counts[r]) * elem_size);
+        }
         continue;
       }
       for (std::int64_t done = 0; done < counts[r]; done += chunk) {
@@ -98,15 +104,18 @@ void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const 
         d.push_back(static_cast<int>(displs[i]));
       }
     }
-    SCALEBENCH_MPI(MPI_Gatherv(send, static_cast<int>(send_count), type, recv, c.data(), d.data(), type, root,
-                               comm.get()));
+    const bool in_place = comm.rank() == root && send == at(static_cast<const void*>(recv), displs[root], elem_size);
+    SCALEBENCH_MPI(MPI_Gatherv(in_place ? MPI_IN_PLACE : send, static_cast<int>(send_count), type, recv, c.data(),
+                               d.data(), type, root, comm.get()));
     return;
   }
   std::vector<MPI_Request> requests;
   if (comm.rank() == root) {
     for (int r = 0; r < comm.size(); ++r) {
       if (r == root) {
-        if (counts[r] > 0) std::memcpy(at(recv, displs[r], elem_size), send, static_cast<std::size_t>(counts[r]) * elem_size);
+        if (counts[r] > 0 && send != at(static_cast<const void*>(recv), displs[r], elem_size)) {
+          std::memcpy(at(recv, displs[r], elem_size), send, static_cast<std::size_t>(counts[r]) * elem_size);
+        }
         continue;
       }
       for (std::int64_t done = 0; done < counts[r]; done += chunk) {

@@ -49,6 +49,30 @@ TEST(Collectives, ScatterGatherChunkedSmallerThanABlock) {
   scatter_gather_roundtrip(101, 3, 1);
 }
 
+TEST(Collectives, RootBlockInPlaceIsLeftAloneAndTheOthersMove) {
+  const auto comm = Communicator::world();
+  const std::int64_t rows = 11, row_len = 3;
+  const RowPartition part(rows, comm.size());
+  const auto counts = part.counts_times(row_len), displs = part.offsets_times(row_len);
+  const auto mine = part.block(comm.rank());
+  for (std::int64_t chunk : {kMaxMpiCount, std::int64_t{2}}) {
+    std::vector<double> full = comm.is_root() ? iota_vector(rows * row_len) : std::vector<double>{};
+    std::vector<double> own(comm.is_root() ? 0 : mine.count * row_len, 0.0);
+    double* block = comm.is_root() ? full.data() : own.data();
+    scatterv(full.data(), counts, displs, block, mine.count * row_len, 0, comm, chunk);
+    bool ok = true;
+    for (std::int64_t i = 0; i < mine.count * row_len; ++i) {
+      ok = ok && block[i] == static_cast<double>(mine.offset * row_len + i + 1);
+      block[i] = -block[i];
+    }
+    gatherv(block, mine.count * row_len, full.data(), counts, displs, 0, comm, chunk);
+    if (comm.is_root()) {
+      for (std::int64_t i = 0; i < rows * row_len; ++i) ok = ok && full[i] == -static_cast<double>(i + 1);
+    }
+    EXPECT_TRUE(all_ranks(ok)) << "chunk " << chunk;
+  }
+}
+
 TEST(Collectives, BroadcastChunkedEqualsWhole) {
   const auto comm = Communicator::world();
   for (std::int64_t chunk : {kMaxMpiCount, std::int64_t{3}, std::int64_t{1000}}) {
