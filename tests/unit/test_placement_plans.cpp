@@ -188,3 +188,16 @@ TEST(PlanAllModes, ComesInContrastOrder) {
   EXPECT_EQ(scalebench::parse_pin_policy("auto"), PinPolicy::automatic);
   EXPECT_THROW(scalebench::parse_pin_policy("socket"), scalebench::UsageError);
 }
+
+// --- the H100 benchmark machine: 16 cores, one NUMA domain, one GPU ------------------------------
+
+TEST(PlanH100Node, GpuRankTakesEveryCoreOfItsDomainAndTheOtherModesFollow) {
+  const auto t = test_data::load(test_data::kH100Node);
+  ASSERT_EQ(t.gpus().size(), 1u);
+  EXPECT_EQ(t.gpus().front().pci_bus_id, "0000:00:06.0");
+  expect_ranks(plan_placement(t, Mode::gpu), {{range(0, 15), {0}, 16, "0000:00:06.0"}});
+  expect_ranks(plan_placement(t, Mode::multi_thread), {{range(0, 15), {0}, 16, ""}});
+  expect_ranks(plan_placement(t, Mode::single_core), {{{0}, {0}, 1, ""}});
+  expect_impossible(plan_placement(t, Mode::numa), "one NUMA domain: same as multi-thread");
+  expect_impossible(plan_placement(t, Mode::multinode), "one node");
+}
