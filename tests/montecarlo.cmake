@@ -14,3 +14,7 @@ endforeach()
 scalebench_add_test(NAME montecarlo_cli SOURCES ${_mc}/unit/test_montecarlo_cli.cpp LABELS montecarlo cli TIMEOUT 180)
 scalebench_add_test(NAME montecarlo_cuda SOURCES ${_mc}/cuda/test_montecarlo_cuda.cpp RANKS 1 GPU
                     LABELS montecarlo TIMEOUT 180)
+foreach(_ranks 1 2)
+  scalebench_add_test(NAME montecarlo_cuda_ranks SOURCES ${_mc}/cuda/test_montecarlo_cuda_ranks.cpp RANKS ${_ranks} GPU
+                      LABELS montecarlo TIMEOUT 180)
+endforeach()

@@ -1,0 +1,42 @@
+// The distributed Monte Carlo on GPUs gives the CPU's π to the bit at any GPU count: run on 1 and
+// on 2 ranks (one GPU each where there are two; sharing one GPU otherwise).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "mpi_test_util.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/montecarlo.hpp"
+#include "scalebench/mpi.hpp"
+
+using namespace scalebench;
+
+TEST(MonteCarloCudaRanks, PiOnEveryGpuCountHasTheCpuBits) {
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  const auto comm = Communicator::world();
+  MonteCarloConfig cfg;
+  cfg.problem = McProblem::pi;
+  cfg.backend = McBackendKind::cuda;
+  cfg.samples = 200'000'003;
+  cfg.seed = 2718;
+  cfg.reps = 1;
+  cfg.warmup = 0;
+  cfg.quiet = true;
+  cfg.pin = "none";
+  cfg.share_gpu = visible_gpu_count() < comm.size();
+  const MonteCarloResult gpu = run_distributed_montecarlo(cfg, comm);
+
+  // The CPU reference on one rank, in this process, over every chunk.
+  MonteCarloConfig cpu_cfg = cfg;
+  cpu_cfg.backend = McBackendKind::cpu;
+  resolve_defaults(cpu_cfg);
+  auto kernel = make_cpu_montecarlo(2);
+  PhaseRecorder setup, rec;
+  kernel->prepare(cpu_cfg, {0, chunk_count(cpu_cfg)}, setup);
+  const McOutcome cpu = estimate_pi(kernel->run(rec).hits, cpu_cfg.samples);
+
+  const double a = gpu.outcome.main.estimate, b = cpu.main.estimate;
+  EXPECT_TRUE(all_ranks(gpu.ok)) << "verification failed on the GPU run";
+  EXPECT_TRUE(all_ranks(std::memcmp(&a, &b, sizeof a) == 0))
+      << "GPU on " << comm.size() << " rank(s): " << a << " vs CPU " << b;
+}
