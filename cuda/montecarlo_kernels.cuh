@@ -38,15 +38,10 @@ __device__ __forceinline__ r123::Philox4x32::ctr_type philox_block(u64 a, u32 b,
   return r123::Philox4x32_R<10>()(c, k);
 }
 
-// x² + y² < 2^64, exactly as the CPU tests it. The high words of the squares decide unless their
-// sum is exactly 2^32 - 1; then the carry out of the low words does (about once in 2^32 points).
 __device__ __forceinline__ u32 hit(u32 x, u32 y) {
-  const u32 hx = __umulhi(x, x), hy = __umulhi(y, y);
-  const u32 hs = hx + hy;
-  if (hs < hx) return 0U;                // the high words alone reach 2^64
-  if (hs != 0xffffffffU) return 1U;      // at most 2^64 - 2^33 + 2^33 - 2 < 2^64
-  const u32 lx = x * x, ly = y * y;
-  return lx + ly >= lx ? 1U : 0U;        // no carry into the high words
+  const u64 a = static_cast<u64>(x) * x;
+  const u64 b = static_cast<u64>(y) * y;
+  return (a + b) >= a ? 1U : 0U;
 }
 
 // Box–Muller as the CPU defines it (u = (w + 1/2)·2^-32, θ = int32(w')·π·2^-31), in fp32.
