@@ -243,7 +243,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                    join_args(s.argv).c_str());
     }
     const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
-    s.exit_code = out.exit_code;
+    // A run killed at its time limit counts as exit code 7 (timeout), as documented.
+    s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
     s.timed_out = out.timed_out;
     std::ifstream in(s.record_path);
     if (in) {

@@ -30,6 +30,8 @@ CliRun run_shell(const std::string& command) {
 
 }  // namespace
 
+CliRun run_command(const std::string& command) { return run_shell(command); }
+
 CliRun run_scalebench(const std::string& args) {
   return run_shell("timeout 120 " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
 }

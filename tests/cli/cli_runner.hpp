@@ -7,6 +7,8 @@ struct CliRun {
   std::string output;  // stdout and stderr together
 };
 
+// Any shell command.
+CliRun run_command(const std::string& command);
 // `scalebench <args>` run directly.
 CliRun run_scalebench(const std::string& args);
 // `mpirun -np <ranks> --oversubscribe scalebench <args>`.

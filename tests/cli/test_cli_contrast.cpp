@@ -94,3 +94,19 @@ TEST(ContrastCli, DryRunShowsEveryCommandAndRunsNothing) {
   EXPECT_NE(r.output.find("skipped: one node"), std::string::npos);
   EXPECT_FALSE(file_exists(dir + "/runs"));
 }
+
+TEST(ContrastCli, ARunPastItsTimeLimitIsKilledAndMarked) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("contrast --workload gemm --modes single-core --n 3001 --reps 20 --timeout 1 "
+                                  "--out-dir " + dir + "/runs --json " + dir + "/c.json");
+  EXPECT_EQ(r.exit_code, 8) << r.output;
+  const json report = json::parse(read_file(dir + "/c.json"));
+  const json* row = row_of(report, "gemm", "single-core");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ((*row)["status"], "timeout");
+  EXPECT_EQ((*row)["exit_code"], 7);
+  // The whole step (mpirun and its ranks) is gone: the pattern's brackets keep the shell that
+  // runs pgrep from matching itself.
+  const CliRun ps = run_command("pgrep -f 'gemm --n 300[1]'");
+  EXPECT_EQ(ps.exit_code, 1) << "still running:\n" << ps.output;
+}
