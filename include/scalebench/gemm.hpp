@@ -34,6 +34,8 @@ std::size_t host_element_bytes(Precision p);
 // the tensor cores round fp32 inputs to tf32 —, bf16 2^-24: bf16 inputs are exact and their
 // products exact in fp32, so only the fp32 accumulation rounds); tolerances are derived from it.
 double unit_roundoff(Precision p);
+// The nearest bf16-representable float (ties to even): bf16 runs start from exact inputs.
+float round_to_bf16(float v);
 
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;  // C (m×n) = A (m×k) · B (k×n), row-major

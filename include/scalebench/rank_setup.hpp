@@ -19,7 +19,8 @@ struct RankSetup {
 // on every rank. threads_requested 0 means: OPENBLAS_NUM_THREADS / OMP_NUM_THREADS if set, else
 // the cores the placement gives this rank (or the CPUs it may use with --pin none).
 // `thread_env` lists the environment variables that may set the thread count, in precedence order.
-RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_pci_bus_id,
+// A GPU rank (uses_gpu) first selects its GPU (select_gpu_for_rank, collective) and binds near it.
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, bool uses_gpu, bool share_gpu,
                      const std::vector<std::string>& thread_env = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"});
 
 }  // namespace scalebench

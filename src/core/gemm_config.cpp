@@ -1,4 +1,6 @@
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -56,6 +58,15 @@ double unit_roundoff(Precision p) {
     case Precision::bf16: return 0x1p-24;
   }
   return 0x1p-53;
+}
+
+float round_to_bf16(float v) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  bits += 0x7fffU + ((bits >> 16) & 1U);
+  bits &= 0xffff0000U;
+  std::memcpy(&v, &bits, 4);
+  return v;
 }
 
 void validate(const GemmConfig& cfg) {

@@ -39,17 +39,6 @@ std::int64_t mem_available_bytes() {
 
 std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
 
-// Rounds a float to the nearest bf16-representable value (ties to even), so that bf16 runs
-// start from exact inputs.
-float round_to_bf16(float v) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &v, 4);
-  bits += 0x7fffU + ((bits >> 16) & 1U);
-  bits &= 0xffff0000U;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
-
 template <class T>
 void fill_matrix(std::vector<T>& v, std::mt19937_64& gen, Fill fill, Precision p) {
   if (fill == Fill::integer) {
@@ -429,11 +418,8 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   });
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
   // first-touched where it runs. A GPU rank binds near its GPU.
-  std::string gpu_bus_id;
-  if (cfg.backend == GemmBackendKind::cublas && !cfg.dry_run) {
-    agree(comm, [&] { gpu_bus_id = gpu_info(select_gpu_for_rank(comm, cfg.share_gpu)).value("pci_bus_id", ""); });
-  }
-  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads, gpu_bus_id);
+  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
+                                cfg.backend == GemmBackendKind::cublas && !cfg.dry_run, cfg.share_gpu);
   cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : placed.threads;
   cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : placed.threads_source;
 

@@ -170,11 +170,8 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
   });
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
-  std::string gpu_bus_id;
-  if (cfg.backend == McBackendKind::cuda && !cfg.dry_run) {
-    agree(comm, [&] { gpu_bus_id = gpu_info(select_gpu_for_rank(comm, cfg.share_gpu)).value("pci_bus_id", ""); });
-  }
-  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads, gpu_bus_id, {"OMP_NUM_THREADS"});
+  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
+                                cfg.backend == McBackendKind::cuda && !cfg.dry_run, cfg.share_gpu, {"OMP_NUM_THREADS"});
   if (cfg.backend == McBackendKind::cpu) {
     cfg.threads = placed.threads;
     cfg.threads_source = placed.threads_source;

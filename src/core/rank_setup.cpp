@@ -4,13 +4,18 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/record.hpp"
 
 namespace scalebench {
 
-RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_pci_bus_id,
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, bool uses_gpu, bool share_gpu,
                      const std::vector<std::string>& thread_env) {
+  std::string gpu_pci_bus_id;
+  if (uses_gpu) {
+    agree(comm, [&] { gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu)).value("pci_bus_id", ""); });
+  }
   const Communicator node = comm.split_shared();
   RankSetup out;
   agree(comm, [&] {

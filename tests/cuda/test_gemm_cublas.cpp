@@ -27,15 +27,6 @@ namespace {
     if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";           \
   } while (0)
 
-float round_to_bf16(float v) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &v, 4);
-  bits += 0x7fffU + ((bits >> 16) & 1U);
-  bits &= 0xffff0000U;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
-
 template <class T>
 std::vector<T> random_matrix(std::int64_t count, std::uint64_t seed, Precision p) {
   std::mt19937_64 gen(seed);

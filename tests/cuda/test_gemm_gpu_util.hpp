@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/gpu.hpp"
@@ -13,26 +14,6 @@ namespace gpu_test {
 
 using namespace scalebench;
 
-// The exact product of the integer matrices the driver generates, computed independently.
-inline std::vector<double> exact_product(const GemmShape& s, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  auto next = [&] {
-    const auto r = static_cast<int>(gen() % 8);
-    return static_cast<std::int64_t>(r < 4 ? r - 4 : r - 3);
-  };
-  std::vector<std::int64_t> a(s.m * s.k), b(s.k * s.n);
-  for (auto& v : a) v = next();
-  for (auto& v : b) v = next();
-  std::vector<double> c(s.m * s.n);
-  for (std::int64_t i = 0; i < s.m; ++i) {
-    for (std::int64_t j = 0; j < s.n; ++j) {
-      std::int64_t sum = 0;
-      for (std::int64_t l = 0; l < s.k; ++l) sum += a[i * s.k + l] * b[l * s.n + j];
-      c[i * s.n + j] = static_cast<double>(sum);
-    }
-  }
-  return c;
-}
 
 inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport t) {
   GemmConfig cfg;
@@ -56,7 +37,7 @@ inline void expect_exact(const GemmShape& shape, Precision p, Transport t) {
   const GemmConfig cfg = integer_config(shape, p, t);
   const GemmResult r = run_distributed_gemm(cfg, comm);
   bool same = true;
-  if (comm.is_root()) same = r.c == exact_product(shape, cfg.seed);
+  if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
   EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << " " << shape.m << "x" << shape.n << "x"
                                << shape.k << " on " << comm.size() << " ranks";
