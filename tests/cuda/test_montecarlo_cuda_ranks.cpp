@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "montecarlo_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/montecarlo.hpp"
@@ -26,14 +27,7 @@ TEST(MonteCarloCudaRanks, PiOnEveryGpuCountHasTheCpuBits) {
   cfg.share_gpu = visible_gpu_count() < comm.size();
   const MonteCarloResult gpu = run_distributed_montecarlo(cfg, comm);
 
-  // The CPU reference on one rank, in this process, over every chunk.
-  MonteCarloConfig cpu_cfg = cfg;
-  cpu_cfg.backend = McBackendKind::cpu;
-  resolve_defaults(cpu_cfg);
-  auto kernel = make_cpu_montecarlo(2);
-  PhaseRecorder setup, rec;
-  kernel->prepare(cpu_cfg, {0, chunk_count(cpu_cfg)}, setup);
-  const McOutcome cpu = estimate_pi(kernel->run(rec).hits, cpu_cfg.samples);
+  const McOutcome cpu = cpu_reference(cfg, 2);
 
   const double a = gpu.outcome.main.estimate, b = cpu.main.estimate;
   EXPECT_TRUE(all_ranks(gpu.ok)) << "verification failed on the GPU run";

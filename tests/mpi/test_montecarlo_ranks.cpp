@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "montecarlo_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/montecarlo.hpp"
 #include "scalebench/mpi.hpp"
@@ -17,18 +18,6 @@ using namespace scalebench;
 
 namespace {
 
-// The single-rank answer: every chunk on this process, folded over the chunk tree.
-McOutcome single_rank(MonteCarloConfig cfg) {
-  resolve_defaults(cfg);
-  auto kernel = make_cpu_montecarlo(1);
-  PhaseRecorder setup, rec;
-  kernel->prepare(cfg, {0, chunk_count(cfg)}, setup);
-  const McPartial part = kernel->run(rec);
-  if (cfg.problem == McProblem::pi) return estimate_pi(part.hits, cfg.samples);
-  ChunkTree tree;
-  for (const auto& n : part.nodes) tree.push(n);
-  return estimate_option(cfg, tree.total(), cfg.samples);
-}
 
 MonteCarloConfig small(McProblem p) {
   MonteCarloConfig cfg;
@@ -66,7 +55,7 @@ TEST(MonteCarloRanks, EstimatesAreBitIdenticalToOneRank) {
   const Communicator world = Communicator::world();
   for (const auto p : {McProblem::pi, McProblem::european, McProblem::asian}) {
     const MonteCarloConfig cfg = small(p);
-    const McOutcome reference = single_rank(cfg);
+    const McOutcome reference = cpu_reference(cfg, 1);
     const MonteCarloResult run = run_distributed_montecarlo(cfg, world);
     const bool same = same_bits(run.outcome.main.estimate, reference.main.estimate) &&
                       same_bits(run.outcome.main.std_error, reference.main.std_error) &&
@@ -81,7 +70,7 @@ TEST(MonteCarloRanks, MoreRanksThanChunksStillAgree) {
   const Communicator world = Communicator::world();
   MonteCarloConfig cfg = small(McProblem::european);
   cfg.samples = 2000;  // two chunks of 1000
-  const McOutcome reference = single_rank(cfg);
+  const McOutcome reference = cpu_reference(cfg, 1);
   const MonteCarloResult run = run_distributed_montecarlo(cfg, world);
   EXPECT_TRUE(all_ranks(same_bits(run.outcome.main.estimate, reference.main.estimate)));
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numbers>
 
+#include "montecarlo_reference.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/montecarlo.hpp"
 
@@ -13,19 +14,6 @@ using namespace scalebench;
 
 namespace {
 
-// One process computes every chunk with the CPU backend and folds them: the single-rank answer.
-McOutcome run_cpu(MonteCarloConfig cfg, int threads) {
-  resolve_defaults(cfg);
-  validate(cfg);
-  auto kernel = make_cpu_montecarlo(threads);
-  PhaseRecorder setup, rec;
-  kernel->prepare(cfg, {0, chunk_count(cfg)}, setup);
-  const McPartial part = kernel->run(rec);
-  if (cfg.problem == McProblem::pi) return estimate_pi(part.hits, cfg.samples);
-  ChunkTree tree;
-  for (const auto& n : part.nodes) tree.push(n);
-  return estimate_option(cfg, tree.total(), cfg.samples);
-}
 
 MonteCarloConfig config(McProblem p, std::int64_t samples) {
   MonteCarloConfig cfg;
@@ -67,14 +55,14 @@ TEST(MonteCarloClosedForm, GeometricAsianTendsToTheContinuousFormula) {
 }
 
 TEST(MonteCarloEstimate, PiWithinFourStandardErrors) {
-  const McOutcome o = run_cpu(config(McProblem::pi, 20'000'000), 2);
+  const McOutcome o = cpu_reference(config(McProblem::pi, 20'000'000), 2);
   EXPECT_TRUE(o.ok) << o.main.estimate << " z " << o.main.z;
   EXPECT_LT(std::fabs(o.main.z), kZLimit);
   EXPECT_NEAR(o.main.std_error, 4 * std::sqrt(std::numbers::pi / 4 * (1 - std::numbers::pi / 4) / 2e7), 1e-6);
 }
 
 TEST(MonteCarloEstimate, EuropeanCallAgainstBlackScholes) {
-  const McOutcome o = run_cpu(config(McProblem::european, 200'000), 2);
+  const McOutcome o = cpu_reference(config(McProblem::european, 200'000), 2);
   EXPECT_EQ(o.main.closed_form, black_scholes(MarketParams{}, OptionKind::call));
   EXPECT_LT(std::fabs(o.main.z), kZLimit) << o.main.estimate << " +- " << o.main.std_error;
   EXPECT_NEAR(o.main.std_error, 14.7 / std::sqrt(2e5), 0.005);  // payoff sd about 14.7
@@ -85,14 +73,14 @@ TEST(MonteCarloEstimate, EuropeanPutAgainstBlackScholes) {
   auto cfg = config(McProblem::european, 200'000);
   cfg.option = OptionKind::put;
   cfg.market.strike = 110;
-  const McOutcome o = run_cpu(cfg, 2);
+  const McOutcome o = cpu_reference(cfg, 2);
   EXPECT_NEAR(o.main.closed_form, black_scholes(cfg.market, OptionKind::put), 1e-12);
   EXPECT_LT(std::fabs(o.main.z), kZLimit) << o.main.estimate << " +- " << o.main.std_error;
 }
 
 TEST(MonteCarloEstimate, GeometricAsianWith252FixingsAgainstClosedForm) {
   auto cfg = config(McProblem::asian, 20'000);
-  const McOutcome o = run_cpu(cfg, 2);
+  const McOutcome o = cpu_reference(cfg, 2);
   EXPECT_NEAR(o.checked.closed_form, geometric_asian(cfg.market, OptionKind::call, 252), 1e-12);
   EXPECT_LT(std::fabs(o.checked.z), kZLimit) << o.checked.estimate << " +- " << o.checked.std_error;
   EXPECT_GT(o.main.estimate, o.checked.estimate);  // arithmetic >= geometric on every path
@@ -101,9 +89,9 @@ TEST(MonteCarloEstimate, GeometricAsianWith252FixingsAgainstClosedForm) {
 
 TEST(MonteCarloEstimate, ControlVariateCutsStdErrorTenfold) {
   auto cfg = config(McProblem::asian, 20'000);
-  const McOutcome plain = run_cpu(cfg, 2);
+  const McOutcome plain = cpu_reference(cfg, 2);
   cfg.control_variate = ControlVariate::geometric;
-  const McOutcome cv = run_cpu(cfg, 2);
+  const McOutcome cv = cpu_reference(cfg, 2);
   ASSERT_TRUE(cv.plain.has_value());
   EXPECT_TRUE(same_bits(cv.plain->estimate, plain.main.estimate));
   EXPECT_GE(plain.main.std_error / cv.main.std_error, 10.0)
@@ -120,9 +108,9 @@ TEST(MonteCarloEstimate, OneTwoAndThreeThreadsGiveTheSameBits) {
     auto cfg = config(p, p == McProblem::asian ? 3001 : 200'003);
     cfg.chunk_size = p == McProblem::asian ? 16 : 1000;  // many chunks, an uneven last one
     cfg.steps = 20;
-    const McOutcome one = run_cpu(cfg, 1);
+    const McOutcome one = cpu_reference(cfg, 1);
     for (const int threads : {2, 3}) {
-      const McOutcome many = run_cpu(cfg, threads);
+      const McOutcome many = cpu_reference(cfg, threads);
       EXPECT_TRUE(same_bits(one.main.estimate, many.main.estimate)) << to_string(p) << " threads " << threads;
       EXPECT_TRUE(same_bits(one.main.std_error, many.main.std_error)) << to_string(p) << " threads " << threads;
     }
@@ -132,9 +120,9 @@ TEST(MonteCarloEstimate, OneTwoAndThreeThreadsGiveTheSameBits) {
 TEST(MonteCarloEstimate, ChunkSizeChangesOnlyTheRounding) {
   auto cfg = config(McProblem::european, 100'000);
   cfg.chunk_size = 1000;
-  const McOutcome a = run_cpu(cfg, 1);
+  const McOutcome a = cpu_reference(cfg, 1);
   cfg.chunk_size = 4096;
-  const McOutcome b = run_cpu(cfg, 1);
+  const McOutcome b = cpu_reference(cfg, 1);
   EXPECT_NEAR(a.main.estimate, b.main.estimate, 1e-12 * a.main.estimate);
 }
 
