@@ -19,13 +19,8 @@ struct GemmOptions {
   std::string fill = "uniform";
   std::string verify = "freivalds";
   std::string transport = "mpi";
-  std::string json;
-  std::string pin = "auto";
-  int threads = 0;
-  int reps = 5;
-  int warmup = 1;
-  std::uint64_t seed = 42;
-  bool force = false, dry_run = false, no_peer = false, quiet = false, resident = false, share_gpu = false;
+  RunOptions run;
+  bool force = false, no_peer = false, resident = false;
   std::int64_t mpi_chunk = 0;
   int inject_error_rank = -1;
 };
@@ -59,24 +54,20 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   } else {
     throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
   }
-  if (app.count("--threads") && o.threads <= 0) {
-    throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
-  }
-  cfg.threads = app.count("--threads") ? o.threads : 0;
-  parse_pin_policy(o.pin);
-  cfg.pin = o.pin;
-  cfg.reps = o.reps;
-  cfg.warmup = o.warmup;
-  cfg.seed = o.seed;
+  cfg.threads = checked_threads(o.run, app);
+  cfg.pin = o.run.pin;
+  cfg.reps = o.run.reps;
+  cfg.warmup = o.run.warmup;
+  cfg.seed = o.run.seed;
   cfg.force = o.force;
-  cfg.dry_run = o.dry_run;
+  cfg.dry_run = o.run.dry_run;
   cfg.peer = !o.no_peer;
-  cfg.quiet = o.quiet;
+  cfg.quiet = o.run.quiet;
   cfg.resident = o.resident;
-  cfg.share_gpu = o.share_gpu;
+  cfg.share_gpu = o.run.share_gpu;
   cfg.mpi_chunk = o.mpi_chunk;
   cfg.inject_error_rank = o.inject_error_rank;
-  if (!o.json.empty()) cfg.json_path = o.json;
+  if (!o.run.json.empty()) cfg.json_path = o.run.json;
   validate(cfg);
   return cfg;
 }
@@ -92,41 +83,26 @@ Subcommand register_gemm(CLI::App& root) {
   app->add_option("--k", opts->k, "Columns of A, rows of B [n]");
   app->add_option("--precision", opts->precision, "fp64 | fp32 (CPU and GPU); tf32 | bf16 (cublas only) [fp64]");
   app->add_option("--backend", opts->backend, "naive (the triple loop, one thread) | openblas | cublas [openblas]");
-  app->add_option("--threads", opts->threads,
-                  "BLAS threads per rank [OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this rank may use]");
-  app->add_option("--pin", opts->pin,
-                  "Bind each rank: none | core (its share of the node's cores) | numa (its NUMA domain, memory "
-                  "bound) | gpu (cores near its GPU) | auto (gpu with a GPU, else numa when ranks fill the "
-                  "domains, else core); a binding the launcher made is kept [auto]");
-  app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
-  app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
-  app->add_option("--seed", opts->seed, "Seed for A, B and the verification vector [42]");
+  add_run_options(app, opts->run,
+                  {"BLAS threads per rank [OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the cores this rank "
+                   "owns (--pin) or may use]",
+                   "Seed for A, B and the verification vector [42]",
+                   "Print the resolved configuration and per-rank memory; compute nothing",
+                   "GPU runs: allow several ranks per GPU"});
   app->add_option("--fill", opts->fill, "uniform (values in [-1,1)) | integer (small non-zero integers: exact C) [uniform]");
   app->add_option("--verify", opts->verify,
                   "freivalds (every repeat, by rows) | full (also compare with a reference product; small sizes) [freivalds]");
-  app->add_option("--json", opts->json, "Write the run record to this file (atomically: never a partial file)");
-  app->add_flag("--dry-run", opts->dry_run, "Print the resolved configuration and per-rank memory; compute nothing");
   app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
-  app->add_flag("--quiet", opts->quiet, "No table and no progress lines (errors still print)");
   app->add_option("--transport", opts->transport, "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
   app->add_flag("--resident", opts->resident, "GPU runs: generate inputs on the device (no host-to-device phase)");
-  app->add_flag("--share-gpu", opts->share_gpu, "GPU runs: allow several ranks per GPU");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");
 
   Subcommand sub;
   sub.app = app;
-  sub.run = [opts, app]() {
-    GemmConfig cfg;
-    return run_mpi_command(
-        main_argc(), main_argv(), [&] { cfg = to_config(*opts, *app); },
-        [&](const Communicator& comm) {
-          const GemmResult r = run_distributed_gemm(cfg, comm);
-          return r.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
-        });
-  };
+  sub.run = workload_runner<GemmConfig>([opts, app] { return to_config(*opts, *app); }, run_distributed_gemm);
   return sub;
 }
 

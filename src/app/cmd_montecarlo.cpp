@@ -19,15 +19,9 @@ struct MonteCarloOptions {
   std::string option = "call";
   std::string control_variate = "none";
   std::string spot = "100", strike = "100", rate = "0.05", sigma = "0.2", maturity = "1";
-  std::string json;
   int steps = 252;
-  int threads = 0;
-  std::string pin = "auto";
-  int reps = 5;
-  int warmup = 1;
-  std::uint64_t seed = 42;
+  RunOptions run;
   std::int64_t chunk_size = 0;
-  bool dry_run = false, quiet = false, share_gpu = false;
 };
 
 MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
@@ -43,20 +37,16 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   cfg.market.sigma = parse_real("--sigma", o.sigma);
   cfg.market.maturity = parse_real("--maturity", o.maturity);
   cfg.steps = o.steps;
-  if (app.count("--threads") && o.threads <= 0) {
-    throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
-  }
-  cfg.threads = app.count("--threads") ? o.threads : 0;
-  parse_pin_policy(o.pin);
-  cfg.pin = o.pin;
-  cfg.reps = o.reps;
-  cfg.warmup = o.warmup;
-  cfg.seed = o.seed;
+  cfg.threads = checked_threads(o.run, app);
+  cfg.pin = o.run.pin;
+  cfg.reps = o.run.reps;
+  cfg.warmup = o.run.warmup;
+  cfg.seed = o.run.seed;
   cfg.chunk_size = o.chunk_size;
-  cfg.dry_run = o.dry_run;
-  cfg.quiet = o.quiet;
-  cfg.share_gpu = o.share_gpu;
-  if (!o.json.empty()) cfg.json_path = o.json;
+  cfg.dry_run = o.run.dry_run;
+  cfg.quiet = o.run.quiet;
+  cfg.share_gpu = o.run.share_gpu;
+  if (!o.run.json.empty()) cfg.json_path = o.run.json;
   resolve_defaults(cfg);
   validate(cfg);
   return cfg;
@@ -76,13 +66,12 @@ Subcommand register_montecarlo(CLI::App& root) {
   app->add_option("--backend", opts->backend,
                   "naive (std::mt19937 per rank, one thread: the baseline) | cpu (Philox, threads) | cuda (one GPU "
                   "per rank) [cpu]");
-  app->add_option("--threads", opts->threads,
-                  "CPU threads per rank (--backend cpu) [OMP_NUM_THREADS, else the CPUs this rank may use]");
-  app->add_option("--pin", opts->pin,
-                  "Bind each rank: none | core | numa | gpu | auto, as for gemm (docs/placement.md) [auto]");
-  app->add_option("--reps", opts->reps, "Timed repeats; medians are reported [5]");
-  app->add_option("--warmup", opts->warmup, "Untimed warm-up repeats [1]");
-  app->add_option("--seed", opts->seed, "Philox key: the whole run is a pure function of it [42]");
+  add_run_options(app, opts->run,
+                  {"CPU threads per rank (--backend cpu) [OMP_NUM_THREADS, else the cores this rank owns (--pin) "
+                   "or may use]",
+                   "Philox key: the whole run is a pure function of it [42]",
+                   "Print the resolved configuration and the chunks per rank; compute nothing",
+                   "cuda: allow several ranks per GPU"});
   app->add_option("--option", opts->option, "call | put [call]");
   app->add_option("--spot", opts->spot, "Spot price S >= 0 [100]");
   app->add_option("--strike", opts->strike, "Strike K >= 0 [100]");
@@ -92,25 +81,14 @@ Subcommand register_montecarlo(CLI::App& root) {
   app->add_option("--steps", opts->steps, "Asian: equally spaced fixings up to T [252]");
   app->add_option("--control-variate", opts->control_variate,
                   "Asian: none | geometric (the geometric-average option, whose price is known) [none]");
-  app->add_option("--json", opts->json, "Write the run record to this file (atomically: never a partial file)");
-  app->add_flag("--dry-run", opts->dry_run, "Print the resolved configuration and the chunks per rank; compute nothing");
-  app->add_flag("--quiet", opts->quiet, "No table and no progress lines (errors still print)");
-  app->add_flag("--share-gpu", opts->share_gpu, "cuda: allow several ranks per GPU");
   app->add_option("--chunk-size", opts->chunk_size,
                   "Samples per chunk (a multiple of 4); part of the result's definition (testing)")
       ->group("");
 
   Subcommand sub;
   sub.app = app;
-  sub.run = [opts, app]() {
-    MonteCarloConfig cfg;
-    return run_mpi_command(
-        main_argc(), main_argv(), [&] { cfg = to_config(*opts, *app); },
-        [&](const Communicator& comm) {
-          const MonteCarloResult r = run_distributed_montecarlo(cfg, comm);
-          return r.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
-        });
-  };
+  sub.run = workload_runner<MonteCarloConfig>([opts, app] { return to_config(*opts, *app); },
+                                              run_distributed_montecarlo);
   return sub;
 }
 

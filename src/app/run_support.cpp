@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/placement.hpp"
 #include "scalebench/record.hpp"
 
 namespace scalebench::app {
@@ -25,6 +26,28 @@ void print_error(const std::string& message) {
   std::fflush(stdout);
   std::fprintf(stderr, "scalebench: error: %s\n", message.c_str());
   std::fflush(stderr);
+}
+
+void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
+  app->add_option("--threads", o.threads, help.threads);
+  app->add_option("--pin", o.pin,
+                  "Bind each rank: none | core (its share of the node's cores) | numa (its NUMA domain, memory "
+                  "bound) | gpu (cores near its GPU) | auto (gpu with a GPU, else numa when ranks fill the "
+                  "domains, else core); a binding the launcher made is kept [auto]");
+  app->add_option("--reps", o.reps, "Timed repeats; medians are reported [5]");
+  app->add_option("--warmup", o.warmup, "Untimed warm-up repeats [1]");
+  app->add_option("--seed", o.seed, help.seed);
+  app->add_option("--json", o.json, "Write the run record to this file (atomically: never a partial file)");
+  app->add_flag("--dry-run", o.dry_run, help.dry_run);
+  app->add_flag("--quiet", o.quiet, "No table and no progress lines (errors still print)");
+  app->add_flag("--share-gpu", o.share_gpu, help.share_gpu);
+}
+
+int checked_threads(const RunOptions& o, const CLI::App& app) {
+  parse_pin_policy(o.pin);
+  if (!app.count("--threads")) return 0;
+  if (o.threads <= 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", o.threads));
+  return o.threads;
 }
 
 bool is_launch_root() { return launcher_rank() == 0; }

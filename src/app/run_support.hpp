@@ -6,8 +6,11 @@
 //  2. MPI is initialised and `body` runs. An AgreedError (see agree()) is printed once by rank 0
 //     and returned as the exit code by every rank. Any other failure on one rank is printed with
 //     host and rank and ends the job with MPI_Abort(code): no rank is left waiting.
+#include <cstdint>
 #include <functional>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "scalebench/error.hpp"
 #include "scalebench/mpi.hpp"
@@ -22,9 +25,41 @@ void print_error(const std::string& message);
 // Prints on the launcher's rank 0 only (usable before MPI_Init).
 bool is_launch_root();
 
+// The options every workload subcommand (gemm, montecarlo) takes, declared and checked once.
+struct RunOptions {
+  int threads = 0;
+  std::string pin = "auto";
+  int reps = 5;
+  int warmup = 1;
+  std::uint64_t seed = 42;
+  std::string json;
+  bool dry_run = false, quiet = false, share_gpu = false;
+};
+// The help lines that differ between the subcommands.
+struct RunOptionHelp {
+  std::string threads, seed, dry_run, share_gpu;
+};
+void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help);
+// --threads as given (0 when not given); UsageError for a value <= 0 or an unknown --pin.
+int checked_threads(const RunOptions& o, const CLI::App& app);
+
 // argc/argv as main received them (run_mpi_command needs them for MPI_Init).
 void set_main_args(int argc, char** argv);
 int& main_argc();
 char**& main_argv();
+
+// A workload subcommand's run: `to_config()` before MPI starts (usage errors), then
+// `run(cfg, comm)` on every rank; exit 0 when the result verified, 4 when it did not.
+template <class Config, class ToConfig, class Run>
+std::function<int()> workload_runner(ToConfig to_config, Run run) {
+  return [to_config, run]() {
+    Config cfg;
+    return run_mpi_command(
+        main_argc(), main_argv(), [&] { cfg = to_config(); },
+        [&](const Communicator& comm) {
+          return run(cfg, comm).ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+        });
+  };
+}
 
 }  // namespace scalebench::app
