@@ -14,6 +14,7 @@
 #include "gpu_device.hpp"
 #include "nccl_comm.hpp"
 #include "scalebench/error.hpp"
+#include "scalebench/gemm_fill.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/record.hpp"
 
@@ -308,9 +309,10 @@ void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& 
 }
 
 void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {
-  // Distinct keys for A and B; rows of A are numbered globally so ranks never overlap.
-  const std::uint64_t key_a = seed * 0x9e3779b97f4a7c15ULL + 0x41ULL;
-  const std::uint64_t key_b = seed * 0x9e3779b97f4a7c15ULL + 0x42ULL;
+  // Distinct keys for A and B, the host generator's (gemm_fill.hpp); rows of A are numbered
+  // globally so ranks never overlap.
+  const std::uint64_t key_a = gemm_input_key(seed, GemmInput::a);
+  const std::uint64_t key_b = gemm_input_key(seed, GemmInput::b);
   const bool integer = fill == Fill::integer;
   const std::int64_t a_count = shape_.m * shape_.k, b_count = shape_.k * shape_.n;
   const std::int64_t first = row_offset * global.k;

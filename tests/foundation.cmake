@@ -1,6 +1,7 @@
 # Foundation: partition, verification, collectives, the distributed multiply, the CLI, records.
 scalebench_add_test(NAME partition SOURCES unit/test_partition.cpp TIMEOUT 30)
 scalebench_add_test(NAME verify SOURCES unit/test_verify.cpp TIMEOUT 60)
+scalebench_add_test(NAME gemm_fill SOURCES unit/test_gemm_fill.cpp TIMEOUT 60)
 scalebench_add_test(NAME parse SOURCES unit/test_parse.cpp TIMEOUT 30)
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME collectives SOURCES mpi/test_collectives.cpp RANKS ${np} TIMEOUT 120)

@@ -113,7 +113,7 @@ class GpuGemm : public LocalGemm {
   // "d2h": the first `rows` rows of C to a host buffer.
   virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
   // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
-  // by a counter-based generator (same distributions as the host generator, other values).
+  // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
   virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
   // Freivalds' check of the local block, computed on the device: the test and tolerance of
   // freivalds_rows() with this x (n entries). `cx_out` (optional) receives C_i·x.

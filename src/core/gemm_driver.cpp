@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <set>
 
 #include <fmt/format.h>
@@ -16,6 +15,7 @@
 #include "core/gemm_gpu_run.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
+#include "scalebench/gemm_fill.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/partition.hpp"
@@ -38,27 +38,6 @@ std::int64_t mem_available_bytes() {
 }
 
 std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
-
-template <class T>
-void fill_matrix(std::vector<T>& v, std::mt19937_64& gen, Fill fill, Precision p) {
-  if (fill == Fill::integer) {
-    // Small non-zero integers: products and sums stay exact, so C is bit-identical everywhere.
-    for (auto& x : v) {
-      const auto r = static_cast<int>(gen() % 8);
-      x = static_cast<T>(r < 4 ? r - 4 : r - 3);
-    }
-    return;
-  }
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (auto& x : v) {
-    double d = u(gen);
-    if (d == 0.0) d = 0.5;
-    x = static_cast<T>(d);
-    if constexpr (std::is_same_v<T, float>) {
-      if (p == Precision::bf16) x = round_to_bf16(x);
-    }
-  }
-}
 
 struct VerifyOutcome {
   bool ok = true;
@@ -87,15 +66,20 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   if (auto* gpu = dynamic_cast<GpuGemm*>(&backend)) gpu_run.emplace(cfg, comm, *gpu, rows);
   const bool host_matrices = !gpu_run || gpu_run->needs_host_matrices();
   const bool host_moves = !gpu_run || gpu_run->moves_through_host();
+  int generate_threads = 0;  // rank 0's host generation; 0 when the inputs are made on the device
   if (host_matrices) {
     ScopedPhase t(setup, "generate");
     if (comm.is_root()) {
+      // Counter-based (gemm_fill.hpp): the values --resident makes on the device, on every CPU
+      // this rank may run on.
       a_full.resize(static_cast<std::size_t>(s.m * s.k));
       c_full.assign(static_cast<std::size_t>(s.m * s.n), T(0));
-      std::mt19937_64 gen(cfg.seed);
-      fill_matrix(a_full, gen, cfg.fill, cfg.precision);
       b.resize(static_cast<std::size_t>(s.k * s.n));
-      fill_matrix(b, gen, cfg.fill, cfg.precision);
+      generate_threads = host_fill_threads();
+      fill_matrix(a_full.data(), s.m * s.k, 0, gemm_input_key(cfg.seed, GemmInput::a), cfg.fill, cfg.precision,
+                  generate_threads);
+      fill_matrix(b.data(), s.k * s.n, 0, gemm_input_key(cfg.seed, GemmInput::b), cfg.fill, cfg.precision,
+                  generate_threads);
     } else {
       b.assign(static_cast<std::size_t>(s.k * s.n), T(0));
     }
@@ -310,6 +294,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                       {"warmup", cfg.warmup},
                       {"seed", cfg.seed},
                       {"fill", to_string(cfg.fill)},
+                      {"generate_threads", generate_threads},
                       {"verify", to_string(cfg.verify)},
                       {"transport", to_string(cfg.transport)},
                       {"resident", cfg.resident},

@@ -260,8 +260,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     notes.push_back("--transport nccl with one rank: scatter, broadcast and gather have nothing to move");
   }
   if (cfg_.resident) {
-    notes.push_back("--resident: inputs made on the device by a counter-based generator (same distributions as the "
-                    "host generator, other values); C is not gathered; --transport has nothing to move");
+    notes.push_back("--resident: inputs made on the device by the counter-based generator (the same values as the "
+                    "host generator); C is not gathered; --transport has nothing to move");
   }
   section["notes"] = notes;
   return section;
