@@ -44,6 +44,21 @@ __device__ __forceinline__ u32 hit(u32 x, u32 y) {
   return (a + b) >= a ? 1U : 0U;
 }
 
+// `acc` plus 1 if the point (x, y) misses: x² + y² ≥ 2^64 exactly when the 64-bit sum carries
+// out. The carry goes straight into the count (add.cc / addc): no compare and no select, which
+// the compiler would otherwise put on the integer multiply pipe the Philox rounds saturate.
+__device__ __forceinline__ u32 add_miss(u32 x, u32 y, u32 acc) {
+  u32 out;
+  asm("{\n\t.reg .u64 xx, yy, s;\n\t"
+      "mul.wide.u32 xx, %1, %1;\n\t"
+      "mul.wide.u32 yy, %2, %2;\n\t"
+      "add.cc.u64 s, xx, yy;\n\t"
+      "addc.u32 %0, %3, 0;\n\t}"
+      : "=r"(out)
+      : "r"(x), "r"(y), "r"(acc));
+  return out;
+}
+
 // Box–Muller as the CPU defines it (u = (w + 1/2)·2^-32, θ = int32(w')·π·2^-31), in fp32.
 __device__ __forceinline__ void box_muller(u32 a, u32 b, float& z0, float& z1) {
   const float u = fmaf(static_cast<float>(a), 0x1p-32f, 0x1p-33f);
@@ -82,14 +97,21 @@ __global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l, unsig
   const u64 first = chunk * l.chunk_size;  // even: chunk_size is a multiple of 4
   const u64 last = min(first + l.chunk_size, l.samples);
   const u64 block0 = first / 2;
-  const u32 blocks = static_cast<u32>((last - first + 1) / 2);
-  u32 count = 0;
+  // Whole Philox blocks (two points each) in the loop, with no per-point range test; misses are
+  // counted (add_miss) and hits are points minus misses. An odd last point is the last chunk's.
+  const u32 pairs = static_cast<u32>((last - first) / 2);
+  u32 misses = 0, points = 0;
 #pragma unroll 4
-  for (u32 j = threadIdx.x; j < blocks; j += kBlockThreads) {
-    const u64 b = block0 + j;
-    const auto w = philox_block(b, 0, kTagPi, l.key0, l.key1);
+  for (u32 j = threadIdx.x; j < pairs; j += kBlockThreads) {
+    const auto w = philox_block(block0 + j, 0, kTagPi, l.key0, l.key1);
+    misses = add_miss(w.v[0], w.v[1], misses);
+    misses = add_miss(w.v[2], w.v[3], misses);
+    points += 2;
+  }
+  u32 count = points - misses;
+  if (((last - first) & 1) != 0 && threadIdx.x == 0) {
+    const auto w = philox_block(block0 + pairs, 0, kTagPi, l.key0, l.key1);
     count += hit(w.v[0], w.v[1]);
-    if (2 * b + 1 < last) count += hit(w.v[2], w.v[3]);
   }
   // Integers: the order of the additions does not matter.
   count = __reduce_add_sync(0xffffffffU, count);
