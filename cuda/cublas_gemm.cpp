@@ -51,31 +51,42 @@ int as_int(std::int64_t v, const char* what) {
 // exactly what a program that only wants a multiply calls, so the bare peer makes the same call.
 void row_major_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
                     const void* b, void* c) {
-  if (rows == 0) return;
-  const int m_ = as_int(rows, "rows of A"), n_ = as_int(n, "n"), k_ = as_int(k, "k");
+  gpu::row_major_gemm(h, p, GemmCall{rows, n, k, a, k, b, n, c, n, false});
+}
+
+}  // namespace
+
+void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& g) {
+  if (g.rows == 0 || g.n == 0) return;
+  const int m_ = as_int(g.rows, "rows of A"), n_ = as_int(g.n, "n"), k_ = as_int(g.k, "k");
+  const int lda = as_int(g.lda, "lda"), ldb = as_int(g.ldb, "ldb"), ldc = as_int(g.ldc, "ldc");
   switch (p) {
     case Precision::fp64: {
-      const double one = 1.0, zero = 0.0;
-      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const double*>(b),
-                                          n_, static_cast<const double*>(a), k_, &zero, static_cast<double*>(c), n_));
+      const double one = 1.0, beta = g.accumulate ? 1.0 : 0.0;
+      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const double*>(g.b),
+                                          ldb, static_cast<const double*>(g.a), lda, &beta, static_cast<double*>(g.c),
+                                          ldc));
       return;
     }
     case Precision::fp32:
     case Precision::tf32: {
-      const float one = 1.0f, zero = 0.0f;
-      SCALEBENCH_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const float*>(b),
-                                          n_, static_cast<const float*>(a), k_, &zero, static_cast<float*>(c), n_));
+      const float one = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;
+      SCALEBENCH_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const float*>(g.b),
+                                          ldb, static_cast<const float*>(g.a), lda, &beta, static_cast<float*>(g.c),
+                                          ldc));
       return;
     }
     case Precision::bf16: {
-      const float one = 1.0f, zero = 0.0f;
-      SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, b, CUDA_R_16BF, n_, a,
-                                           CUDA_R_16BF, k_, &zero, c, CUDA_R_32F, n_, CUBLAS_COMPUTE_32F,
+      const float one = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;
+      SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, g.b, CUDA_R_16BF, ldb, g.a,
+                                           CUDA_R_16BF, lda, &beta, g.c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
                                            CUBLAS_GEMM_DEFAULT));
       return;
     }
   }
 }
+
+namespace {
 
 // tf32: tensor cores with inputs rounded to tf32; every other precision: no tensor-core
 // down-conversion (fp32 stays fp32).
@@ -157,7 +168,7 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
   shape_ = local;
   precision_ = p;
   rows_held_ = std::max(rows_held_, local.m);
-  const DeviceMemoryPlan plan = plan_device_memory(local, rows_held_, p, nccl_);
+  const DeviceMemoryPlan plan = plan_device_memory(local, rows_held_, p, nccl_, pack_elements_);
   check_memory_fits(plan);
   const double t0 = wall_seconds();
   agree(comm_, [&] {
@@ -165,6 +176,7 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
     a_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.k) * ein);
     b_ = DeviceBuffer(static_cast<std::size_t>(local.k * local.n) * ein);
     c_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.n) * eout);
+    if (pack_elements_ > 0) pack_ = DeviceBuffer(static_cast<std::size_t>(pack_elements_) * ein);
     if (p == Precision::bf16) {
       const std::int64_t most = std::max(rows_held_ * local.k, local.k * local.n);
       staging_ = DeviceBuffer(static_cast<std::size_t>(std::min(kStagingElements, most)) * 4);

@@ -15,6 +15,20 @@
 
 namespace scalebench::gpu {
 
+// One row-major multiply C (rows×n) (+)= A (rows×k)·B (k×n) on sub-matrices: leading dimensions
+// in elements; `accumulate` adds to C (beta = 1) instead of overwriting it.
+struct GemmCall {
+  std::int64_t rows, n, k;
+  const void* a;
+  std::int64_t lda;
+  const void* b;
+  std::int64_t ldb;
+  void* c;
+  std::int64_t ldc;
+  bool accumulate;
+};
+void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
+
 class CublasGemm final : public GpuGemm {
  public:
   // Selects this rank's GPU and creates its context, stream and cuBLAS handle (collective).
@@ -26,6 +40,9 @@ class CublasGemm final : public GpuGemm {
   nlohmann::json describe() const override;
 
   void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
+  void hold_pack(std::int64_t elements) override { pack_elements_ = elements; }
+  void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full, const void* b,
+                           void* c_full, GpuTransport* transport, PhaseRecorder& rec) override;
   void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override;
   void compute(PhaseRecorder& rec) override;
   void download(void* c, std::int64_t rows, PhaseRecorder& rec) override;
@@ -76,7 +93,11 @@ class CublasGemm final : public GpuGemm {
   GemmShape shape_;
   Precision precision_ = Precision::fp64;
   std::int64_t rows_held_ = 0;
+  std::int64_t pack_elements_ = 0;
   DeviceBuffer a_, b_, c_;
+  DeviceBuffer pack_;      // --overlap: head panels of A in transit (OverlapPlan)
+  std::optional<Stream> in_stream_, out_stream_, nccl_stream_;  // --overlap
+  int overlap_repeats_ = 0;
   DeviceBuffer staging_;   // bf16 only: fp32 chunks on their way to bf16
   DeviceBuffer vectors_;   // Freivalds: x, |x|, B·x, |B||x|, C·x, A·(B·x), |A|(|B||x|)
   PinnedBuffer ring_[2];   // pageable host buffers go through these

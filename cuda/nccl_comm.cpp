@@ -1,5 +1,7 @@
 #include "nccl_comm.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
@@ -7,14 +9,23 @@
 
 namespace scalebench::gpu {
 
-NcclComm::NcclComm(const Communicator& comm) {
+NcclComm::NcclComm(const Communicator& comm, int max_ctas) {
   ncclUniqueId id{};
   // Every rank must reach the broadcast even if rank 0 failed to make the id: agree first.
   agree(comm, [&] {
     if (comm.is_root()) SCALEBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
   });
   SCALEBENCH_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm.get()));
-  agree(comm, [&] { SCALEBENCH_NCCL_CHECK(ncclCommInitRank(&c_, comm.size(), id, comm.rank())); });
+  agree(comm, [&] {
+    if (max_ctas > 0 && std::getenv("NCCL_MAX_CTAS") == nullptr) {
+      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+      config.minCTAs = 1;
+      config.maxCTAs = max_ctas;
+      SCALEBENCH_NCCL_CHECK(ncclCommInitRankConfig(&c_, comm.size(), id, comm.rank(), &config));
+    } else {
+      SCALEBENCH_NCCL_CHECK(ncclCommInitRank(&c_, comm.size(), id, comm.rank()));
+    }
+  });
 }
 
 NcclComm::~NcclComm() { release(); }

@@ -9,14 +9,16 @@
 
 namespace scalebench {
 class Communicator;
+class GpuTransport;
 }
 
 namespace scalebench::gpu {
 
 class NcclComm {
  public:
-  // Collective over `comm`; the current device is this rank's GPU.
-  explicit NcclComm(const Communicator& comm);
+  // Collective over `comm`; the current device is this rank's GPU. `max_ctas` > 0: at most that
+  // many thread blocks per NCCL call (ncclConfig_t::maxCTAs; NCCL_MAX_CTAS, when set, wins).
+  explicit NcclComm(const Communicator& comm, int max_ctas = 0);
   ~NcclComm();
   NcclComm(NcclComm&& o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
   NcclComm& operator=(NcclComm&& o) noexcept {
@@ -35,6 +37,9 @@ class NcclComm {
   void release() noexcept;
   ncclComm_t c_ = nullptr;
 };
+
+// The communicator of an NCCL transport (make_nccl_transport); Error if `t` is another kind.
+ncclComm_t nccl_comm_of(GpuTransport& t);
 
 // "2.28.9"
 std::string nccl_version_string();

@@ -1,5 +1,6 @@
 // Transport nccl: A's row blocks, B and C's row blocks move between the ranks' GPUs with NCCL,
 // device to device, on each rank's compute stream.
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -26,9 +27,9 @@ CublasGemm& as_cublas(GpuGemm& g) {
 
 class NcclTransport final : public GpuTransport {
  public:
-  explicit NcclTransport(const Communicator& comm) : comm_(comm) {
+  NcclTransport(const Communicator& comm, int max_ctas) : comm_(comm), max_ctas_(max_ctas) {
     const double t0 = wall_seconds();
-    nccl_.emplace(comm);
+    nccl_.emplace(comm, max_ctas);
     setup_s_ = wall_seconds() - t0;
   }
 
@@ -56,6 +57,7 @@ class NcclTransport final : public GpuTransport {
   }
 
   double setup_seconds() const override { return setup_s_; }
+  ncclComm_t comm() const noexcept { return nccl_->get(); }
 
   nlohmann::json describe() const override {
     return {{"library", "NCCL"},
@@ -63,7 +65,10 @@ class NcclTransport final : public GpuTransport {
             {"ranks", comm_.size()},
             {"scatter", "ncclSend/ncclRecv from rank 0, one group"},
             {"broadcast", "ncclBroadcast"},
-            {"gather", "ncclSend/ncclRecv to rank 0, one group"}};
+            {"gather", "ncclSend/ncclRecv to rank 0, one group"},
+            {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
+                         : max_ctas_ > 0                          ? nlohmann::json(max_ctas_)
+                                                                  : nlohmann::json("NCCL's choice")}};
   }
 
  private:
@@ -105,15 +110,23 @@ class NcclTransport final : public GpuTransport {
 
   const Communicator& comm_;
   std::optional<NcclComm> nccl_;
+  int max_ctas_ = 0;
   double setup_s_ = 0;
 };
 
 }  // namespace
+
+ncclComm_t nccl_comm_of(GpuTransport& t) {
+  auto* n = dynamic_cast<NcclTransport*>(&t);
+  if (n == nullptr) throw Error(ExitCode::internal, "not an NCCL transport");
+  return n->comm();
+}
+
 }  // namespace scalebench::gpu
 
 namespace scalebench {
 
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm) {
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas) {
   // NCCL refuses two ranks on one GPU (it would deadlock or fail deep inside its set-up):
   // say so before trying.
   std::string mine;
@@ -143,7 +156,7 @@ std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm) {
     }
   });
   std::unique_ptr<GpuTransport> t;
-  agree(comm, [&] { t = std::make_unique<gpu::NcclTransport>(comm); });
+  agree(comm, [&] { t = std::make_unique<gpu::NcclTransport>(comm, max_ctas); });
   return t;
 }
 

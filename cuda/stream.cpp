@@ -6,7 +6,15 @@
 
 namespace scalebench::gpu {
 
-Stream::Stream() { SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::Stream(Priority p) {
+  if (p == Priority::normal) {
+    SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+    return;
+  }
+  int least = 0, greatest = 0;
+  SCALEBENCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+}
 Stream::~Stream() { release(); }
 void Stream::release() noexcept {
   if (s_ != nullptr) cudaStreamDestroy(s_);

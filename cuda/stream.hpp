@@ -14,7 +14,10 @@ namespace scalebench::gpu {
 // A non-blocking stream on the current device (no implicit sync with the legacy stream).
 class Stream {
  public:
-  Stream();
+  // high: the device's greatest priority — its blocks are scheduled first when SMs free up
+  // (for communication that must not wait behind a long multiply).
+  enum class Priority { normal, high };
+  explicit Stream(Priority p = Priority::normal);
   ~Stream();
   Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   Stream& operator=(Stream&& o) noexcept {

@@ -15,3 +15,5 @@ foreach(np 1 2)
 endforeach()
 scalebench_add_test(NAME gemm_gpu_share SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 GPU TIMEOUT 300)
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)
+# The --overlap schedule's cut (CPU only: runs everywhere).
+scalebench_add_test(NAME overlap_plan SOURCES unit/test_overlap_plan.cpp TIMEOUT 30)

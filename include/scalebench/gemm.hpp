@@ -65,6 +65,7 @@ struct GemmConfig {
   Transport transport = Transport::mpi;
   bool resident = false;            // generate inputs on the device: no host→device phase
   bool share_gpu = false;           // allow several ranks per GPU
+  bool overlap = false;             // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
 };
 
 // Throws UsageError for values that can never work, whatever the machine.

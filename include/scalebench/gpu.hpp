@@ -11,12 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "scalebench/gemm.hpp"
+#include "scalebench/partition.hpp"
 #include "scalebench/verify.hpp"
 
 namespace scalebench {
 
 class Communicator;
-class RowPartition;
+class GpuTransport;
 
 // True when this binary was built with the CUDA backends.
 bool gpu_support_built();
@@ -80,12 +81,15 @@ struct DeviceMemoryPlan {
   std::int64_t workspace = 0;  // everything else
   std::int64_t total() const noexcept { return matrices + workspace; }
 };
-inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t rows_held, Precision p, bool nccl) {
+// `pack_elements`: --overlap's panel buffer (OverlapPlan::pack_elements), in input elements.
+inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t rows_held, Precision p, bool nccl,
+                                           std::int64_t pack_elements = 0) {
   const auto ein = static_cast<std::int64_t>(device_input_bytes(p));
   const auto eout = static_cast<std::int64_t>(device_output_bytes(p));
   if (rows_held < local.m) rows_held = local.m;
   DeviceMemoryPlan plan;
-  plan.matrices = rows_held * local.k * ein + local.k * local.n * ein + rows_held * local.n * eout;
+  plan.matrices = rows_held * local.k * ein + local.k * local.n * ein + rows_held * local.n * eout +
+                  pack_elements * ein;
   plan.workspace = kCublasWorkspaceBytes + (2 * local.n + 2 * local.k + 3 * rows_held) * 8 + kLibraryMarginBytes;
   if (p == Precision::bf16) {
     const std::int64_t most = rows_held * local.k > local.k * local.n ? rows_held * local.k : local.k * local.n;
@@ -94,6 +98,32 @@ inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t 
   if (nccl) plan.workspace += kNcclMarginBytes;
   return plan;
 }
+
+// ---------------------------------------------------------------------------------------------
+// --overlap: one repeat as a pipeline, so that transfers run while the GPUs multiply.
+//
+// Every rank's rows are cut in two. Its first `head` rows are multiplied in k-panels as B
+// arrives: for panel p (columns [panel_first[p], panel_first[p+1]) of A, the same rows of B),
+// C_head += A_head[:, p]·B[p, :]. Rank 0 copies B panel by panel to its GPU and broadcasts each
+// panel; the other ranks' A_head panels travel packed (head × width, contiguous) in a separate
+// buffer. Once B is whole, the remaining rows go in row blocks, round j = every rank's block j:
+// A block in, C_block = A_block·B, C block out — while block j multiplies, block j+1 and j+2
+// arrive and block j-1 leaves. Rank 0's host link carries A and B in and C out, both directions
+// at once; the head's panels keep the GPUs busy while B is still arriving.
+struct OverlapPlan {
+  std::vector<std::int64_t> panel_first;     // P+1 column offsets into k: panel p = [first[p], first[p+1])
+  std::vector<std::int64_t> head;            // per rank: rows multiplied in k-panels (from its first row)
+  std::vector<std::vector<Block>> blocks;    // per rank: the rest in row blocks (offsets local to the rank)
+  int panels() const noexcept { return static_cast<int>(panel_first.size()) - 1; }
+  int rounds() const noexcept;               // the most blocks any rank has
+  // Input elements of the panel buffer: on rank 0 every other rank's head (all panels), on rank
+  // r its own head.
+  std::int64_t pack_elements(int rank, std::int64_t k) const noexcept;
+};
+// Panels of W = min(2048, ceil(k/4)) columns, the first three W/4, W/4, W/2 (when W >= 4);
+// head = ceil(rows/2) of each rank's rows; the rest in blocks of min(2048, ceil(rest/8)) rows
+// (so about 8 rounds).
+OverlapPlan make_overlap_plan(const GemmShape& global, const RowPartition& rows);
 
 // One rank's share of C = A·B on its GPU. Device buffers hold A_i (rows×k), B (k×n) and C_i
 // (rows×n) in the precision's device format (bf16: A and B as bf16, C as fp32). The root of an
@@ -106,12 +136,22 @@ class GpuGemm : public LocalGemm {
  public:
   // Rows of A and C to hold on this rank (at least the local rows); call before prepare().
   virtual void hold_rows(std::int64_t rows) = 0;
+  // --overlap: input elements of the panel buffer (OverlapPlan::pack_elements); before prepare().
+  virtual void hold_pack(std::int64_t elements) = 0;
   // "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not).
   virtual void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) = 0;
   // "compute": C_i = A_i·B, one cuBLAS call.
   virtual void compute(PhaseRecorder& rec) = 0;
   // "d2h": the first `rows` rows of C to a host buffer.
   virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
+  // --overlap: one repeat as the pipeline OverlapPlan describes, from rank 0's pinned host A and
+  // B (all rows) to rank 0's host C (all rows); `transport` is null with one rank. Phases:
+  // "h2d", "broadcast", "scatter", "compute", "gather", "d2h" are the summed device times of
+  // the pieces (rank 0 times what it sends, the others what they send), "fill" the time before
+  // the first multiply starts, "drain" after the last one ends (device clocks, per rank).
+  // Not for bf16 (its inputs are converted on the device). Collective.
+  virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
+                                   const void* b, void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
   // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
   // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
   virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
@@ -169,7 +209,12 @@ class GpuTransport {
 
 // Collective over `comm`: builds the NCCL communicator from MPI (unique id by MPI_Bcast).
 // ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm);
+// `max_ctas` > 0 caps the thread blocks (SMs) each NCCL call may occupy (ncclConfig_t::maxCTAs),
+// unless NCCL_MAX_CTAS is set: --overlap runs NCCL beside the multiply, which needs the SMs.
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas = 0);
+// CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
+// pipeline needs, and leave the rest to the multiply.
+inline constexpr int kOverlapNcclCtas = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;

@@ -20,7 +20,7 @@ struct GemmOptions {
   std::string verify = "freivalds";
   std::string transport = "mpi";
   RunOptions run;
-  bool force = false, no_peer = false, resident = false;
+  bool force = false, no_peer = false, resident = false, overlap = false;
   std::int64_t mpi_chunk = 0;
   int inject_error_rank = -1;
 };
@@ -64,6 +64,7 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   cfg.peer = !o.no_peer;
   cfg.quiet = o.run.quiet;
   cfg.resident = o.resident;
+  cfg.overlap = o.overlap;
   cfg.share_gpu = o.run.share_gpu;
   cfg.mpi_chunk = o.mpi_chunk;
   cfg.inject_error_rank = o.inject_error_rank;
@@ -96,6 +97,9 @@ Subcommand register_gemm(CLI::App& root) {
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
   app->add_option("--transport", opts->transport, "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
   app->add_flag("--resident", opts->resident, "GPU runs: generate inputs on the device (no host-to-device phase)");
+  app->add_flag("--overlap", opts->overlap,
+                "GPU runs: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
+                "one rank, or --transport nccl)");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");

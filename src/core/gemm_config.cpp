@@ -79,8 +79,15 @@ void validate(const GemmConfig& cfg) {
     throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
                                  to_string(cfg.precision), to_string(cfg.backend)));
   }
-  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident)) {
-    throw UsageError("--transport nccl and --resident need --backend cublas");
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident || cfg.overlap)) {
+    throw UsageError("--transport nccl, --resident and --overlap need --backend cublas");
+  }
+  if (cfg.overlap && cfg.resident) {
+    throw UsageError("--overlap pipelines the transfers, but --resident has none; use one or the other");
+  }
+  if (cfg.overlap && cfg.precision == Precision::bf16) {
+    throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device); "
+                     "drop --overlap for bf16");
   }
   if (cfg.fill == Fill::integer && cfg.precision != Precision::fp64 && s.k > (1 << 20)) {
     throw UsageError("--fill integer with fp32 data needs k <= 2^20 to stay exact");

@@ -298,6 +298,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                       {"verify", to_string(cfg.verify)},
                       {"transport", to_string(cfg.transport)},
                       {"resident", cfg.resident},
+                      {"overlap", cfg.overlap},
                       {"mpi_chunk", chunk}};
   record["backend"] = backend.describe();
   record["partition"] = {{"rows_per_rank", rows.counts()}};
@@ -384,6 +385,10 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
                                    "use at most {} ranks or a larger --m/--n", comm.size(), s.m, s.m));
     }
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
+    if (cfg.overlap && cfg.transport == Transport::mpi && comm.size() > 1) {
+      throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
+                                   comm.size()));
+    }
     if (cfg.resident && cfg.verify == VerifyMode::full) {
       throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
                        "use --verify freivalds (computed on the device)");

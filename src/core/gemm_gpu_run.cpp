@@ -22,6 +22,12 @@ bool has_phase(const std::vector<std::pair<std::string, PhaseStats>>& phases, co
   return std::any_of(phases.begin(), phases.end(), [&](const auto& p) { return p.first == name; });
 }
 
+std::int64_t widest_panel(const OverlapPlan& plan) {
+  std::int64_t w = 0;
+  for (int p = 0; p < plan.panels(); ++p) w = std::max(w, plan.panel_first[p + 1] - plan.panel_first[p]);
+  return w;
+}
+
 // The peer copy: large enough to reach the bus's full speed, the same size on every rank.
 constexpr double kPeerCopyMaxBytes = 1024.0 * 1024 * 1024;
 
@@ -44,9 +50,13 @@ void GpuGemmRun::prepare(const GemmShape& local, PhaseRecorder& setup) {
   const bool nccl = cfg_.transport == Transport::nccl && !cfg_.resident;
   // The root of an NCCL run holds all of A and C: it scatters from and gathers into them.
   gpu_.hold_rows(nccl && comm_.is_root() ? cfg_.shape.m : local.m);
+  if (cfg_.overlap) {
+    plan_ = make_overlap_plan(cfg_.shape, rows_);
+    gpu_.hold_pack(plan_.pack_elements(comm_.rank(), cfg_.shape.k));
+  }
   for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
   if (nccl) {
-    transport_ = make_nccl_transport(comm_);
+    transport_ = make_nccl_transport(comm_, cfg_.overlap ? kOverlapNcclCtas : 0);
     setup.add("nccl_comm", transport_->setup_seconds());
   }
   agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
@@ -73,6 +83,11 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
     gpu_.compute(rec);
     inject();
     rec.add("gather", 0.0);
+    return;
+  }
+  if (cfg_.overlap) {
+    gpu_.multiply_overlapped(plan_, rows_, a_full, b, c_full, transport_.get(), rec);
+    inject();
     return;
   }
   if (cfg_.transport == Transport::mpi) {
@@ -215,7 +230,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   const double dout = static_cast<double>(device_output_bytes(cfg_.precision));
   const double a = static_cast<double>(s.m * s.k), b = static_cast<double>(s.k * s.n), c = static_cast<double>(s.m * s.n);
   const double largest = static_cast<double>(*std::max_element(rows_.counts().begin(), rows_.counts().end()));
-  const bool nccl = cfg_.transport == Transport::nccl;
+  // --overlap moves what nccl moves (nothing between ranks with one rank).
+  const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
 
   // Bytes per phase: what the rank that moves the most moves (h2d/d2h), or the whole matrix
   // (collectives, as nccl-tests counts them).
@@ -255,6 +271,29 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
                              "algbw = bytes / median time; busbw = algbw x 1 (copy, broadcast) or x (n-1)/n (scatter, "
                              "gather; bytes = the whole matrix), as nccl-tests defines them"}};
   if (transport_) section["nccl"] = transport_->describe();
+  if (cfg_.overlap) {
+    // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
+    double transfer = 0;
+    for (const char* p : {"h2d", "broadcast", "scatter", "gather", "d2h"}) transfer += median_of_phase(phases, p);
+    const double compute = median_of_phase(phases, "compute"), e2e = median_of_phase(phases, "end_to_end");
+    const double exposed = std::max(0.0, e2e - compute);
+    section["overlap"] = {
+        {"panels", plan_.panels()},
+        {"panel_columns", widest_panel(plan_)},
+        {"head_rows_per_rank", plan_.head},
+        {"rounds", plan_.rounds()},
+        {"transfer_s", transfer},
+        {"compute_s", compute},
+        {"end_to_end_s", e2e},
+        {"exposed_s", exposed},
+        {"fill_s", median_of_phase(phases, "fill")},
+        {"drain_s", median_of_phase(phases, "drain")},
+        {"hidden_fraction", transfer > 0 ? std::clamp(1.0 - exposed / transfer, 0.0, 1.0) : 0.0},
+        {"definitions",
+         "transfer_s: summed device time of the copies and NCCL calls (as timed inside the pipeline); exposed_s = "
+         "end_to_end - compute (time the busiest GPU was not multiplying); hidden_fraction = 1 - exposed_s / "
+         "transfer_s; fill_s: start to first multiply; drain_s: last multiply to the end"}};
+  }
   nlohmann::json notes = nlohmann::json::array();
   if (nccl && ranks == 1 && !cfg_.resident) {
     notes.push_back("--transport nccl with one rank: scatter, broadcast and gather have nothing to move");
@@ -277,6 +316,15 @@ std::string GpuGemmRun::table_lines(const nlohmann::json& section) const {
   for (const auto& [phase, t] : section["transfers"].items()) {
     out += fmt::format("transfer: {:<10} {:>10.3f} GB  algbw {:>8.2f} GB/s  busbw {:>8.2f} GB/s\n", phase,
                        t["bytes"].get<double>() * 1e-9, t["algbw_GBps"].get<double>(), t["busbw_GBps"].get<double>());
+  }
+  if (section.contains("overlap")) {
+    const auto& o = section["overlap"];
+    out += fmt::format("overlap: {} panels of up to {} columns, {} rounds; transfers {:.3f} s, compute {:.3f} s, end to end "
+                       "{:.3f} s: {:.0f}% of the transfer time hidden (fill {:.3f} s, drain {:.3f} s)\n",
+                       o["panels"].get<int>(), o["panel_columns"].get<std::int64_t>(), o["rounds"].get<int>(),
+                       o["transfer_s"].get<double>(), o["compute_s"].get<double>(), o["end_to_end_s"].get<double>(),
+                       100.0 * o["hidden_fraction"].get<double>(), o["fill_s"].get<double>(),
+                       o["drain_s"].get<double>());
   }
   for (const auto& n : section["notes"]) out += fmt::format("note: {}\n", n.get<std::string>());
   return out;

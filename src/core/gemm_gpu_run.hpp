@@ -7,6 +7,8 @@
 //                    d2h, then gather through the host.
 //   transport nccl : rank 0 h2d (all of A, and B), scatter and broadcast device to device,
 //                    compute, gather device to device, rank 0 d2h (all of C).
+//   --overlap      : the same movement as nccl (or none with one rank), pipelined with the
+//                    multiply (OverlapPlan in gpu.hpp); rank 0's host A, B in and C out.
 //   --resident     : inputs made on the device once (set-up); each repeat is compute alone and
 //                    C stays on the device.
 // Verification is Freivalds' check computed on each rank's device; the gathered C is checked
@@ -34,7 +36,9 @@ class GpuGemmRun {
   // Host matrices: none with --resident.
   bool needs_host_matrices() const noexcept { return !cfg_.resident; }
   // Whether the driver's MPI scatter, broadcast and gather run (transport mpi, not resident).
-  bool moves_through_host() const noexcept { return !cfg_.resident && cfg_.transport == Transport::mpi; }
+  bool moves_through_host() const noexcept {
+    return !cfg_.resident && !cfg_.overlap && cfg_.transport == Transport::mpi;
+  }
 
   // Page-locks the host matrices in place ("pin_host" in `setup`); empty ranges are skipped.
   void pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup);
@@ -78,6 +82,7 @@ class GpuGemmRun {
   const RowPartition& rows_;
   Block mine_;
   std::unique_ptr<GpuTransport> transport_;
+  OverlapPlan plan_;  // --overlap
   std::vector<HostMemoryPin> pins_;
 };
 

@@ -17,7 +17,7 @@ std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig&, const Communicato
 std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig&, const Communicator&) {
   throw NoCudaError("--backend cublas");
 }
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator&) { throw NoCudaError("--transport nccl"); }
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator&, int) { throw NoCudaError("--transport nccl"); }
 
 HostMemoryPin::HostMemoryPin(void*, std::size_t) { throw NoCudaError("pinned host memory"); }
 HostMemoryPin::~HostMemoryPin() = default;

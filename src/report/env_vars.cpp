@@ -17,6 +17,8 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"SLURM_JOB_ID", "unset", "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
       {"OMPI_COMM_WORLD_RANK", "set by mpirun", "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
       {"NCCL_DEBUG", "unset", "NCCL's own diagnostics; recorded"},
+      {"NCCL_MAX_CTAS", "unset", "NCCL's cap on thread blocks per call; when set it replaces the cap of 4 that gemm --overlap asks for"},
+      {"SCALEBENCH_OVERLAP_TRACE", "unset", "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to stderr"},
   };
   return vars;
 }

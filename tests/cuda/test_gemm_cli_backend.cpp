@@ -26,10 +26,27 @@ TEST(GemmCliBackend, CublasExitCodeSaysWhatIsThere) {
 }
 
 TEST(GemmCliBackend, GpuOnlyOptionsWithACpuBackendAreUsageErrors) {
-  for (const char* args : {"--precision bf16", "--precision tf32 --backend naive", "--transport nccl", "--resident"}) {
+  for (const char* args :
+       {"--precision bf16", "--precision tf32 --backend naive", "--transport nccl", "--resident", "--overlap"}) {
     const CliRun r = run_scalebench_mpi(2, std::string("gemm --n 64 ") + args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
     EXPECT_NE(r.output.find("--backend cublas"), std::string::npos) << r.output;
+  }
+}
+
+// --overlap's own limits are usage errors before any GPU is looked for (so the same in CI).
+TEST(GemmCliBackend, OverlapLimitsAreUsageErrors) {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c : {Case{"--overlap --resident", "--resident has none"},
+                        Case{"--overlap --precision bf16", "supports fp64, fp32 and tf32"},
+                        Case{"--overlap --transport mpi", "add --transport nccl"}}) {
+    const CliRun r = run_scalebench_mpi(2, std::string("gemm --n 64 --backend cublas --share-gpu ") + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
   }
 }

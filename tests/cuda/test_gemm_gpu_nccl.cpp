@@ -1,6 +1,7 @@
 // The NCCL transport (one GPU per rank): small-integer matrices give C equal to the exact
 // product at every precision, so identical to the MPI transport's and to one GPU's; a wrong
-// element on the last rank fails the run everywhere. Every test here needs as many visible GPUs
+// element on the last rank fails the run everywhere. The same for --overlap, the pipelined
+// schedule (k-panels, row blocks, several rounds) on shapes that make every piece of it odd. Every test here needs as many visible GPUs
 // as ranks and skips, with the reason, otherwise.
 #include <gtest/gtest.h>
 
@@ -75,4 +76,57 @@ TEST(NcclGemm, CorruptedElementOnOneRankFailsEverywhere) {
   if (comm.is_root()) {
     EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
   }
+}
+
+TEST(NcclGemm, OverlapIsExactOnOddShapes) {
+  SKIP_WITHOUT_A_GPU_PER_RANK();
+  const auto comm = Communicator::world();
+  // k < 4 (one-column panels); one row per rank (heads only, no row blocks); uneven panels and
+  // blocks; more rounds than some ranks have blocks.
+  for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{129, 67, 95}, GemmShape{comm.size(), 50, 70},
+                             GemmShape{61, 33, 3}, GemmShape{300, 17, 257}}) {
+    for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32}) {
+      expect_exact(s, p, Transport::nccl, true);
+      if (comm.size() == 1) expect_exact(s, p, Transport::mpi, true);
+    }
+  }
+}
+
+TEST(NcclGemm, OverlapRecordSaysWhatWasHidden) {
+  SKIP_WITHOUT_A_GPU_PER_RANK();
+  const auto comm = Communicator::world();
+  GemmConfig cfg = integer_config({512, 384, 320}, Precision::fp64, Transport::nccl, true);
+  cfg.fill = Fill::uniform;
+  cfg.reps = 3;
+  const GemmResult r = run_distributed_gemm(cfg, comm);
+  bool ok = r.ok;
+  if (comm.is_root()) {
+    const auto& o = r.record.at("gpu").at("overlap");
+    const OverlapPlan plan = make_overlap_plan(cfg.shape, RowPartition(cfg.shape.m, comm.size()));
+    ok = ok && o.at("panels").get<int>() == plan.panels() && o.at("rounds").get<int>() == plan.rounds();
+    const double hidden = o.at("hidden_fraction").get<double>();
+    ok = ok && hidden >= 0.0 && hidden <= 1.0 && o.at("transfer_s").get<double>() > 0.0;
+    ok = ok && o.at("exposed_s").get<double>() >= 0.0 && o.at("fill_s").get<double>() > 0.0;
+    const auto& ph = r.record.at("phases");
+    for (const char* p : {"h2d", "compute", "d2h", "fill", "drain", "end_to_end"}) {
+      ok = ok && ph.contains(p) && ph.at(p).at("median_s").get<double>() > 0.0;
+    }
+    // A pipeline cannot end before its multiplies.
+    ok = ok && ph.at("end_to_end").at("median_s").get<double>() >= ph.at("compute").at("median_s").get<double>();
+    ok = ok && r.record.at("config").at("overlap").get<bool>();
+    EXPECT_TRUE(ok) << r.record.dump(2);
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+TEST(NcclGemm, OverlapCorruptedElementOnOneRankFailsEverywhere) {
+  SKIP_WITHOUT_A_GPU_PER_RANK();
+  const auto comm = Communicator::world();
+  GemmConfig cfg = integer_config({80, 40, 40}, Precision::fp64, Transport::nccl, true);
+  cfg.fill = Fill::uniform;
+  cfg.inject_error_rank = comm.size() - 1;
+  testing::internal::CaptureStderr();
+  const GemmResult r = run_distributed_gemm(cfg, comm);
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(all_ranks(!r.ok));
 }

@@ -15,7 +15,7 @@ namespace gpu_test {
 using namespace scalebench;
 
 
-inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport t) {
+inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport t, bool overlap = false) {
   GemmConfig cfg;
   cfg.shape = shape;
   cfg.backend = GemmBackendKind::cublas;
@@ -27,19 +27,20 @@ inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport 
   cfg.quiet = true;
   cfg.keep_c = true;
   cfg.seed = 4321;
+  cfg.overlap = overlap;
   // Ranks beyond the visible GPUs share them (MPI transport only).
   cfg.share_gpu = visible_gpu_count() < world_size();
   return cfg;
 }
 
-inline void expect_exact(const GemmShape& shape, Precision p, Transport t) {
+inline void expect_exact(const GemmShape& shape, Precision p, Transport t, bool overlap = false) {
   const auto comm = Communicator::world();
-  const GemmConfig cfg = integer_config(shape, p, t);
+  const GemmConfig cfg = integer_config(shape, p, t, overlap);
   const GemmResult r = run_distributed_gemm(cfg, comm);
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
-  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << " " << shape.m << "x" << shape.n << "x"
+  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << (overlap ? " --overlap " : " ") << shape.m << "x" << shape.n << "x"
                                << shape.k << " on " << comm.size() << " ranks";
 }
 

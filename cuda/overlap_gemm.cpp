@@ -1,0 +1,328 @@
+// --overlap: one repeat of the multiply as a pipeline (the schedule is OverlapPlan's, in
+// scalebench/gpu.hpp). Four streams per rank — compute (the cuBLAS handle's), copies in and
+// copies out (rank 0's host link, both directions at once) and NCCL — ordered by events only;
+// the host enqueues the whole repeat, then waits once.
+//
+// Every rank enqueues the same NCCL calls in the same order (they follow from the plan alone),
+// and every event is recorded before any stream waits on it (a wait on an event not yet
+// recorded would not wait at all): A's blocks travel two rounds ahead of the multiply, so the
+// single NCCL stream never holds an A block behind a C block that waits for the multiply.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cublas_gemm.hpp"
+#include "cuda_check.hpp"
+#include "nccl_comm.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/record.hpp"
+#include "scalebench/timing.hpp"
+
+namespace scalebench::gpu {
+namespace {
+
+// How many rounds A's row blocks travel ahead of the multiply.
+constexpr int kLookahead = 2;
+
+void wait(cudaStream_t s, const Event& e) { SCALEBENCH_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0)); }
+
+// The events of one repeat (alive until it is done) and its pieces: the device time of each
+// counts towards its phase (when it has one), and SCALEBENCH_OVERLAP_TRACE prints them all.
+class Ledger {
+ public:
+  const Event& record(cudaStream_t s) {
+    events_.emplace_back();
+    events_.back().record(s);
+    return events_.back();
+  }
+  // Enqueues `issue` on `s` between two events. `phase` empty: traced, not counted.
+  template <class F>
+  std::pair<const Event*, const Event*> span(cudaStream_t s, const char* stream, std::string what, std::string phase,
+                                             F&& issue) {
+    const Event& b = record(s);
+    issue();
+    const Event& e = record(s);
+    spans_.push_back({stream, std::move(what), std::move(phase), &b, &e});
+    return {&b, &e};
+  }
+  std::map<std::string, double> sums() const {
+    std::map<std::string, double> out;
+    for (const auto& s : spans_) {
+      if (!s.phase.empty()) out[s.phase] += s.end->seconds_since(*s.begin);
+    }
+    return out;
+  }
+  void trace(int rank, int repeat, const Event& start) const {
+    std::string out;
+    for (const auto& s : spans_) {
+      out += fmt::format("overlap trace: repeat {} rank {} {:<7} {:<22} {:9.3f} {:9.3f} ms\n", repeat, rank, s.stream,
+                         s.what, 1e3 * s.begin->seconds_since(start), 1e3 * s.end->seconds_since(start));
+    }
+    std::fputs(out.c_str(), stderr);
+  }
+
+ private:
+  struct Span {
+    const char* stream;
+    std::string what;
+    std::string phase;
+    const Event* begin;
+    const Event* end;
+  };
+  std::deque<Event> events_;
+  std::vector<Span> spans_;
+};
+
+// NCCL calls of one step, as one group.
+template <class F>
+void nccl_group(ncclComm_t nc, F&& calls) {
+  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
+  calls();
+  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+}
+
+}  // namespace
+
+void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
+                                     const void* b_host, void* c_full, GpuTransport* transport, PhaseRecorder& rec) {
+  if (precision_ == Precision::bf16) {
+    throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device)");
+  }
+  const int ranks = comm_.size(), me = comm_.rank();
+  const bool root = me == 0;
+  ncclComm_t nc = nullptr;
+  if (ranks > 1) {
+    if (transport == nullptr) throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
+    nc = nccl_comm_of(*transport);
+  }
+  if (!in_stream_) {
+    in_stream_.emplace();
+    out_stream_.emplace();
+    // NCCL's kernels must not queue behind the multiply's blocks for SMs.
+    nccl_stream_.emplace(Stream::Priority::high);
+  }
+  const cudaStream_t cs = stream_.get(), in = in_stream_->get(), out = out_stream_->get(), ns = nccl_stream_->get();
+  const std::size_t e = device_input_bytes(precision_), eo = device_output_bytes(precision_);
+  const std::int64_t n = shape_.n, k = shape_.k;
+  const int panels = plan.panels(), rounds = plan.rounds();
+  const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+
+  // Rank 0 holds every row of A and C in global order; the others hold their own rows from 0.
+  const auto base = [&](int r) { return root ? rows.block(r).offset : std::int64_t{0}; };
+  const auto head = [&](int r) { return plan.head[u(r)]; };
+  const auto block = [&](int r, int j) {
+    const auto& v = plan.blocks[u(r)];
+    return j < static_cast<int>(v.size()) ? v[u(j)] : Block{0, 0};
+  };
+  auto* a_dev = static_cast<char*>(a_.get());
+  auto* b_dev = static_cast<char*>(b_.get());
+  auto* c_dev = static_cast<char*>(c_.get());
+  auto* pack = static_cast<char*>(pack_.get());
+  const auto* a_host = static_cast<const char*>(a_full);
+  const auto* b_src = static_cast<const char*>(b_host);
+  auto* c_host = static_cast<char*>(c_full);
+  const auto a_at = [&](std::int64_t row, std::int64_t col) { return a_dev + u(row * k + col) * e; };
+  const auto c_at = [&](std::int64_t row) { return c_dev + u(row * n) * eo; };
+  // Panel p of rank r's head in the panel buffer: on rank 0 all other ranks' heads, panel by
+  // panel; on rank r its own head, panel by panel.
+  std::int64_t others_head = 0;
+  for (int r = 1; r < ranks; ++r) others_head += head(r);
+  const auto pack_at = [&](int p, int r) {
+    const std::int64_t col = plan.panel_first[u(p)], w = plan.panel_first[u(p) + 1] - col;
+    std::int64_t at = 0;
+    if (root) {
+      at = others_head * col;
+      for (int q = 1; q < r; ++q) at += head(q) * w;
+    } else {
+      at = head(me) * col;
+    }
+    return pack + u(at) * e;
+  };
+  const auto gemm = [&](std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width, bool accumulate) {
+    row_major_gemm(handle_->get(), precision_,
+                   {count, n, width, a_at(row, col), k, b_dev + u(col * n) * e, n, c_at(row), n, accumulate});
+  };
+
+  Ledger led;
+  const Event& start = led.record(cs);
+  for (cudaStream_t s : {in, out, ns}) wait(s, start);
+  // The multiplies' own events: their summed time is "compute", the first and last bound the
+  // pipeline's fill and drain.
+  std::vector<std::pair<const Event*, const Event*>> gemms;
+  const auto compute = [&](std::string what, auto&& issue) { gemms.push_back(led.span(cs, "compute", what, "", issue)); };
+
+  // Phase 1: B and the heads' A in k-panels; each panel multiplied as it lands.
+  for (int p = 0; p < panels; ++p) {
+    const std::int64_t col = plan.panel_first[u(p)], w = plan.panel_first[u(p) + 1] - col;
+    const Event* landed = nullptr;
+    if (root) {
+      led.span(in, "in", fmt::format("B+A panel {}", p), "h2d", [&] {
+        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(col * n) * e, b_src + u(col * n) * e, u(w * n) * e,
+                                              cudaMemcpyHostToDevice, in));
+        if (head(0) > 0) {
+          SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, a_host + u(col) * e, u(k) * e, u(w) * e,
+                                                  u(head(0)), cudaMemcpyHostToDevice, in));
+        }
+        for (int r = 1; r < ranks; ++r) {
+          const std::int64_t row = rows.block(r).offset;
+          SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(pack_at(p, r), u(w) * e, a_host + u(row * k + col) * e, u(k) * e,
+                                                  u(w) * e, u(head(r)), cudaMemcpyHostToDevice, in));
+        }
+      });
+      landed = &led.record(in);
+    }
+    if (ranks > 1) {
+      if (root) wait(ns, *landed);
+      led.span(ns, "nccl", fmt::format("bcast B panel {}", p), root ? "broadcast" : "", [&] {
+        SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(b_dev + u(col * n) * e, b_dev + u(col * n) * e, u(w * n) * e,
+                                                 ncclUint8, 0, nc, ns),
+                                   nc);
+      });
+      led.span(ns, "nccl", fmt::format("A panel {}", p), root ? "scatter" : "", [&] {
+        nccl_group(nc, [&] {
+          if (root) {
+            for (int r = 1; r < ranks; ++r) {
+              SCALEBENCH_NCCL_CHECK_COMM(ncclSend(pack_at(p, r), u(head(r) * w) * e, ncclUint8, r, nc, ns), nc);
+            }
+          } else {
+            SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(pack_at(p, me), u(head(me) * w) * e, ncclUint8, 0, nc, ns), nc);
+          }
+        });
+      });
+      if (!root) {
+        // Into place in A (the multiply and the verification read A whole).
+        led.span(ns, "nccl", fmt::format("unpack A panel {}", p), "", [&] {
+          SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, pack_at(p, me), u(w) * e, u(w) * e,
+                                                  u(head(me)), cudaMemcpyDeviceToDevice, ns));
+        });
+        landed = &led.record(ns);
+      }
+    }
+    wait(cs, *landed);
+    compute(fmt::format("head panel {}", p), [&] { gemm(base(me), head(me), col, w, p > 0); });
+  }
+  const Event& head_done = led.record(cs);
+
+  // Phase 2: the rest in row blocks. Rank 0's link first carries every block in round order.
+  std::vector<std::vector<const Event*>> block_in(u(ranks), std::vector<const Event*>(u(rounds), nullptr));
+  if (root) {
+    for (int j = 0; j < rounds; ++j) {
+      for (int r = 0; r < ranks; ++r) {
+        const Block b = block(r, j);
+        if (b.count == 0) continue;
+        const std::int64_t row = rows.block(r).offset + b.offset;
+        led.span(in, "in", fmt::format("A block {} of rank {}", j, r), "h2d", [&] {
+          SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(a_at(row, 0), a_host + u(row * k) * e, u(b.count * k) * e,
+                                                cudaMemcpyHostToDevice, in));
+        });
+        block_in[u(r)][u(j)] = &led.record(in);
+      }
+    }
+  }
+  std::vector<const Event*> a_arrived(u(rounds), nullptr), c_sent(u(rounds), nullptr), c_done(u(rounds), nullptr);
+  const Event* heads_gathered = nullptr;
+  const auto send_a = [&](int j) {
+    if (ranks == 1 || j >= rounds) return;
+    if (root) {
+      for (int r = 1; r < ranks; ++r) {
+        if (block_in[u(r)][u(j)] != nullptr) wait(ns, *block_in[u(r)][u(j)]);
+      }
+    }
+    led.span(ns, "nccl", fmt::format("A block {}", j), root ? "scatter" : "", [&] {
+      nccl_group(nc, [&] {
+        if (root) {
+          for (int r = 1; r < ranks; ++r) {
+            const Block b = block(r, j);
+            if (b.count == 0) continue;
+            SCALEBENCH_NCCL_CHECK_COMM(ncclSend(a_at(rows.block(r).offset + b.offset, 0), u(b.count * k) * e,
+                                                ncclUint8, r, nc, ns),
+                                       nc);
+          }
+        } else if (const Block b = block(me, j); b.count > 0) {
+          SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(a_at(b.offset, 0), u(b.count * k) * e, ncclUint8, 0, nc, ns), nc);
+        }
+      });
+    });
+    a_arrived[u(j)] = &led.record(ns);
+  };
+  const auto gather = [&](std::string what, auto&& rows_of, const Event* ready) {
+    // rows_of(r) -> {first local row, count} of what rank r sends now.
+    if (!root && ready != nullptr) wait(ns, *ready);
+    led.span(ns, "nccl", what, root ? "" : "gather", [&] {
+      nccl_group(nc, [&] {
+        if (root) {
+          for (int r = 1; r < ranks; ++r) {
+            const Block b = rows_of(r);
+            if (b.count == 0) continue;
+            SCALEBENCH_NCCL_CHECK_COMM(
+                ncclRecv(c_at(rows.block(r).offset + b.offset), u(b.count * n) * eo, ncclUint8, r, nc, ns), nc);
+          }
+        } else if (const Block b = rows_of(me); b.count > 0) {
+          SCALEBENCH_NCCL_CHECK_COMM(ncclSend(c_at(b.offset), u(b.count * n) * eo, ncclUint8, 0, nc, ns), nc);
+        }
+      });
+    });
+    return &led.record(ns);
+  };
+
+  for (int j = 0; j < kLookahead; ++j) send_a(j);
+  if (ranks > 1) heads_gathered = gather("C heads", [&](int r) { return Block{0, head(r)}; }, &head_done);
+  for (int j = 0; j < rounds; ++j) {
+    const Block b = block(me, j);
+    if (b.count > 0) {
+      wait(cs, root ? *block_in[0][u(j)] : *a_arrived[u(j)]);
+      compute(fmt::format("block {}", j), [&] { gemm(base(me) + b.offset, b.count, 0, k, false); });
+      c_done[u(j)] = &led.record(cs);
+    }
+    send_a(j + kLookahead);
+    if (ranks > 1) c_sent[u(j)] = gather(fmt::format("C block {}", j), [&](int r) { return block(r, j); }, c_done[u(j)]);
+  }
+
+  // Rank 0's link carries C out as its pieces are ready: its own rows, then what arrived.
+  if (root) {
+    const auto down = [&](std::int64_t row, std::int64_t count, const Event& ready) {
+      if (count == 0) return;
+      wait(out, ready);
+      led.span(out, "out", fmt::format("C rows {}+{}", row, count), "d2h", [&] {
+        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(c_host + u(row * n) * eo, c_at(row), u(count * n) * eo,
+                                              cudaMemcpyDeviceToHost, out));
+      });
+    };
+    down(0, head(0), head_done);
+    for (int r = 1; r < ranks; ++r) down(rows.block(r).offset, head(r), *heads_gathered);
+    for (int j = 0; j < rounds; ++j) {
+      for (int r = 0; r < ranks; ++r) {
+        const Block b = block(r, j);
+        if (b.count > 0) down(rows.block(r).offset + b.offset, b.count, r == 0 ? *c_done[u(j)] : *c_sent[u(j)]);
+      }
+    }
+  }
+
+  std::vector<const Event*> ends;
+  for (cudaStream_t s : {cs, in, out, ns}) ends.push_back(&led.record(s));
+  for (const Event* x : ends) x->synchronize();
+
+  auto sums = led.sums();
+  double compute_s = 0;
+  for (const auto& [b, e2] : gemms) compute_s += e2->seconds_since(*b);
+  double finish = 0;
+  for (const Event* x : ends) finish = std::max(finish, x->seconds_since(start));
+  for (const char* phase : {"h2d", "broadcast", "scatter"}) rec.add(phase, sums[phase]);
+  rec.add("compute", compute_s);
+  for (const char* phase : {"gather", "d2h"}) rec.add(phase, sums[phase]);
+  rec.add("fill", gemms.empty() ? 0.0 : gemms.front().first->seconds_since(start));
+  rec.add("drain", gemms.empty() ? 0.0 : finish - gemms.back().second->seconds_since(start));
+  if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(me, overlap_repeats_, start);
+  ++overlap_repeats_;
+}
+
+}  // namespace scalebench::gpu
