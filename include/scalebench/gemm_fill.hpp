@@ -15,6 +15,9 @@
 //
 // CUDA-free and C++17-clean (cuda/ includes it).
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <vector>
 
 #include "scalebench/gemm.hpp"
 
@@ -57,6 +60,34 @@ int fill_matrix(double* dst, std::int64_t count, std::int64_t first_index, std::
                 int threads);
 int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, Fill fill, Precision p,
                 int threads);
+
+// dst[i] = 0 for i in [0, count), on `threads` threads (the same ranges as fill_matrix).
+void fill_zero(double* dst, std::int64_t count, int threads);
+void fill_zero(float* dst, std::int64_t count, int threads);
+
+// An allocator whose resize() leaves new elements uninitialised: the host matrices (GiBs each)
+// are then first written by the threads that fill them, in parallel, instead of being zeroed by
+// one thread first — and their pages land where those threads run.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using HostMatrix = std::vector<T, UninitializedAllocator<T>>;
 
 // Threads for rank 0's host generation: the CPUs in this process's affinity mask
 // (sched_getaffinity), at least 1 — one on a rank bound to one core, the node under

@@ -59,7 +59,10 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   const std::int64_t chunk = cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount;
 
   PhaseRecorder setup;
-  std::vector<T> a_full, c_full, a_i, b, c_i, c_peer;
+  // Rank 0's A, B and C are GiBs at benchmark sizes: allocated uninitialised, then written by
+  // every thread this rank may use (HostMatrix, gemm_fill.hpp).
+  HostMatrix<T> a_full, c_full, b;
+  std::vector<T> a_i, c_i, c_peer;
   // --backend cublas: the GPU steps (gemm_gpu_run.hpp). Declared after the host matrices, so
   // that their page-locking ends before they are freed.
   std::optional<GpuGemmRun> gpu_run;
@@ -73,15 +76,18 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       // Counter-based (gemm_fill.hpp): the values --resident makes on the device, on every CPU
       // this rank may run on.
       a_full.resize(static_cast<std::size_t>(s.m * s.k));
-      c_full.assign(static_cast<std::size_t>(s.m * s.n), T(0));
+      c_full.resize(static_cast<std::size_t>(s.m * s.n));
       b.resize(static_cast<std::size_t>(s.k * s.n));
       generate_threads = host_fill_threads();
+      fill_zero(c_full.data(), s.m * s.n, generate_threads);
       fill_matrix(a_full.data(), s.m * s.k, 0, gemm_input_key(cfg.seed, GemmInput::a), cfg.fill, cfg.precision,
                   generate_threads);
       fill_matrix(b.data(), s.k * s.n, 0, gemm_input_key(cfg.seed, GemmInput::b), cfg.fill, cfg.precision,
                   generate_threads);
-    } else {
-      b.assign(static_cast<std::size_t>(s.k * s.n), T(0));
+    } else if (host_moves) {
+      // B arrives by broadcast (with transport nccl it goes device to device: no host copy).
+      b.resize(static_cast<std::size_t>(s.k * s.n));
+      fill_zero(b.data(), s.k * s.n, host_fill_threads());
     }
     // Rank 0 keeps its own rows in A and C (MPI_IN_PLACE): no copy of its block, no extra memory.
     if (!comm.is_root()) {
@@ -96,7 +102,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   const GemmShape local{mine.count, s.n, s.k};
   if (gpu_run) {
     if (host_matrices) {
-      auto range = [](std::vector<T>& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
+      auto range = [](auto& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
       gpu_run->pin({range(a_full), range(c_full), range(a_i), range(b), range(c_i)}, setup);
     }
     gpu_run->prepare(local, setup);
@@ -353,7 +359,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     if (gpu_run) {
       out += "set-up (once, never in compute):";
       for (const auto& [name, st] : setup_phases) out += fmt::format(" {} {:.3f} s;", name, st.median);
-      out += "\n" + gpu_run->table_lines(record["gpu"]);
+      out += '\n';
+      out += gpu_run->table_lines(record["gpu"]);
     }
     out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
                        ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,

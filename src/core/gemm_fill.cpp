@@ -39,8 +39,9 @@ void fill_range(T* dst, std::int64_t begin, std::int64_t end, std::int64_t first
   }
 }
 
-template <class T, bool Bf16>
-int fill_parallel(T* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, Fill fill, int threads) {
+// Runs work(begin, end) over [0, count) cut into contiguous ranges on up to `threads` threads.
+template <class Work>
+int split_over_threads(std::int64_t count, int threads, Work work) {
   if (count <= 0) return 1;
   const std::int64_t useful = (count + kMinElementsPerThread - 1) / kMinElementsPerThread;
   const int t = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, useful)));
@@ -48,16 +49,28 @@ int fill_parallel(T* dst, std::int64_t count, std::int64_t first_index, std::uin
   std::vector<std::thread> workers;
   workers.reserve(static_cast<std::size_t>(t - 1));
   try {
-    for (int i = 1; i < t; ++i) {
-      workers.emplace_back(fill_range<T, Bf16>, dst, piece(i), piece(i + 1), first_index, key, fill);
-    }
+    for (int i = 1; i < t; ++i) workers.emplace_back(work, piece(i), piece(i + 1));
   } catch (...) {
     for (auto& w : workers) w.join();
     throw;
   }
-  fill_range<T, Bf16>(dst, piece(0), piece(1), first_index, key, fill);
+  work(piece(0), piece(1));
   for (auto& w : workers) w.join();
   return t;
+}
+
+template <class T, bool Bf16>
+int fill_parallel(T* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, Fill fill, int threads) {
+  return split_over_threads(count, threads, [=](std::int64_t begin, std::int64_t end) {
+    fill_range<T, Bf16>(dst, begin, end, first_index, key, fill);
+  });
+}
+
+template <class T>
+void zero_parallel(T* dst, std::int64_t count, int threads) {
+  split_over_threads(count, threads, [=](std::int64_t begin, std::int64_t end) {
+    std::fill(dst + begin, dst + end, T(0));
+  });
 }
 
 }  // namespace
@@ -72,6 +85,9 @@ int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::u
   if (p == Precision::bf16) return fill_parallel<float, true>(dst, count, first_index, key, fill, threads);
   return fill_parallel<float, false>(dst, count, first_index, key, fill, threads);
 }
+
+void fill_zero(double* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
+void fill_zero(float* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
 
 int host_fill_threads() {
   cpu_set_t set;
