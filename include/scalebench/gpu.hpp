@@ -167,8 +167,8 @@ class GpuGemm : public LocalGemm {
   // Peers measured in the same run on the same GPU (they overwrite C):
   // seconds of one bare cuBLAS call (its own handle and stream, nothing around it) on this block;
   virtual double bare_cublas_seconds() = 0;
-  // bytes/s of one plain cudaMemcpy from pinned host memory to the device (at most `bytes`,
-  // capped by the device buffers held).
+  // bytes/s of one plain cudaMemcpy from pinned host memory into C on the device (at most
+  // `bytes`, capped by C's size; never into A or B, which the bare call reads).
   virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
 
   // Set-up done when the backend was made, in seconds by step ("gpu_context": device selection
