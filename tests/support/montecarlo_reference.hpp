@@ -7,6 +7,7 @@
 inline scalebench::McOutcome cpu_reference(scalebench::MonteCarloConfig cfg, int threads) {
   using namespace scalebench;
   cfg.backend = McBackendKind::cpu;
+  cfg.share_gpu = false;  // a GPU-only option: the reference runs on the CPU
   resolve_defaults(cfg);
   validate(cfg);
   auto kernel = make_cpu_montecarlo(threads);
