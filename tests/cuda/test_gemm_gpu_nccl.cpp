@@ -63,19 +63,26 @@ TEST(NcclGemm, RecordCarriesBusBandwidthPerPhase) {
   EXPECT_TRUE(all_ranks(ok));
 }
 
-TEST(NcclGemm, CorruptedElementOnOneRankFailsEverywhere) {
-  SKIP_WITHOUT_A_GPU_PER_RANK();
+namespace {
+// A wrong element on the last rank: every rank fails, and the record names that rank.
+void expect_corruption_caught(const GemmShape& shape, bool overlap) {
   const auto comm = Communicator::world();
-  GemmConfig cfg = integer_config({40, 40, 40}, Precision::fp64, Transport::nccl);
+  GemmConfig cfg = integer_config(shape, Precision::fp64, Transport::nccl, overlap);
   cfg.fill = Fill::uniform;
   cfg.inject_error_rank = comm.size() - 1;
   testing::internal::CaptureStderr();
   const GemmResult r = run_distributed_gemm(cfg, comm);
   testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
+  EXPECT_TRUE(all_ranks(!r.ok)) << (overlap ? "--overlap" : "phased");
   if (comm.is_root()) {
     EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
   }
+}
+}  // namespace
+
+TEST(NcclGemm, CorruptedElementOnOneRankFailsEverywhere) {
+  SKIP_WITHOUT_A_GPU_PER_RANK();
+  expect_corruption_caught({40, 40, 40}, false);
 }
 
 TEST(NcclGemm, OverlapIsExactOnOddShapes) {
@@ -121,12 +128,5 @@ TEST(NcclGemm, OverlapRecordSaysWhatWasHidden) {
 
 TEST(NcclGemm, OverlapCorruptedElementOnOneRankFailsEverywhere) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
-  const auto comm = Communicator::world();
-  GemmConfig cfg = integer_config({80, 40, 40}, Precision::fp64, Transport::nccl, true);
-  cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
+  expect_corruption_caught({80, 40, 40}, true);
 }
