@@ -16,7 +16,7 @@ enum class ExitCode : int {
   runtime = 5,              // MPI, BLAS, CUDA, cuBLAS, NCCL or hwloc reported an error
   no_cuda = 6,              // a GPU feature was asked of a build without CUDA
   timeout = 7,              // a launched step ran past its time limit
-  partial = 8,              // a driver (contrast) finished but some of its runs failed
+  partial = 8,              // a driver (contrast, study) finished but some of its runs failed
 };
 
 std::string_view exit_code_name(ExitCode code);

@@ -16,5 +16,6 @@ Subcommand register_gemm(CLI::App& root);
 Subcommand register_montecarlo(CLI::App& root);
 Subcommand register_topology(CLI::App& root);
 Subcommand register_contrast(CLI::App& root);
+Subcommand register_study(CLI::App& root);
 
 }  // namespace scalebench::app

@@ -16,6 +16,7 @@
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/topology.hpp"
+#include "study/files.hpp"
 
 namespace scalebench {
 
@@ -23,45 +24,12 @@ std::string_view workload_name(Workload w) { return w == Workload::gemm ? "gemm"
 
 namespace {
 
-std::string self_binary() {
-  char buf[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "scalebench";
-}
-
-std::string utc_stamp() {
-  std::string s = utc_now_iso8601();  // 2026-01-02T03:04:05Z
-  s.erase(std::remove(s.begin(), s.end(), '-'), s.end());
-  s.erase(std::remove(s.begin(), s.end(), ':'), s.end());
-  return s;
-}
-
-void make_dirs(const std::string& path) {
-  std::string cur;
-  std::stringstream ss(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') cur = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty()) continue;
-    cur += part + "/";
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw ResourceError(fmt::format("cannot create folder {}: check permissions or choose --out-dir", cur));
-    }
-  }
-}
-
-double number_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object() || !cur->contains(p)) return 0.0;
-    cur = &(*cur)[p];
-  }
-  return cur->is_number() ? cur->get<double>() : 0.0;
-}
-
-double phase_median(const nlohmann::json& rec, const char* phase) {
-  return number_at(rec, {"phases", phase, "median_s"});
-}
+using study::csv_escape;
+using study::make_dirs;
+using study::number_at;
+using study::phase_median;
+using study::self_binary;
+using study::utc_stamp;
 
 std::vector<std::string> workload_args(const ContrastOptions& o, Workload w, Mode mode, const std::string& record) {
   std::vector<std::string> a;
@@ -130,16 +98,6 @@ std::string human_rate(double v, const std::string& unit) {
   return fmt::format("{:.1f} GFLOP/s", v);
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 ContrastResult run_contrast(const ContrastOptions& o) {
@@ -160,11 +118,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", launcher_program,
                                     launcher == "srun" ? "slurm-client" : "openmpi-bin"));
   }
-  if (launcher == "mpirun" && getuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
-    // Open MPI refuses root unless told; the contrast is a deliberate run, so say it for the steps.
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  }
+  // Open MPI refuses root unless told; the contrast is a deliberate run, so say it for the steps.
+  if (launcher == "mpirun") study::allow_mpirun_as_root();
 
   const Topology topo = Topology::load();
   if (!topo.is_this_machine() && !o.dry_run) {

@@ -1,0 +1,39 @@
+// `scalebench study FILE`: a scaling study from a study file (jobs/*.yaml).
+#include <fmt/format.h>
+
+#include "app/commands.hpp"
+#include "app/run_support.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/study.hpp"
+
+namespace scalebench::app {
+
+Subcommand register_study(CLI::App& root) {
+  auto o = std::make_shared<StudyOptions>();
+  auto* app = root.add_subcommand(
+      "study", "Run a scaling study from a study file (jobs/*.yaml): one run per point of its sweep, each launched as "
+               "its own mpirun/srun step, appended to results/<study>/runs.jsonl as it finishes (a rerun skips the "
+               "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json)");
+  app->add_option("file", o->file, "The study file, e.g. jobs/strong-scaling-cpu.yaml")->required();
+  app->add_option("--out-dir", o->out_dir, "Folder of the study's results [results/<study name>]");
+  app->add_option("--launcher", o->launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_option("--timeout", o->timeout_s, "Seconds one run may take before it is killed [the file's timeout_s, 900]");
+  app->add_flag("--rerun", o->rerun,
+                "Run again the runs already in runs.jsonl (appended beside the earlier ones, never replacing them)");
+  app->add_flag("--dry-run", o->dry_run, "Print every run's command and whether it is done; run nothing");
+  app->add_flag("--quiet", o->quiet, "No table, no progress lines");
+  Subcommand sub;
+  sub.app = app;
+  sub.run = [o]() {
+    try {
+      if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
+      return run_study(*o).exit_code;
+    } catch (const Error& e) {
+      print_error(e.what());
+      return static_cast<int>(e.code());
+    }
+  };
+  return sub;
+}
+
+}  // namespace scalebench::app

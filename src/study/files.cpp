@@ -1,0 +1,76 @@
+#include "study/files.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/record.hpp"
+
+namespace scalebench::study {
+
+std::string self_binary() {
+  char buf[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "scalebench";
+}
+
+std::string utc_stamp() {
+  std::string s = utc_now_iso8601();  // 2026-01-02T03:04:05Z
+  s.erase(std::remove(s.begin(), s.end(), '-'), s.end());
+  s.erase(std::remove(s.begin(), s.end(), ':'), s.end());
+  return s;
+}
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') cur.push_back('/');
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part;
+    cur += '/';
+    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw ResourceError(fmt::format("cannot create folder {}: check permissions or choose --out-dir", cur));
+    }
+  }
+}
+
+double number_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* cur = &j;
+  for (const char* p : path) {
+    if (!cur->is_object() || !cur->contains(p)) return 0.0;
+    cur = &(*cur)[p];
+  }
+  return cur->is_number() ? cur->get<double>() : 0.0;
+}
+
+double phase_median(const nlohmann::json& record, const char* phase) {
+  return number_at(record, {"phases", phase, "median_s"});
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void allow_mpirun_as_root() {
+  if (getuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+}
+
+}  // namespace scalebench::study

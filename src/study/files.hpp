@@ -1,0 +1,26 @@
+#pragma once
+// What the drivers (contrast, study) share: where the binary is, folders, reading records.
+#include <initializer_list>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace scalebench::study {
+
+// This executable's path (/proc/self/exe), for the runs a driver launches.
+std::string self_binary();
+// 20260102T030405Z
+std::string utc_stamp();
+// mkdir -p; ResourceError naming the folder when it cannot be made.
+void make_dirs(const std::string& path);
+// The number at `path` in `j`, 0 when absent or not a number.
+double number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
+// The median of `phase` in a run record, 0 when absent.
+double phase_median(const nlohmann::json& record, const char* phase);
+// A CSV field, quoted when it must be.
+std::string csv_escape(const std::string& s);
+// Sets Open MPI's run-as-root variables for the steps when running as root without them (a
+// driver's runs are deliberate); no-op otherwise.
+void allow_mpirun_as_root();
+
+}  // namespace scalebench::study

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Plots of a study's results (scalebench study): reads results/<study>/runs.jsonl and draws
+
+  speedup.png   speed-up against cores (or GPUs) per series, with the ideal line
+  phases.png    where the time goes: compute / communication / transfer per run, stacked
+  rate.png      rate against n per series, when the study sweeps n (CPU/GPU crossover)
+
+  tools/report results/<study> [--out DIR]     (default: the study's folder)
+  tools/report --check                          (exit 0 if matplotlib loads, else 3)
+
+Needs python3-matplotlib (tools/setup installs it). Exit codes: 0 done, 2 usage (no such
+folder, no runs.jsonl, no finished run), 3 matplotlib missing.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def fail(code, message):
+    print(f"tools/report: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def newest_ok_runs(path):
+    """The newest finished ("ok") line per run key, in first-seen order."""
+    runs, order = {}, []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a crash: runs.jsonl keeps it, the report skips it
+            if j.get("status") != "ok" or not j.get("record"):
+                continue
+            if j["key"] not in runs:
+                order.append(j["key"])
+            runs[j["key"]] = j
+    return [runs[k] for k in order]
+
+
+def phase(record, name):
+    return ((record.get("phases") or {}).get(name) or {}).get("median_s", 0.0)
+
+
+def figures(line):
+    r = line["record"]
+    cfg = r.get("config", {})
+    gpu = cfg.get("backend") in ("cublas", "cuda")
+    threads = max(1, int(cfg.get("threads_per_rank", 1)))
+    ranks = int(r.get("ranks", line.get("ranks", 1)))
+    workload = r.get("subcommand", "gemm")
+    time_s = phase(r, "end_to_end") or phase(r, "compute")
+    if workload == "gemm":
+        rate = (r.get("rates") or {}).get("end_to_end_gflops", 0.0)
+        unit = "GFLOP/s"
+        comm = phase(r, "scatter") + phase(r, "broadcast") + phase(r, "gather")
+        transfer = phase(r, "h2d") + phase(r, "d2h")
+    else:
+        rate = (r.get("rates") or {}).get("samples_per_s", 0.0)
+        unit = "samples/s"
+        comm = phase(r, "reduce")
+        transfer = 0.0
+    series = " ".join(f"{k}={v}" for k, v in sorted(line.get("options", {}).items()) if k not in ("threads", "n"))
+    return {
+        "index": line.get("index"),
+        "resources": ranks if gpu else ranks * threads,
+        "gpu": gpu,
+        "time": time_s,
+        "rate": rate,
+        "unit": unit,
+        "compute": phase(r, "compute"),
+        "comm": comm,
+        "transfer": transfer,
+        "n": cfg.get("n"),
+        "series": series,
+        "label": f"#{line.get('index')} {ranks}x{threads}" + (" GPU" if gpu else ""),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("study_dir", nargs="?")
+    ap.add_argument("--out", help="folder for the PNG files (default: the study's folder)")
+    ap.add_argument("--check", action="store_true", help="only check that matplotlib can be loaded (exit 0 or 3)")
+    a = ap.parse_args()
+    if a.check:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            fail(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)")
+        return
+    if not a.study_dir:
+        fail(2, "give the folder of a study, e.g. tools/report results/smoke")
+    jsonl = os.path.join(a.study_dir, "runs.jsonl")
+    if not os.path.isfile(jsonl):
+        fail(2, f"{jsonl} not found: give the folder of a study (scalebench study writes results/<study>/runs.jsonl)")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)")
+    rows = [figures(l) for l in newest_ok_runs(jsonl)]
+    if not rows:
+        fail(2, f"no finished run in {jsonl} yet")
+    out = a.out or a.study_dir
+    os.makedirs(out, exist_ok=True)
+    name = os.path.basename(os.path.normpath(a.study_dir))
+    written = []
+
+    # Speed-up per series (same options but ranks/threads; n kept apart), against the fewest cores.
+    series = {}
+    for f in rows:
+        series.setdefault((f["series"], f["n"]), []).append(f)
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    most = 1
+    for (s, n), fs in series.items():
+        fs = sorted(fs, key=lambda f: f["resources"])
+        base = fs[0]
+        if base["time"] <= 0:
+            continue
+        x = [f["resources"] for f in fs]
+        y = [base["time"] / f["time"] * 1.0 for f in fs if f["time"] > 0]
+        most = max(most, max(x))
+        label = (s + (f" n={n}" if n else "")).strip() or "runs"
+        ax.plot(x[: len(y)], y, marker="o", label=label)
+    ax.plot([1, most], [1, most], linestyle="--", color="grey", label="ideal")
+    ax.set_xlabel("cores (CPU runs) or GPUs")
+    ax.set_ylabel("speed-up (end to end)")
+    ax.set_title(f"{name}: speed-up")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    p = os.path.join(out, "speedup.png")
+    fig.savefig(p, dpi=110)
+    written.append(p)
+    plt.close(fig)
+
+    # Where the time goes.
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.6 * len(rows)), 4.8))
+    x = range(len(rows))
+    c = [f["compute"] for f in rows]
+    m = [f["comm"] for f in rows]
+    t = [f["transfer"] for f in rows]
+    ax.bar(x, c, label="compute")
+    ax.bar(x, m, bottom=c, label="communication")
+    ax.bar(x, t, bottom=[a + b for a, b in zip(c, m)], label="host<->device")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([f["label"] for f in rows], rotation=45, ha="right", fontsize="small")
+    ax.set_ylabel("seconds (median of the slowest rank)")
+    ax.set_title(f"{name}: where the time goes")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    p = os.path.join(out, "phases.png")
+    fig.savefig(p, dpi=110)
+    written.append(p)
+    plt.close(fig)
+
+    # Rate against n, when n varies.
+    if len({f["n"] for f in rows if f["n"]}) > 1:
+        fig, ax = plt.subplots(figsize=(6.4, 4.8))
+        by = {}
+        for f in rows:
+            by.setdefault(f["series"], []).append(f)
+        for s, fs in by.items():
+            fs = sorted(fs, key=lambda f: f["n"] or 0)
+            ax.plot([f["n"] for f in fs], [f["rate"] for f in fs], marker="o", label=s or "runs")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel(f"rate, end to end ({rows[0]['unit']})")
+        ax.set_title(f"{name}: rate against size")
+        ax.grid(True, alpha=0.3, which="both")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        p = os.path.join(out, "rate.png")
+        fig.savefig(p, dpi=110)
+        written.append(p)
+        plt.close(fig)
+
+    for p in written:
+        print(p)
+
+
+if __name__ == "__main__":
+    main()
