@@ -113,6 +113,15 @@ def main():
     name = os.path.basename(os.path.normpath(a.study_dir))
     written = []
 
+    def save(fig, ax, title, png):
+        ax.set_title(f"{name}: {title}")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        p = os.path.join(out, png)
+        fig.savefig(p, dpi=110)
+        written.append(p)
+        plt.close(fig)
+
     # Speed-up per series (same options but ranks/threads; n kept apart), against the fewest cores.
     series = {}
     for f in rows:
@@ -132,14 +141,8 @@ def main():
     ax.plot([1, most], [1, most], linestyle="--", color="grey", label="ideal")
     ax.set_xlabel("cores (CPU runs) or GPUs")
     ax.set_ylabel("speed-up (end to end)")
-    ax.set_title(f"{name}: speed-up")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    p = os.path.join(out, "speedup.png")
-    fig.savefig(p, dpi=110)
-    written.append(p)
-    plt.close(fig)
+    save(fig, ax, "speed-up", "speedup.png")
 
     # Where the time goes.
     fig, ax = plt.subplots(figsize=(max(6.4, 0.6 * len(rows)), 4.8))
@@ -153,13 +156,7 @@ def main():
     ax.set_xticks(list(x))
     ax.set_xticklabels([f["label"] for f in rows], rotation=45, ha="right", fontsize="small")
     ax.set_ylabel("seconds (median of the slowest rank)")
-    ax.set_title(f"{name}: where the time goes")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    p = os.path.join(out, "phases.png")
-    fig.savefig(p, dpi=110)
-    written.append(p)
-    plt.close(fig)
+    save(fig, ax, "where the time goes", "phases.png")
 
     # Rate against n, when n varies.
     if len({f["n"] for f in rows if f["n"]}) > 1:
@@ -174,14 +171,8 @@ def main():
         ax.set_yscale("log")
         ax.set_xlabel("n")
         ax.set_ylabel(f"rate, end to end ({rows[0]['unit']})")
-        ax.set_title(f"{name}: rate against size")
         ax.grid(True, alpha=0.3, which="both")
-        ax.legend(fontsize="small")
-        fig.tight_layout()
-        p = os.path.join(out, "rate.png")
-        fig.savefig(p, dpi=110)
-        written.append(p)
-        plt.close(fig)
+        save(fig, ax, "rate against size", "rate.png")
 
     for p in written:
         print(p)

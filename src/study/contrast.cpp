@@ -25,6 +25,7 @@ std::string_view workload_name(Workload w) { return w == Workload::gemm ? "gemm"
 namespace {
 
 using study::csv_escape;
+using study::human_rate;
 using study::make_dirs;
 using study::number_at;
 using study::phase_median;
@@ -87,15 +88,6 @@ nlohmann::json summarize(const ContrastStep& s) {
   }
   row["ok"] = r.value("ok", false);
   return row;
-}
-
-std::string human_rate(double v, const std::string& unit) {
-  if (unit == "samples/s") {
-    if (v >= 1e12) return fmt::format("{:.2f} T/s", v / 1e12);
-    if (v >= 1e9) return fmt::format("{:.2f} G/s", v / 1e9);
-    return fmt::format("{:.1f} M/s", v / 1e6);
-  }
-  return fmt::format("{:.1f} GFLOP/s", v);
 }
 
 }  // namespace

@@ -56,6 +56,15 @@ double phase_median(const nlohmann::json& record, const char* phase) {
   return number_at(record, {"phases", phase, "median_s"});
 }
 
+std::string human_rate(double v, const std::string& unit) {
+  if (unit == "samples/s") {
+    if (v >= 1e12) return fmt::format("{:.2f} T/s", v / 1e12);
+    if (v >= 1e9) return fmt::format("{:.2f} G/s", v / 1e9);
+    return fmt::format("{:.1f} M/s", v / 1e6);
+  }
+  return fmt::format("{:.1f} GFLOP/s", v);
+}
+
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";

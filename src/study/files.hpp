@@ -17,6 +17,8 @@ void make_dirs(const std::string& path);
 double number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
 // The median of `phase` in a run record, 0 when absent.
 double phase_median(const nlohmann::json& record, const char* phase);
+// "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
+std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.
 std::string csv_escape(const std::string& s);
 // Sets Open MPI's run-as-root variables for the steps when running as root without them (a

@@ -24,6 +24,7 @@ namespace scalebench {
 namespace {
 
 using study::csv_escape;
+using study::human_rate;
 using study::number_at;
 using study::phase_median;
 
@@ -94,15 +95,6 @@ Figures figures_of(const std::string& workload, const nlohmann::json& r) {
     f.comm_s = phase_median(r, "reduce");
   }
   return f;
-}
-
-std::string human_rate(double v, const std::string& unit) {
-  if (unit == "samples/s") {
-    if (v >= 1e12) return fmt::format("{:.2f} T/s", v / 1e12);
-    if (v >= 1e9) return fmt::format("{:.2f} G/s", v / 1e9);
-    return fmt::format("{:.1f} M/s", v / 1e6);
-  }
-  return fmt::format("{:.1f} GFLOP/s", v);
 }
 
 // One line appended to runs.jsonl, in one write, flushed to disk before the next run starts: a
