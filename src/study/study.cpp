@@ -123,6 +123,14 @@ std::vector<nlohmann::json> read_lines(const std::string& path, int& unreadable)
   return out;
 }
 
+std::string first_line(const std::string& log_path) {
+  std::ifstream log(log_path);
+  for (std::string line; std::getline(log, line);) {
+    if (line.find_first_not_of(" \t-*=") != std::string::npos) return line;
+  }
+  return "no output";
+}
+
 std::string last_error_line(const std::string& log_path) {
   std::string last;
   std::ifstream log(log_path);
@@ -313,22 +321,31 @@ StudyResult run_study(const StudyOptions& o) {
 
   study::make_dirs(out_dir + "/runs");
   // Every run checked first (--dry-run under the launcher): a bad option stops the study here,
-  // before anything is run or written to runs.jsonl.
+  // before anything is run or written to runs.jsonl; a run this machine cannot hold (a resource
+  // error: memory, launcher slots) is skipped with its reason, as contrast skips modes.
+  std::map<int, std::string> cannot_run;
   for (const StudyRun* r : todo) {
     auto argv = launch(*r);
     argv.insert(argv.end(), {"--dry-run", "--quiet"});
     const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
     std::remove(log.c_str());
     const StepOutcome out = run_step(argv, log, 120);
-    if (out.exit_code != 0) {
+    if (out.exit_code == static_cast<int>(ExitCode::usage)) {
       const std::string why = last_error_line(log);
-      const std::string what = fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", spec.name,
-                                           r->index, r->key, why.empty() ? "see " + log : why, spec.file);
-      if (out.exit_code == static_cast<int>(ExitCode::usage)) throw UsageError(what);
-      throw ResourceError(what);
+      throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", spec.name,
+                                   r->index, r->key, why.empty() ? "see " + log : why, spec.file));
+    }
+    if (out.exit_code != 0) {
+      // Not the file's fault: this machine cannot hold the run (memory, GPUs, launcher slots).
+      std::string why = last_error_line(log);
+      if (why.empty()) why = first_line(log);
+      cannot_run[r->index] = fmt::format("{} (exit code {}; {})", why, out.exit_code, log);
+      continue;
     }
     std::remove(log.c_str());
   }
+  todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
+             todo.end());
 
   const std::string stamp = study::utc_stamp();
   for (const StudyRun* r : todo) {
@@ -407,8 +424,9 @@ StudyResult run_study(const StudyOptions& o) {
   std::vector<std::string> swept;
   for (const auto& [k, vs] : spec.sweep) swept.push_back(k);
   nlohmann::json out_rows = nlohmann::json::array();
-  std::string table = fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed); {}\n", spec.name,
-                                  runs.size(), result.ran, result.skipped, result.failed, jsonl);
+  std::string table =
+      fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed, {} cannot run here); {}\n",
+                  spec.name, runs.size(), result.ran, result.skipped, result.failed, cannot_run.size(), jsonl);
   std::string head = fmt::format("{:>4}", "#");
   for (const auto& k : swept) head += fmt::format(" {:>10}", k);
   head += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "rate", "speed-up", "eff.",
@@ -427,7 +445,10 @@ StudyResult run_study(const StudyOptions& o) {
 
   for (const auto& row : rows) {
     const auto& r = *row.run;
-    const std::string status = row.line ? (*row.line)["status"].get<std::string>() : "not run";
+    const auto skip = cannot_run.find(r.index);
+    const std::string status = row.line               ? (*row.line)["status"].get<std::string>()
+                               : skip != cannot_run.end() ? "skipped"
+                                                          : "not run";
     nlohmann::json j = {{"index", r.index}, {"key", r.key}, {"ranks", r.ranks}, {"status", status}};
     nlohmann::json opts = nlohmann::json::object();
     for (const auto& [k, v] : r.options) opts[k] = v;
@@ -451,6 +472,8 @@ StudyResult run_study(const StudyOptions& o) {
       j["record_path"] = (*row.line)["record_path"];
     } else if (row.line) {
       j["reason"] = (*row.line)["reason"];
+    } else if (skip != cannot_run.end()) {
+      j["reason"] = "cannot run here: " + skip->second;
     }
     out_rows.push_back(j);
 
@@ -506,6 +529,7 @@ StudyResult run_study(const StudyOptions& o) {
                     {"ran_now", result.ran},
                     {"from_earlier", result.skipped},
                     {"failed_now", result.failed},
+                    {"cannot_run_here", static_cast<int>(cannot_run.size())},
                     {"definitions",
                      "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run of the "
                      "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "

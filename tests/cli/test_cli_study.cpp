@@ -1,7 +1,8 @@
 // `scalebench study` end to end under the real mpirun: a study runs, appends every run to
 // runs.jsonl, summarises speed-up and efficiency; a second invocation skips what is done;
 // --rerun appends beside the earlier runs, never replacing them; a failing run is marked and
-// kept; bad study files and bad options fail before anything runs; tools/report draws the plots.
+// kept; bad study files and bad options fail before anything runs; a run the machine cannot hold
+// is skipped with its reason; tools/report draws the plots.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -193,4 +194,24 @@ TEST(StudyCli, ReportDrawsThePlots) {
   const CliRun none = run_command(report + " " + dir);
   EXPECT_EQ(none.exit_code, 2) << none.output;
   EXPECT_NE(none.output.find("runs.jsonl not found"), std::string::npos) << none.output;
+}
+
+TEST(StudyCli, RunsThisMachineCannotHoldAreSkippedWithTheReason) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "holds", R"(study: holds
+workload: gemm
+args: {backend: openblas, threads: 1, reps: 1, warmup: 0}
+sweep:
+  n: [64, 3000000]
+mpirun_args: [--oversubscribe, --bind-to, none]
+)");
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + dir + "/h");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 cannot run here"), std::string::npos) << r.output;
+  EXPECT_EQ(jsonl(dir + "/h/runs.jsonl").size(), 1u);
+  const json summary = json::parse(read_file(dir + "/h/summary.json"));
+  EXPECT_EQ(summary["runs"][0]["status"], "ok");
+  EXPECT_EQ(summary["runs"][1]["status"], "skipped");
+  EXPECT_NE(summary["runs"][1]["reason"].get<std::string>().find("of host memory"), std::string::npos)
+      << summary.dump(2);
 }
