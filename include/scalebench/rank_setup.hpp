@@ -23,4 +23,10 @@ struct RankSetup {
 RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, bool uses_gpu, bool share_gpu,
                      const std::vector<std::string>& thread_env = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"});
 
+// --dry-run of a GPU run on a machine with several GPUs visible: the rank-count check the real
+// run makes (more ranks on a node than GPUs needs --share-gpu), without creating a context, so a
+// study's check sees it. Nothing when fewer than two GPUs are visible (none: the plan may be for
+// elsewhere; one: each rank may see its own). Collective; ResourceError, agreed.
+void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu);
+
 }  // namespace scalebench

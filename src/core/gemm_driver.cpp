@@ -422,6 +422,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
 
   GemmResult result;
   if (cfg.dry_run) {
+    if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
     const RowPartition rows(s.m, comm.size());
     const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
     const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));

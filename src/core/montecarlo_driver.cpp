@@ -188,6 +188,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   MonteCarloResult result;
   if (cfg.dry_run) {
+    if (cfg.backend == McBackendKind::cuda) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
     print_dry_run(cfg, comm, chunks);
     result.ok = true;
     return result;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/error.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/record.hpp"
@@ -53,6 +54,21 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
     }
   });
   return out;
+}
+
+}  // namespace scalebench
+
+namespace scalebench {
+
+void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu) {
+  const Communicator node = comm.split_shared();
+  const int gpus = visible_gpu_count();
+  agree(comm, [&] {
+    if (share_gpu || gpus < 2 || node.size() <= gpus) return;
+    throw ResourceError(fmt::format("{} ranks on {} but {} GPUs visible there; launch at most one rank per GPU or pass "
+                                    "--share-gpu",
+                                    node.size(), host_name(), gpus));
+  });
 }
 
 }  // namespace scalebench
