@@ -13,7 +13,7 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"OPENBLAS_CORETYPE", "unset", "OpenBLAS kernel choice; recorded, not changed"},
       {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
-      {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast) on a workstation"},
+      {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast, study) on a workstation"},
       {"SLURM_JOB_ID", "unset", "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
       {"OMPI_COMM_WORLD_RANK", "set by mpirun", "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
       {"NCCL_DEBUG", "unset", "NCCL's own diagnostics; recorded"},
