@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Plots of a study's results (scalebench study): reads results/<study>/runs.jsonl and draws
+"""Plots of a study's results (scalebench study): reads results/<study>/summary.json (the
+figures the study derived from runs.jsonl, the newest finished line of each run) and draws
 
   speedup.png   speed-up against cores (or GPUs) per series, with the ideal line
   phases.png    where the time goes: compute / communication / transfer per run, stacked
@@ -22,62 +23,23 @@ def fail(code, message):
     sys.exit(code)
 
 
-def newest_ok_runs(path):
-    """The newest finished ("ok") line per run key, in first-seen order."""
-    runs, order = {}, []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a crash: runs.jsonl keeps it, the report skips it
-            if j.get("status") != "ok" or not j.get("record"):
-                continue
-            if j["key"] not in runs:
-                order.append(j["key"])
-            runs[j["key"]] = j
-    return [runs[k] for k in order]
-
-
-def phase(record, name):
-    return ((record.get("phases") or {}).get(name) or {}).get("median_s", 0.0)
-
-
-def figures(line):
-    r = line["record"]
-    cfg = r.get("config", {})
-    gpu = cfg.get("backend") in ("cublas", "cuda")
-    threads = max(1, int(cfg.get("threads_per_rank", 1)))
-    ranks = int(r.get("ranks", line.get("ranks", 1)))
-    workload = r.get("subcommand", "gemm")
-    time_s = phase(r, "end_to_end") or phase(r, "compute")
-    if workload == "gemm":
-        rate = (r.get("rates") or {}).get("end_to_end_gflops", 0.0)
-        unit = "GFLOP/s"
-        comm = phase(r, "scatter") + phase(r, "broadcast") + phase(r, "gather")
-        transfer = phase(r, "h2d") + phase(r, "d2h")
-    else:
-        rate = (r.get("rates") or {}).get("samples_per_s", 0.0)
-        unit = "samples/s"
-        comm = phase(r, "reduce")
-        transfer = 0.0
-    series = " ".join(f"{k}={v}" for k, v in sorted(line.get("options", {}).items()) if k not in ("threads", "n"))
+def figures(row):
+    """One plotted run from a summary.json row (scalebench study computes the figures)."""
+    opts = row.get("options", {})
+    ph = row.get("phases_s", {})
+    threads = opts.get("threads")
     return {
-        "index": line.get("index"),
-        "resources": ranks if gpu else ranks * threads,
-        "gpu": gpu,
-        "time": time_s,
-        "rate": rate,
-        "unit": unit,
-        "compute": phase(r, "compute"),
-        "comm": comm,
-        "transfer": transfer,
-        "n": cfg.get("n"),
-        "series": series,
-        "label": f"#{line.get('index')} {ranks}x{threads}" + (" GPU" if gpu else ""),
+        "resources": row["resources"],
+        "gpu": row.get("gpu", False),
+        "time": row["time_s"],
+        "rate": row["rate"],
+        "unit": row["rate_unit"],
+        "compute": ph.get("compute", 0.0),
+        "comm": ph.get("communication", 0.0),
+        "transfer": ph.get("transfer", 0.0),
+        "n": int(float(opts["n"])) if "n" in opts else None,
+        "series": " ".join(f"{k}={v}" for k, v in sorted(opts.items()) if k not in ("threads", "n")),
+        "label": f"#{row['index']} {row['ranks']}x{threads or '-'}" + (" GPU" if row.get("gpu") else ""),
     }
 
 
@@ -105,9 +67,13 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         fail(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)")
-    rows = [figures(l) for l in newest_ok_runs(jsonl)]
+    summary = os.path.join(a.study_dir, "summary.json")
+    if not os.path.isfile(summary):
+        fail(2, f"{summary} not found: run the study (scalebench study) to write it")
+    with open(summary) as f:
+        rows = [figures(r) for r in json.load(f).get("runs", []) if r.get("status") == "ok"]
     if not rows:
-        fail(2, f"no finished run in {jsonl} yet")
+        fail(2, f"no finished run in {summary} yet")
     out = a.out or a.study_dir
     os.makedirs(out, exist_ok=True)
     name = os.path.basename(os.path.normpath(a.study_dir))

@@ -53,7 +53,7 @@ struct StudyOptions {
 
 struct StudyResult {
   int exit_code = 0;                // 0, or ExitCode::partial when a run failed
-  int ran = 0, skipped = 0, failed = 0;
+  int ran = 0, from_earlier = 0, failed = 0;  // runs run now, found done in runs.jsonl, failed now
   nlohmann::json summary;           // what summary.json holds
 };
 

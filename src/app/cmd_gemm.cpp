@@ -54,21 +54,13 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   } else {
     throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
   }
-  cfg.threads = checked_threads(o.run, app);
-  cfg.pin = o.run.pin;
-  cfg.reps = o.run.reps;
-  cfg.warmup = o.run.warmup;
-  cfg.seed = o.run.seed;
+  apply_run_options(o.run, app, cfg);
   cfg.force = o.force;
-  cfg.dry_run = o.run.dry_run;
   cfg.peer = !o.no_peer;
-  cfg.quiet = o.run.quiet;
   cfg.resident = o.resident;
   cfg.overlap = o.overlap;
-  cfg.share_gpu = o.run.share_gpu;
   cfg.mpi_chunk = o.mpi_chunk;
   cfg.inject_error_rank = o.inject_error_rank;
-  if (!o.run.json.empty()) cfg.json_path = o.run.json;
   validate(cfg);
   return cfg;
 }

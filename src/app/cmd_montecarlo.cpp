@@ -37,16 +37,8 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   cfg.market.sigma = parse_real("--sigma", o.sigma);
   cfg.market.maturity = parse_real("--maturity", o.maturity);
   cfg.steps = o.steps;
-  cfg.threads = checked_threads(o.run, app);
-  cfg.pin = o.run.pin;
-  cfg.reps = o.run.reps;
-  cfg.warmup = o.run.warmup;
-  cfg.seed = o.run.seed;
+  apply_run_options(o.run, app, cfg);
   cfg.chunk_size = o.chunk_size;
-  cfg.dry_run = o.run.dry_run;
-  cfg.quiet = o.run.quiet;
-  cfg.share_gpu = o.run.share_gpu;
-  if (!o.run.json.empty()) cfg.json_path = o.run.json;
   resolve_defaults(cfg);
   validate(cfg);
   return cfg;

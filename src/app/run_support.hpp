@@ -43,6 +43,20 @@ void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help);
 // --threads as given (0 when not given); UsageError for a value <= 0 or an unknown --pin.
 int checked_threads(const RunOptions& o, const CLI::App& app);
 
+// Copies the shared options into a workload's configuration (GemmConfig, MonteCarloConfig).
+template <class Config>
+void apply_run_options(const RunOptions& o, const CLI::App& app, Config& cfg) {
+  cfg.threads = checked_threads(o, app);
+  cfg.pin = o.pin;
+  cfg.reps = o.reps;
+  cfg.warmup = o.warmup;
+  cfg.seed = o.seed;
+  cfg.dry_run = o.dry_run;
+  cfg.quiet = o.quiet;
+  cfg.share_gpu = o.share_gpu;
+  if (!o.json.empty()) cfg.json_path = o.json;
+}
+
 // argc/argv as main received them (run_mpi_command needs them for MPI_Init).
 void set_main_args(int argc, char** argv);
 int& main_argc();

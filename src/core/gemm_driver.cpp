@@ -21,6 +21,7 @@
 #include "scalebench/partition.hpp"
 #include "scalebench/rank_setup.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/repeats.hpp"
 #include "scalebench/verify.hpp"
 
 namespace scalebench {
@@ -117,12 +118,10 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
 
   PhaseRecorder rec;
   VerifyOutcome overall;
-  const int total_reps = cfg.warmup + cfg.reps;
-  const double run_start = wall_seconds();
+  const RepeatLoop loop("gemm", cfg.warmup, cfg.reps, comm, cfg.quiet);
+  const int total_reps = loop.total();
   for (int rep = 0; rep < total_reps; ++rep) {
-    if (rep == cfg.warmup) rec.clear();
-    comm.barrier();
-    const double t0 = wall_seconds();
+    const double t0 = loop.begin(rep, rec);
     if (host_moves) {
       ScopedPhase t(rec, "scatter");
       scatterv(a_full.data(), a_counts, a_displs, a_mine, mine.count * s.k, 0, comm, chunk);
@@ -192,11 +191,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       overall.first_failed_rank = v.first_failed_rank;
       overall.first_failed_row = v.first_failed_row;
     }
-    const double elapsed = wall_seconds() - run_start;
-    if (!cfg.quiet && comm.is_root() && elapsed > 5.0) {
-      std::fprintf(stderr, "scalebench gemm: repeat %d/%d done (%s), %.1f s elapsed\n", rep + 1, total_reps,
-                   rep < cfg.warmup ? "warm-up" : "timed", elapsed);
-    }
+    loop.end(rep);
   }
 
   // --verify full: the last C against a reference product in double, on rank 0.
@@ -219,13 +214,12 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   PhaseRecorder peer_rec;
   if (cfg.peer && cfg.backend == GemmBackendKind::openblas) {
     for (int rep = 0; rep < total_reps; ++rep) {
-      if (rep == cfg.warmup) peer_rec.clear();
-      comm.barrier();
+      loop.begin(rep, peer_rec);
       peer_rec.add("bare_compute", time_bare_cblas(local, cfg.precision, a_mine, b.data(), c_peer.data()));
       peer_rec.next_repeat();
     }
   }
-  if (cfg.peer && gpu_run) gpu_run->time_peers(peer_rec, cfg.warmup, total_reps);
+  if (cfg.peer && gpu_run) gpu_run->time_peers(peer_rec, loop);
 
   const auto phases = summarize_phases(rec, comm);
   const auto setup_phases = summarize_phases(setup, comm);

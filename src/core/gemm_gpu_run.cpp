@@ -151,12 +151,11 @@ double GpuGemmRun::peer_copy_bytes() const {
   return std::min(kPeerCopyMaxBytes, b_bytes);
 }
 
-void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, int warmup, int total_reps) {
+void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
   const bool copies = !cfg_.resident;
   const double bytes = peer_copy_bytes();
-  for (int rep = 0; rep < total_reps; ++rep) {
-    if (rep == warmup) peer_rec.clear();
-    comm_.barrier();
+  for (int rep = 0; rep < loop.total(); ++rep) {
+    loop.begin(rep, peer_rec);
     agree(comm_, [&] {
       peer_rec.add("bare_compute", gpu_.bare_cublas_seconds());
       if (copies) {

@@ -24,6 +24,7 @@
 #include "scalebench/gemm.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/repeats.hpp"
 #include "scalebench/timing.hpp"
 #include "scalebench/verify.hpp"
 
@@ -58,7 +59,7 @@ class GpuGemmRun {
   Check verify(const std::vector<double>& x, const void* c_i, const void* c_full);
 
   // Peers: a bare cuBLAS call ("bare_compute") and a plain pinned copy ("pinned_copy") per repeat.
-  void time_peers(PhaseRecorder& peer_rec, int warmup, int total_reps);
+  void time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop);
   std::string peer_call_name() const;
   // Adds the pinned-copy peer and the h2d comparison to the driver's peer object (rank 0).
   void add_copy_peer(nlohmann::json& peer, const std::vector<std::pair<std::string, PhaseStats>>& phases,

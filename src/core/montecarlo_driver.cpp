@@ -17,6 +17,7 @@
 #include "scalebench/mpi.hpp"
 #include "scalebench/partition.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/repeats.hpp"
 
 namespace scalebench {
 namespace {
@@ -209,12 +210,10 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   PhaseRecorder rec;
   McOutcome outcome;
   bool repeats_identical = true;
-  const int total_reps = cfg.warmup + cfg.reps;
-  const double run_start = wall_seconds();
+  const RepeatLoop loop("montecarlo", cfg.warmup, cfg.reps, comm, cfg.quiet);
+  const int total_reps = loop.total();
   for (int rep = 0; rep < total_reps; ++rep) {
-    if (rep == cfg.warmup) rec.clear();
-    comm.barrier();
-    const double t0 = wall_seconds();
+    const double t0 = loop.begin(rep, rec);
     const McPartial part = kernel->run(rec);
     McOutcome o;
     {
@@ -228,11 +227,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
       repeats_identical = false;
     }
     outcome = std::move(o);
-    const double elapsed = wall_seconds() - run_start;
-    if (!cfg.quiet && comm.is_root() && elapsed > 5.0) {
-      std::fprintf(stderr, "scalebench montecarlo: repeat %d/%d done (%s), %.1f s elapsed\n", rep + 1, total_reps,
-                   rep < cfg.warmup ? "warm-up" : "timed", elapsed);
-    }
+    loop.end(rep);
   }
   if (!repeats_identical) {
     outcome.failures.push_back("repeats of the same run gave different estimates: the computation is not deterministic");

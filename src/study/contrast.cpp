@@ -28,7 +28,6 @@ using study::csv_escape;
 using study::human_rate;
 using study::make_dirs;
 using study::number_at;
-using study::phase_median;
 using study::self_binary;
 using study::utc_stamp;
 
@@ -53,39 +52,21 @@ nlohmann::json summarize(const ContrastStep& s) {
   const auto& r = s.record;
   nlohmann::json row = {{"workload", workload_name(s.workload)}, {"mode", mode_name(s.mode)}};
   if (r.is_null()) return row;
-  const int ranks = r.value("ranks", 0);
-  const int threads = static_cast<int>(number_at(r, {"config", "threads_per_rank"}));
-  row["ranks"] = ranks;
-  row["threads_per_rank"] = threads;
-  row["gpus"] = s.mode == Mode::gpu ? ranks : 0;
-  const double e2e = phase_median(r, "end_to_end");
-  row["time_s"] = e2e > 0 ? e2e : phase_median(r, "compute");
-  if (s.workload == Workload::gemm) {
-    row["rate"] = number_at(r, {"rates", "end_to_end_gflops"});
-    row["compute_rate"] = number_at(r, {"rates", "compute_gflops"});
-    row["rate_unit"] = "GFLOP/s";
-    row["size"] = fmt::format("n={}", static_cast<long long>(number_at(r, {"config", "n"})));
-    const double compute = phase_median(r, "compute");
-    const double comm = phase_median(r, "scatter") + phase_median(r, "broadcast") + phase_median(r, "gather");
-    const double transfer = phase_median(r, "h2d") + phase_median(r, "d2h");
-    const double total = compute + comm + transfer;
-    row["share"] = {{"compute", total > 0 ? compute / total : 0.0},
-                    {"communication", total > 0 ? comm / total : 0.0},
-                    {"transfer", total > 0 ? transfer / total : 0.0}};
-  } else {
-    double rate = number_at(r, {"rates", "end_to_end_samples_per_s"});
-    if (rate <= 0) rate = number_at(r, {"rates", "samples_per_s"});
-    row["rate"] = rate;
-    row["compute_rate"] = number_at(r, {"rates", "samples_per_s"});
-    row["rate_unit"] = "samples/s";
-    row["size"] = fmt::format("{:.3g} samples", number_at(r, {"config", "samples"}));
-    const double compute = phase_median(r, "compute");
-    const double reduce = phase_median(r, "reduce");
-    const double total = compute + reduce;
-    row["share"] = {{"compute", total > 0 ? compute / total : 0.0},
-                    {"communication", total > 0 ? reduce / total : 0.0},
-                    {"transfer", 0.0}};
-  }
+  const study::RunFigures f = study::run_figures(r);
+  row["ranks"] = f.ranks;
+  row["threads_per_rank"] = f.threads;
+  row["gpus"] = s.mode == Mode::gpu ? f.ranks : 0;
+  row["time_s"] = f.time_s;
+  row["rate"] = f.rate;
+  row["compute_rate"] = f.compute_rate;
+  row["rate_unit"] = f.rate_unit;
+  row["size"] = s.workload == Workload::gemm
+                    ? fmt::format("n={}", static_cast<long long>(number_at(r, {"config", "n"})))
+                    : fmt::format("{:.3g} samples", number_at(r, {"config", "samples"}));
+  const double total = f.compute_s + f.comm_s + f.transfer_s;
+  row["share"] = {{"compute", total > 0 ? f.compute_s / total : 0.0},
+                  {"communication", total > 0 ? f.comm_s / total : 0.0},
+                  {"transfer", total > 0 ? f.transfer_s / total : 0.0}};
   row["ok"] = r.value("ok", false);
   return row;
 }
@@ -203,11 +184,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
     if (out.exit_code != 0) {
       ++failed;
-      std::string last;
-      std::ifstream log(s.log_path);
-      for (std::string line; std::getline(log, line);) {
-        if (line.find("scalebench: error") != std::string::npos) last = line;
-      }
+      const std::string last = study::last_error_line(s.log_path);
       s.reason = out.timed_out    ? fmt::format("timed out after {:.0f} s", o.timeout_s)
                  : out.not_found ? "could not start the launcher"
                  : last.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)

@@ -17,6 +17,23 @@ void make_dirs(const std::string& path);
 double number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
 // The median of `phase` in a run record, 0 when absent.
 double phase_median(const nlohmann::json& record, const char* phase);
+// What the drivers' tables show of one run record (gemm or montecarlo, from its "subcommand").
+struct RunFigures {
+  int ranks = 0, threads = 0;   // threads per rank
+  bool gpu = false;             // backend cublas or cuda
+  double time_s = 0;            // median end to end (compute when there is none)
+  double rate = 0;              // end to end: GFLOP/s or samples/s
+  double compute_rate = 0;      // over the compute phase alone
+  std::string rate_unit;        // "GFLOP/s" or "samples/s"
+  double compute_s = 0, comm_s = 0, transfer_s = 0;  // medians: compute; MPI/NCCL movement or the
+                                                     // reduction; host<->device copies
+  int resources() const noexcept { return gpu ? ranks : ranks * (threads > 0 ? threads : 1); }  // cores or GPUs
+};
+RunFigures run_figures(const nlohmann::json& record);
+// The last "scalebench: error" line of a run's log (empty when none).
+std::string last_error_line(const std::string& log_path);
+// The first line of a log that says anything ("no output" when none).
+std::string first_line(const std::string& log_path);
 // "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
 std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.

@@ -24,9 +24,10 @@ namespace scalebench {
 namespace {
 
 using study::csv_escape;
+using study::first_line;
+using study::last_error_line;
+using study::RunFigures;
 using study::human_rate;
-using study::number_at;
-using study::phase_median;
 
 constexpr const char* kKeys = "study, description, workload, args, sweep, mpirun_args, srun_args, timeout_s";
 
@@ -66,37 +67,6 @@ int parse_ranks(const std::string& file, const std::string& v) {
   return static_cast<int>(r);
 }
 
-// The record's figures for one summary row.
-struct Figures {
-  double time_s = 0, rate = 0, compute_s = 0, comm_s = 0, transfer_s = 0;
-  std::string rate_unit;
-  int resources = 0;   // cores (ranks × threads) or GPUs
-  bool gpu = false;
-};
-
-Figures figures_of(const std::string& workload, const nlohmann::json& r) {
-  Figures f;
-  const int ranks = r.value("ranks", 0);
-  const int threads = static_cast<int>(number_at(r, {"config", "threads_per_rank"}));
-  const std::string backend = r.contains("config") ? r["config"].value("backend", std::string()) : std::string();
-  f.gpu = backend == "cublas" || backend == "cuda";
-  f.resources = f.gpu ? ranks : ranks * std::max(1, threads);
-  f.time_s = phase_median(r, "end_to_end");
-  if (f.time_s <= 0) f.time_s = phase_median(r, "compute");
-  f.compute_s = phase_median(r, "compute");
-  if (workload == "gemm") {
-    f.rate = number_at(r, {"rates", "end_to_end_gflops"});
-    f.rate_unit = "GFLOP/s";
-    f.comm_s = phase_median(r, "scatter") + phase_median(r, "broadcast") + phase_median(r, "gather");
-    f.transfer_s = phase_median(r, "h2d") + phase_median(r, "d2h");
-  } else {
-    f.rate = number_at(r, {"rates", "samples_per_s"});
-    f.rate_unit = "samples/s";
-    f.comm_s = phase_median(r, "reduce");
-  }
-  return f;
-}
-
 // One line appended to runs.jsonl, in one write, flushed to disk before the next run starts: a
 // study killed at any point keeps every run that finished.
 void append_line(const std::string& path, const nlohmann::json& line) {
@@ -123,21 +93,171 @@ std::vector<nlohmann::json> read_lines(const std::string& path, int& unreadable)
   return out;
 }
 
-std::string first_line(const std::string& log_path) {
-  std::ifstream log(log_path);
-  for (std::string line; std::getline(log, line);) {
-    if (line.find_first_not_of(" \t-*=") != std::string::npos) return line;
-  }
-  return "no output";
-}
+// Where the summary goes and what it says of the launch.
+struct SummaryPlace {
+  std::string launcher, out_dir, jsonl;
+};
 
-std::string last_error_line(const std::string& log_path) {
-  std::string last;
-  std::ifstream log(log_path);
-  for (std::string line; std::getline(log, line);) {
-    if (line.find("scalebench: error") != std::string::npos) last = line;
+// summary.json, .csv and .md from every line of runs.jsonl (for each planned run, its newest
+// finished line, ok preferred); sets result.summary and result.exit_code; returns the table.
+std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& runs,
+                          const std::vector<nlohmann::json>& lines, const std::map<int, std::string>& cannot_run,
+                          int unreadable, const SummaryPlace& where, StudyResult& result) {
+  const std::string& launcher = where.launcher;
+  const std::string& out_dir = where.out_dir;
+  const std::string& jsonl = where.jsonl;
+  // The summary: for each planned run, its newest finished line (ok preferred).
+  std::map<std::string, const nlohmann::json*> newest;
+  for (const auto& l : lines) {
+    const std::string key = l.value("key", std::string());
+    auto it = newest.find(key);
+    const bool ok = l.value("status", std::string()) == "ok";
+    if (it == newest.end() || ok || it->second->value("status", std::string()) != "ok") newest[key] = &l;
   }
-  return last;
+  struct Row {
+    const StudyRun* run;
+    const nlohmann::json* line;
+    RunFigures f;
+    std::string series;  // the options other than ranks and threads
+  };
+  std::vector<Row> rows;
+  for (const auto& r : runs) {
+    Row row{&r, nullptr, {}, {}};
+    if (auto it = newest.find(r.key); it != newest.end()) {
+      row.line = it->second;
+      if (!(*row.line)["record"].is_null()) row.f = study::run_figures((*row.line)["record"]);
+    }
+    for (const auto& [k, v] : r.options) {
+      if (k != "threads") row.series += fmt::format("{}={} ", k, v);
+    }
+    rows.push_back(row);
+  }
+  // Baseline of a series: its ok run with the fewest cores (or GPUs).
+  std::map<std::string, const Row*> base;
+  for (const auto& row : rows) {
+    if (row.line == nullptr || (*row.line)["status"] != "ok" || row.f.time_s <= 0) continue;
+    auto it = base.find(row.series);
+    if (it == base.end() || row.f.resources() < it->second->f.resources()) base[row.series] = &row;
+  }
+
+  std::vector<std::string> swept;
+  for (const auto& [k, vs] : spec.sweep) swept.push_back(k);
+  nlohmann::json out_rows = nlohmann::json::array();
+  std::string table =
+      fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed, {} cannot run here); {}\n",
+                  spec.name, runs.size(), result.ran, result.from_earlier, result.failed, cannot_run.size(), jsonl);
+  std::string head = fmt::format("{:>4}", "#");
+  for (const auto& k : swept) head += fmt::format(" {:>10}", k);
+  head += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "rate", "speed-up", "eff.",
+                      "compute/comm/transfer", "status");
+  table += head;
+  std::string csv = "index,key,ranks";
+  for (const auto& k : swept) {
+    if (k != "ranks") csv += "," + csv_escape(k);
+  }
+  csv += ",resources,gpu,time_s,rate,rate_unit,compute_s,communication_s,transfer_s,speedup,efficiency,status,reason\n";
+  std::string md = fmt::format("# Study {}\n\n{}\n\n| # | ", spec.name, spec.description);
+  for (const auto& k : swept) md += k + " | ";
+  md += "cores or GPUs | time s | rate | speed-up | efficiency | compute / comm / transfer s | status |\n|";
+  for (std::size_t i = 0; i < swept.size() + 8; ++i) md += " --- |";
+  md += "\n";
+
+  for (const auto& row : rows) {
+    const auto& r = *row.run;
+    const auto skip = cannot_run.find(r.index);
+    const std::string status = row.line               ? (*row.line)["status"].get<std::string>()
+                               : skip != cannot_run.end() ? "skipped"
+                                                          : "not run";
+    nlohmann::json j = {{"index", r.index}, {"key", r.key}, {"ranks", r.ranks}, {"status", status}};
+    nlohmann::json opts = nlohmann::json::object();
+    for (const auto& [k, v] : r.options) opts[k] = v;
+    j["options"] = opts;
+    double speedup = 0, eff = 0;
+    if (status == "ok") {
+      j["time_s"] = row.f.time_s;
+      j["rate"] = row.f.rate;
+      j["rate_unit"] = row.f.rate_unit;
+      j["resources"] = row.f.resources();
+      j["gpu"] = row.f.gpu;
+      j["phases_s"] = {{"compute", row.f.compute_s}, {"communication", row.f.comm_s}, {"transfer", row.f.transfer_s}};
+      if (auto it = base.find(row.series); it != base.end() && row.f.time_s > 0) {
+        const Row& b = *it->second;
+        speedup = b.f.time_s / row.f.time_s;
+        eff = row.f.resources() > 0 ? speedup * b.f.resources() / row.f.resources() : 0.0;
+        j["baseline_index"] = b.run->index;
+        j["speedup"] = speedup;
+        j["efficiency"] = eff;
+      }
+      j["record_path"] = (*row.line)["record_path"];
+    } else if (row.line) {
+      j["reason"] = (*row.line)["reason"];
+    } else if (skip != cannot_run.end()) {
+      j["reason"] = "cannot run here: " + skip->second;
+    }
+    out_rows.push_back(j);
+
+    auto swept_value = [&](const std::string& k) {
+      if (k == "ranks") return std::to_string(r.ranks);
+      for (const auto& [ok, ov] : r.options) {
+        if (ok == k) return ov;
+      }
+      return std::string("-");
+    };
+    const bool ok = status == "ok";
+    std::string line = fmt::format("{:>4}", r.index);
+    for (const auto& k : swept) line += fmt::format(" {:>10}", swept_value(k));
+    const std::string shares = ok ? fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s)
+                                  : "-";
+    line += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n",
+                        ok ? fmt::format("{}{}", row.f.resources(), row.f.gpu ? "G" : "") : "-",
+                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
+                        speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-", eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-",
+                        shares, ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
+    table += line;
+    csv += fmt::format("{},{},{}", r.index, csv_escape(r.key), r.ranks);
+    for (const auto& k : swept) {
+      if (k != "ranks") csv += "," + csv_escape(swept_value(k));
+    }
+    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},\n", row.f.resources(), row.f.gpu ? 1 : 0, row.f.time_s,
+                            row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
+                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status)
+              : fmt::format(",,,,,,,,,,,{},{}\n", status, csv_escape(j.value("reason", std::string())));
+    md += fmt::format("| {} | ", r.index);
+    for (const auto& k : swept) md += swept_value(k) + " | ";
+    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} |\n", row.f.resources(), row.f.gpu ? " GPU" : "",
+                           row.f.time_s, human_rate(row.f.rate, row.f.rate_unit),
+                           speedup > 0 ? fmt::format("{:.2f}×", speedup) : "—",
+                           eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "—", shares, status)
+             : fmt::format("— | — | — | — | — | — | {} |\n", status);
+  }
+  if (unreadable > 0) {
+    table += fmt::format("note: {} unreadable line(s) in {} left in place and not used\n", unreadable, jsonl);
+  }
+
+  result.exit_code = result.failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
+  result.summary = {{"schema_version", kSchemaVersion},
+                    {"subcommand", "study"},
+                    {"study", spec.name},
+                    {"description", spec.description},
+                    {"file", spec.file},
+                    {"workload", spec.workload},
+                    {"launcher", launcher},
+                    {"command_line", command_line()},
+                    {"runs_file", jsonl},
+                    {"runs", out_rows},
+                    {"ran_now", result.ran},
+                    {"from_earlier", result.from_earlier},
+                    {"failed_now", result.failed},
+                    {"cannot_run_here", static_cast<int>(cannot_run.size())},
+                    {"definitions",
+                     "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run of the "
+                     "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "
+                     "= speedup x baseline cores / cores"},
+                    {"finished_at", utc_now_iso8601()}};
+  write_json_atomic(out_dir + "/summary.json", result.summary);
+  write_file_atomic(out_dir + "/summary.csv", csv);
+  write_file_atomic(out_dir + "/summary.md", md);
+  return table;
 }
 
 }  // namespace
@@ -307,10 +427,10 @@ StudyResult run_study(const StudyOptions& o) {
   }
 
   StudyResult result;
-  result.skipped = static_cast<int>(runs.size() - todo.size());
+  result.from_earlier = static_cast<int>(runs.size() - todo.size());
   if (o.dry_run) {
     std::string out = fmt::format("scalebench study {} --dry-run: {} runs, {} already in {}; nothing is run\n", spec.name,
-                                  runs.size(), result.skipped, jsonl);
+                                  runs.size(), result.from_earlier, jsonl);
     for (const auto& r : runs) {
       const bool will = std::find(todo.begin(), todo.end(), &r) != todo.end();
       out += fmt::format("  [{}] {:<8} {}\n", r.index, will ? "to run" : "done", join_args(launch(r)));
@@ -387,157 +507,8 @@ StudyResult run_study(const StudyOptions& o) {
     lines.push_back(std::move(line));
   }
 
-  // The summary: for each planned run, its newest finished line (ok preferred).
-  std::map<std::string, const nlohmann::json*> newest;
-  for (const auto& l : lines) {
-    const std::string key = l.value("key", std::string());
-    auto it = newest.find(key);
-    const bool ok = l.value("status", std::string()) == "ok";
-    if (it == newest.end() || ok || it->second->value("status", std::string()) != "ok") newest[key] = &l;
-  }
-  struct Row {
-    const StudyRun* run;
-    const nlohmann::json* line;
-    Figures f;
-    std::string series;  // the options other than ranks and threads
-  };
-  std::vector<Row> rows;
-  for (const auto& r : runs) {
-    Row row{&r, nullptr, {}, {}};
-    if (auto it = newest.find(r.key); it != newest.end()) {
-      row.line = it->second;
-      if (!(*row.line)["record"].is_null()) row.f = figures_of(spec.workload, (*row.line)["record"]);
-    }
-    for (const auto& [k, v] : r.options) {
-      if (k != "threads") row.series += fmt::format("{}={} ", k, v);
-    }
-    rows.push_back(row);
-  }
-  // Baseline of a series: its ok run with the fewest cores (or GPUs).
-  std::map<std::string, const Row*> base;
-  for (const auto& row : rows) {
-    if (row.line == nullptr || (*row.line)["status"] != "ok" || row.f.time_s <= 0) continue;
-    auto it = base.find(row.series);
-    if (it == base.end() || row.f.resources < it->second->f.resources) base[row.series] = &row;
-  }
-
-  std::vector<std::string> swept;
-  for (const auto& [k, vs] : spec.sweep) swept.push_back(k);
-  nlohmann::json out_rows = nlohmann::json::array();
-  std::string table =
-      fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed, {} cannot run here); {}\n",
-                  spec.name, runs.size(), result.ran, result.skipped, result.failed, cannot_run.size(), jsonl);
-  std::string head = fmt::format("{:>4}", "#");
-  for (const auto& k : swept) head += fmt::format(" {:>10}", k);
-  head += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "rate", "speed-up", "eff.",
-                      "compute/comm/transfer", "status");
-  table += head;
-  std::string csv = "index,key,ranks";
-  for (const auto& k : swept) {
-    if (k != "ranks") csv += "," + csv_escape(k);
-  }
-  csv += ",resources,gpu,time_s,rate,rate_unit,compute_s,communication_s,transfer_s,speedup,efficiency,status,reason\n";
-  std::string md = fmt::format("# Study {}\n\n{}\n\n| # | ", spec.name, spec.description);
-  for (const auto& k : swept) md += k + " | ";
-  md += "cores or GPUs | time s | rate | speed-up | efficiency | compute / comm / transfer s | status |\n|";
-  for (std::size_t i = 0; i < swept.size() + 8; ++i) md += " --- |";
-  md += "\n";
-
-  for (const auto& row : rows) {
-    const auto& r = *row.run;
-    const auto skip = cannot_run.find(r.index);
-    const std::string status = row.line               ? (*row.line)["status"].get<std::string>()
-                               : skip != cannot_run.end() ? "skipped"
-                                                          : "not run";
-    nlohmann::json j = {{"index", r.index}, {"key", r.key}, {"ranks", r.ranks}, {"status", status}};
-    nlohmann::json opts = nlohmann::json::object();
-    for (const auto& [k, v] : r.options) opts[k] = v;
-    j["options"] = opts;
-    double speedup = 0, eff = 0;
-    if (status == "ok") {
-      j["time_s"] = row.f.time_s;
-      j["rate"] = row.f.rate;
-      j["rate_unit"] = row.f.rate_unit;
-      j["resources"] = row.f.resources;
-      j["gpu"] = row.f.gpu;
-      j["phases_s"] = {{"compute", row.f.compute_s}, {"communication", row.f.comm_s}, {"transfer", row.f.transfer_s}};
-      if (auto it = base.find(row.series); it != base.end() && row.f.time_s > 0) {
-        const Row& b = *it->second;
-        speedup = b.f.time_s / row.f.time_s;
-        eff = row.f.resources > 0 ? speedup * b.f.resources / row.f.resources : 0.0;
-        j["baseline_index"] = b.run->index;
-        j["speedup"] = speedup;
-        j["efficiency"] = eff;
-      }
-      j["record_path"] = (*row.line)["record_path"];
-    } else if (row.line) {
-      j["reason"] = (*row.line)["reason"];
-    } else if (skip != cannot_run.end()) {
-      j["reason"] = "cannot run here: " + skip->second;
-    }
-    out_rows.push_back(j);
-
-    auto swept_value = [&](const std::string& k) {
-      if (k == "ranks") return std::to_string(r.ranks);
-      for (const auto& [ok, ov] : r.options) {
-        if (ok == k) return ov;
-      }
-      return std::string("-");
-    };
-    const bool ok = status == "ok";
-    std::string line = fmt::format("{:>4}", r.index);
-    for (const auto& k : swept) line += fmt::format(" {:>10}", swept_value(k));
-    const std::string shares = ok ? fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s)
-                                  : "-";
-    line += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n",
-                        ok ? fmt::format("{}{}", row.f.resources, row.f.gpu ? "G" : "") : "-",
-                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
-                        speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-", eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-",
-                        shares, ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
-    table += line;
-    csv += fmt::format("{},{},{}", r.index, csv_escape(r.key), r.ranks);
-    for (const auto& k : swept) {
-      if (k != "ranks") csv += "," + csv_escape(swept_value(k));
-    }
-    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},\n", row.f.resources, row.f.gpu ? 1 : 0, row.f.time_s,
-                            row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
-                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status)
-              : fmt::format(",,,,,,,,,,,{},{}\n", status, csv_escape(j.value("reason", std::string())));
-    md += fmt::format("| {} | ", r.index);
-    for (const auto& k : swept) md += swept_value(k) + " | ";
-    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} |\n", row.f.resources, row.f.gpu ? " GPU" : "",
-                           row.f.time_s, human_rate(row.f.rate, row.f.rate_unit),
-                           speedup > 0 ? fmt::format("{:.2f}×", speedup) : "—",
-                           eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "—", shares, status)
-             : fmt::format("— | — | — | — | — | — | {} |\n", status);
-  }
-  if (unreadable > 0) {
-    table += fmt::format("note: {} unreadable line(s) in {} left in place and not used\n", unreadable, jsonl);
-  }
-
-  result.exit_code = result.failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
-  result.summary = {{"schema_version", kSchemaVersion},
-                    {"subcommand", "study"},
-                    {"study", spec.name},
-                    {"description", spec.description},
-                    {"file", spec.file},
-                    {"workload", spec.workload},
-                    {"launcher", launcher},
-                    {"command_line", command_line()},
-                    {"runs_file", jsonl},
-                    {"runs", out_rows},
-                    {"ran_now", result.ran},
-                    {"from_earlier", result.skipped},
-                    {"failed_now", result.failed},
-                    {"cannot_run_here", static_cast<int>(cannot_run.size())},
-                    {"definitions",
-                     "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run of the "
-                     "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "
-                     "= speedup x baseline cores / cores"},
-                    {"finished_at", utc_now_iso8601()}};
-  write_json_atomic(out_dir + "/summary.json", result.summary);
-  write_file_atomic(out_dir + "/summary.csv", csv);
-  write_file_atomic(out_dir + "/summary.md", md);
+  const std::string table =
+      write_summary(spec, runs, lines, cannot_run, unreadable, {launcher, out_dir, jsonl}, result);
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);
     std::fflush(stdout);

@@ -42,6 +42,26 @@ bool unbind(const scalebench::Topology& t) {
   return sched_setaffinity(0, sizeof set, &set) == 0;
 }
 
+// apply_placement with `pin` for this rank of its node; the error text (empty when it worked).
+struct Placed {
+  scalebench::PlacementReport report;
+  std::string error;
+};
+Placed place(const scalebench::Topology& t, PinPolicy pin) {
+  const Local local = local_ranks();
+  scalebench::PlacementRequest req;
+  req.pin = pin;
+  req.local_rank = local.rank;
+  req.local_size = local.size;
+  Placed out;
+  try {
+    out.report = scalebench::apply_placement(t, req);
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
 // The CPUs of every rank of this node, gathered everywhere.
 std::vector<std::vector<int>> allgather_cpus(const std::vector<int>& mine, int size) {
   std::vector<int> all(static_cast<std::size_t>(size) * CPU_SETSIZE, 0);
@@ -73,17 +93,7 @@ TEST(Binding, CoreRanksGetDistinctCoresAndTheirPagesStayLocal) {
   const Local local = local_ranks();
   ASSERT_EQ(local.size, world_size()) << "this test runs its ranks on one node";
 
-  scalebench::PlacementRequest req;
-  req.pin = PinPolicy::core;
-  req.local_rank = local.rank;
-  req.local_size = local.size;
-  std::string error;
-  scalebench::PlacementReport report;
-  try {
-    report = scalebench::apply_placement(t, req);
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
+  auto [report, error] = place(t, PinPolicy::core);
   ASSERT_TRUE(all_ranks(error.empty())) << error;
   const auto& p = report.placement;
 
@@ -125,18 +135,7 @@ TEST(Binding, CoreRanksGetDistinctCoresAndTheirPagesStayLocal) {
 TEST(Binding, NumaRanksBindMemoryToTheirDomain) {
   const auto t = scalebench::Topology::load();
   ASSERT_TRUE(all_ranks(unbind(t)));
-  const Local local = local_ranks();
-  scalebench::PlacementRequest req;
-  req.pin = PinPolicy::numa;
-  req.local_rank = local.rank;
-  req.local_size = local.size;
-  std::string error;
-  scalebench::PlacementReport report;
-  try {
-    report = scalebench::apply_placement(t, req);
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
+  auto [report, error] = place(t, PinPolicy::numa);
   ASSERT_TRUE(all_ranks(error.empty())) << error;
   const auto& p = report.placement;
   EXPECT_TRUE(all_ranks(p.numa_domains.size() == 1 && report.memory_binding_applied && report.memory_policy == "bind"));
@@ -155,17 +154,7 @@ TEST(Binding, LauncherBindingIsRespectedAndReported) {
   CPU_ZERO(&set);
   CPU_SET(pu, &set);
   ASSERT_TRUE(all_ranks(sched_setaffinity(0, sizeof set, &set) == 0));
-  scalebench::PlacementRequest req;
-  req.pin = PinPolicy::core;
-  req.local_rank = local_ranks().rank;
-  req.local_size = local_ranks().size;
-  std::string error;
-  scalebench::PlacementReport report;
-  try {
-    report = scalebench::apply_placement(t, req);
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
+  auto [report, error] = place(t, PinPolicy::core);
   ASSERT_TRUE(all_ranks(error.empty())) << error;
   EXPECT_TRUE(all_ranks(report.placement.launcher_bound && !report.cpu_binding_applied));
   const std::vector<int> just_pu{pu};

@@ -39,45 +39,31 @@ TEST(MonteCarloConfig, DefaultsAreResolved) {
 }
 
 TEST(MonteCarloConfig, RejectsValuesThatCanNeverWork) {
-  auto expect_usage = [](MonteCarloConfig cfg, const char* what) {
-    EXPECT_THROW(validate(cfg), UsageError) << what;
+  struct Case {
+    McProblem problem;
+    void (*spoil)(MonteCarloConfig&);
+    const char* what;
   };
-  auto c = valid(McProblem::european);
-  c.samples = 0;
-  expect_usage(c, "samples 0");
-  c = valid(McProblem::european);
-  c.samples = -5;
-  expect_usage(c, "samples < 0");
-  c = valid(McProblem::european);
-  c.market.sigma = 0;
-  expect_usage(c, "sigma 0");
-  c = valid(McProblem::european);
-  c.market.sigma = -0.2;
-  expect_usage(c, "sigma < 0");
-  c = valid(McProblem::european);
-  c.market.maturity = 0;
-  expect_usage(c, "T 0");
-  c = valid(McProblem::european);
-  c.market.strike = -1;
-  expect_usage(c, "strike < 0");
-  c = valid(McProblem::european);
-  c.market.spot = -1;
-  expect_usage(c, "spot < 0");
-  c = valid(McProblem::asian);
-  c.steps = 0;
-  expect_usage(c, "steps 0");
-  c = valid(McProblem::european);
-  c.control_variate = ControlVariate::geometric;
-  expect_usage(c, "control variate on european");
-  c = valid(McProblem::pi);
-  c.chunk_size = 6;
-  expect_usage(c, "chunk not a multiple of 4");
-  c = valid(McProblem::pi);
-  c.reps = 0;
-  expect_usage(c, "reps 0");
-  c = valid(McProblem::pi);
-  c.share_gpu = true;
-  expect_usage(c, "share-gpu without cuda");
+  const Case cases[] = {
+      {McProblem::european, [](MonteCarloConfig& c) { c.samples = 0; }, "samples 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.samples = -5; }, "samples < 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.market.sigma = 0; }, "sigma 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.market.sigma = -0.2; }, "sigma < 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.market.maturity = 0; }, "T 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.market.strike = -1; }, "strike < 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.market.spot = -1; }, "spot < 0"},
+      {McProblem::asian, [](MonteCarloConfig& c) { c.steps = 0; }, "steps 0"},
+      {McProblem::european, [](MonteCarloConfig& c) { c.control_variate = ControlVariate::geometric; },
+       "control variate on european"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.chunk_size = 6; }, "chunk not a multiple of 4"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.reps = 0; }, "reps 0"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.share_gpu = true; }, "share-gpu without cuda"},
+  };
+  for (const Case& k : cases) {
+    auto c = valid(k.problem);
+    k.spoil(c);
+    EXPECT_THROW(validate(c), UsageError) << k.what;
+  }
 }
 
 TEST(MonteCarloConfig, PiIgnoresMarketParameters) {
