@@ -55,6 +55,9 @@ int run(ContrastCli& c) {
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    print_error(fmt::format("internal error: {}; please report it", e.what()));
+    return static_cast<int>(ExitCode::internal);
   }
 }
 
@@ -64,7 +67,8 @@ Subcommand register_contrast(CLI::App& root) {
   auto c = std::make_shared<ContrastCli>();
   auto* app = root.add_subcommand(
       "contrast", "Run the workloads in every execution mode this machine or allocation can do (naive, single-core, "
-                  "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side");
+                  "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side. SIGINT, "
+                  "SIGTERM or SIGHUP stop the running step too (waited for) and exit 128+signal: 130, 143, 129");
   app->add_option("--workload", c->workload, "gemm | montecarlo | both [both]");
   app->add_option("--modes", c->modes,
                   "Comma-separated modes to run (naive,single-core,multi-thread,numa,gpu,multinode); a mode this "

@@ -13,7 +13,8 @@ Subcommand register_study(CLI::App& root) {
   auto* app = root.add_subcommand(
       "study", "Run a scaling study from a study file (jobs/*.yaml): one run per point of its sweep, each launched as "
                "its own mpirun/srun step, appended to results/<study>/runs.jsonl as it finishes (a rerun skips the "
-               "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json)");
+               "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json). SIGINT, SIGTERM or "
+               "SIGHUP stop the running step too (waited for, not recorded) and exit 128+signal: 130, 143, 129");
   app->add_option("file", o->file, "The study file, e.g. jobs/strong-scaling-cpu.yaml")->required();
   app->add_option("--out-dir", o->out_dir, "Folder of the study's results [results/<study name>]");
   app->add_option("--launcher", o->launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
@@ -31,6 +32,9 @@ Subcommand register_study(CLI::App& root) {
     } catch (const Error& e) {
       print_error(e.what());
       return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+      print_error(fmt::format("internal error: {}; please report it", e.what()));
+      return static_cast<int>(ExitCode::internal);
     }
   };
   return sub;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/build_info.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
@@ -27,7 +28,6 @@ namespace {
 using study::csv_escape;
 using study::human_rate;
 using study::make_dirs;
-using study::number_at;
 using study::self_binary;
 using study::utc_stamp;
 
@@ -43,8 +43,16 @@ std::vector<std::string> workload_args(const ContrastOptions& o, Workload w, Mod
     a = {"montecarlo", "--problem", "pi", "--samples", mode == Mode::naive ? o.naive_samples : o.samples,
          "--backend", backend, "--reps", reps, "--warmup", warmup};
   }
-  a.insert(a.end(), {"--quiet", "--json", record});
+  // Not --quiet: the step's log holds its table (and its errors).
+  a.insert(a.end(), {"--json", record});
   return a;
+}
+
+// The problem a step runs: the naive modes run a smaller one.
+std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
+  const bool naive = mode == Mode::naive;
+  if (w == Workload::gemm) return "n=" + (naive ? o.naive_n : o.n);
+  return (naive ? o.naive_samples : o.samples) + " samples";
 }
 
 // One contrast row from a run record.
@@ -60,9 +68,6 @@ nlohmann::json summarize(const ContrastStep& s) {
   row["rate"] = f.rate;
   row["compute_rate"] = f.compute_rate;
   row["rate_unit"] = f.rate_unit;
-  row["size"] = s.workload == Workload::gemm
-                    ? fmt::format("n={}", static_cast<long long>(number_at(r, {"config", "n"})))
-                    : fmt::format("{:.3g} samples", number_at(r, {"config", "samples"}));
   const double total = f.compute_s + f.comm_s + f.transfer_s;
   row["share"] = {{"compute", total > 0 ? f.compute_s / total : 0.0},
                   {"communication", total > 0 ? f.comm_s / total : 0.0},
@@ -71,12 +76,57 @@ nlohmann::json summarize(const ContrastStep& s) {
   return row;
 }
 
+// Runs one step and reads its record; nothing of it is kept when a stop signal came.
+void run_one(const ContrastOptions& o, ContrastStep& s) {
+  const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
+  if (out.stopped_by != 0) std::remove(s.record_path.c_str());
+  throw_if_stopped(fmt::format("the {} {} run was stopped; no contrast table was written", workload_name(s.workload),
+                               mode_name(s.mode)));
+  // A run killed at its time limit counts as exit code 7 (timeout), as documented.
+  s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
+  s.timed_out = out.timed_out;
+  if (std::ifstream in(s.record_path); in) {
+    try {
+      in >> s.record;
+    } catch (const std::exception&) {
+      s.record = nullptr;
+    }
+  }
+  if (out.exit_code != 0) {
+    const std::string why = study::failure_lines(s.log_path);
+    s.reason = out.timed_out   ? fmt::format("timed out after {:.0f} s", o.timeout_s)
+               : out.not_found ? fmt::format("could not start {} (see {})", s.argv[0], s.log_path)
+               : why.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)
+                               : why;
+  }
+  s.summary = summarize(s);
+}
+
+// Runs the steps that are not skipped, in order; returns how many failed.
+int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
+  const auto to_run = std::count_if(steps.begin(), steps.end(), [](const ContrastStep& s) { return !s.skipped; });
+  int failed = 0, ran = 0;
+  for (auto& s : steps) {
+    if (s.skipped) continue;
+    throw_if_stopped("no contrast table was written");
+    if (!o.quiet) {
+      std::fprintf(stderr, "scalebench contrast: [%d/%ld] %s %s: %s\n", ++ran, static_cast<long>(to_run),
+                   std::string(workload_name(s.workload)).c_str(), std::string(mode_name(s.mode)).c_str(),
+                   join_args(s.argv).c_str());
+    }
+    run_one(o, s);
+    if (s.exit_code != 0) ++failed;
+  }
+  return failed;
+}
+
 }  // namespace
 
 ContrastResult run_contrast(const ContrastOptions& o) {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
     throw UsageError("run `scalebench contrast` directly, not under mpirun: it launches each mode itself");
   }
+  const StopSignals stop_signals;
   const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
   std::string launcher = o.launcher;
   if (launcher == "auto") launcher = in_slurm ? "srun" : "mpirun";
@@ -107,6 +157,10 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   std::vector<PlacementPlan> plans;
   for (Mode m : modes) {
     plans.push_back(plan_placement(topo, m, plan_opts));
+    if (m == Mode::gpu && !build_with_cuda()) {
+      plans.back().possible = false;
+      plans.back().reason = "built without CUDA";
+    }
     if (o.modes_explicit && !plans.back().possible) {
       throw ResourceError(fmt::format("mode {} cannot run here: {}", mode_name(m), plans.back().reason));
     }
@@ -115,8 +169,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   const std::string binary = o.binary.empty() ? self_binary() : o.binary;
   const std::string out_dir =
       o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", utc_stamp(), static_cast<long>(getpid())) : o.out_dir;
-  if (o.json_path) check_output_path(*o.json_path);
-  if (o.csv_path) check_output_path(*o.csv_path);
+  if (o.json_path) study::check_output_file(*o.json_path, "--json");
+  if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
+  if (!o.dry_run) study::check_output_dir(out_dir, "--out-dir");
   if (!o.dry_run && access((out_dir + "/contrast.json").c_str(), F_OK) == 0) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
                                     "another --out-dir", out_dir));
@@ -159,39 +214,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   }
 
   make_dirs(out_dir);
-  int failed = 0, ran = 0;
+  const int failed = run_steps(o, result.steps);
   const int to_run = static_cast<int>(std::count_if(result.steps.begin(), result.steps.end(),
                                                     [](const ContrastStep& s) { return !s.skipped; }));
-  for (auto& s : result.steps) {
-    if (s.skipped) continue;
-    ++ran;
-    if (!o.quiet) {
-      std::fprintf(stderr, "scalebench contrast: [%d/%d] %s %s: %s\n", ran, to_run,
-                   std::string(workload_name(s.workload)).c_str(), std::string(mode_name(s.mode)).c_str(),
-                   join_args(s.argv).c_str());
-    }
-    const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
-    // A run killed at its time limit counts as exit code 7 (timeout), as documented.
-    s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
-    s.timed_out = out.timed_out;
-    std::ifstream in(s.record_path);
-    if (in) {
-      try {
-        in >> s.record;
-      } catch (const std::exception&) {
-        s.record = nullptr;
-      }
-    }
-    if (out.exit_code != 0) {
-      ++failed;
-      const std::string last = study::last_error_line(s.log_path);
-      s.reason = out.timed_out    ? fmt::format("timed out after {:.0f} s", o.timeout_s)
-                 : out.not_found ? "could not start the launcher"
-                 : last.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)
-                                  : last;
-    }
-    s.summary = summarize(s);
-  }
 
   // Speed-up over single-core (rate ratio: naive runs a smaller problem), efficiency per core.
   std::map<std::string, double> single_core_rate;
@@ -205,12 +230,13 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   topo.host(), topo.cores().size(), topo.cpu_numa_domains().size(),
                                   topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
                                   topo.gpus().size() == 1 ? "" : "s", out_dir);
-  table += fmt::format("{:<11}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode", "ranks x thr",
-                       "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
+  table += fmt::format("{:<11}{:<14}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode", "size",
+                       "ranks x thr", "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
     nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
                                                               {"mode", mode_name(s.mode)}}
                                               : s.summary;
+    row["size"] = problem_size(o, s.workload, s.mode);
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
     if (!s.reason.empty()) row["reason"] = s.reason;
     if (!s.skipped) {
@@ -235,8 +261,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
     const std::string status = row["status"].get<std::string>();
     table += fmt::format(
-        "{:<11}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
-        row["mode"].get<std::string>(),
+        "{:<11}{:<14}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
+        row["mode"].get<std::string>(), row["size"].get<std::string>(),
         row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
                                             row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
                               : "-",
@@ -246,6 +272,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
         row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>()) : "-",
         where, status == "ok" ? status : status + ": " + s.reason);
     rows.push_back(row);
+  }
+  if (std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.mode == Mode::naive; })) {
+    table += "naive rows run a smaller problem (the size column): compare their rates, not their times\n";
   }
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);

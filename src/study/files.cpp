@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
+#include <cstring>
+#include <vector>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -91,12 +94,99 @@ std::string last_error_line(const std::string& log_path) {
   return last;
 }
 
-std::string first_line(const std::string& log_path) {
+std::string failure_lines(const std::string& log_path) {
+  const std::string error = last_error_line(log_path);
+  if (!error.empty()) return error;
+  constexpr std::size_t kLines = 3, kChars = 400;
+  std::vector<std::string> last;
   std::ifstream log(log_path);
   for (std::string line; std::getline(log, line);) {
-    if (line.find_first_not_of(" \t-*=") != std::string::npos) return line;
+    if (line.find_first_not_of(" \t-*=") == std::string::npos) continue;  // blank or a rule
+    last.push_back(line.substr(line.find_first_not_of(" \t")));
+    if (last.size() > kLines) last.erase(last.begin());
   }
-  return "no output";
+  std::string out;
+  for (const auto& l : last) out += (out.empty() ? "" : " | ") + l;
+  return out.size() > kChars ? "…" + out.substr(out.size() - kChars) : out;
+}
+
+namespace {
+
+// The folder a path is in ("." for a bare name).
+std::string parent_of(const std::string& path) {
+  const auto slash = path.find_last_of('/', path.size() > 1 ? path.size() - 2 : 0);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// ResourceError when a part of `path` is longer than the file system allows.
+void check_name_lengths(const std::string& path, const std::string& option) {
+  if (path.size() >= PATH_MAX) {
+    throw ResourceError(fmt::format("{}: the path is {} characters, more than the {} allowed; choose a shorter one",
+                                    option, path.size(), PATH_MAX - 1));
+  }
+  std::stringstream ss(path);
+  for (std::string part; std::getline(ss, part, '/');) {
+    if (part.size() > NAME_MAX) {
+      throw ResourceError(fmt::format("{}: the name '{}…' is {} characters, more than the {} a file name may have; "
+                                      "choose a shorter one", option, part.substr(0, 24), part.size(), NAME_MAX));
+    }
+  }
+}
+
+// The nearest folder of `path` (itself included) that exists, and whether it is a folder.
+std::string nearest_existing(std::string path, bool& is_dir) {
+  struct stat st {};
+  while (stat(path.c_str(), &st) != 0) path = parent_of(path);
+  is_dir = S_ISDIR(st.st_mode);
+  return path;
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path, const std::string& option) {
+  const std::string named = fmt::format("{} {}", option, path);
+  if (path.empty()) throw ResourceError(fmt::format("{} needs a file name", option));
+  check_name_lengths(path, named);
+  struct stat st {};
+  if (path.back() == '/' || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    throw ResourceError(fmt::format("{} is a folder; give a file name, e.g. {}/contrast.json", named,
+                                    path.back() == '/' ? path.substr(0, path.size() - 1) : path));
+  }
+  // The folder must exist: only --out-dir is created.
+  const std::string dir = parent_of(path);
+  if (stat(dir.c_str(), &st) != 0) {
+    throw ResourceError(fmt::format("{}: folder {} does not exist; create it or choose another path", named, dir));
+  }
+  check_output_dir(dir, named + ": its folder");
+}
+
+void check_output_dir(const std::string& path, const std::string& option) {
+  check_name_lengths(path, option);
+  bool is_dir = false;
+  const std::string existing = nearest_existing(path, is_dir);
+  if (!is_dir) {
+    throw ResourceError(fmt::format("{} {}: {} is a file, not a folder; choose another path", option, path, existing));
+  }
+  if (access(existing.c_str(), W_OK | X_OK) != 0) {
+    throw ResourceError(fmt::format("{} {}: folder {} is not writable; choose another path", option, path, existing));
+  }
+}
+
+void check_input_file(const std::string& path, const std::string& what, long long max_bytes) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    throw UsageError(fmt::format("cannot read {} {}: {}; check the path", what, path, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{} {} is a folder; give a file", what, path));
+  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{} {} is not a regular file; give a file", what, path));
+  if (st.st_size > max_bytes) {
+    throw UsageError(fmt::format("{} {} is {:.1f} MiB; at most {:.1f} MiB is read: is it the right file?", what, path,
+                                 static_cast<double>(st.st_size) / (1 << 20), static_cast<double>(max_bytes) / (1 << 20)));
+  }
+  if (access(path.c_str(), R_OK) != 0) {
+    throw UsageError(fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
+  }
 }
 
 std::string human_rate(double v, const std::string& unit) {

@@ -32,8 +32,18 @@ struct RunFigures {
 RunFigures run_figures(const nlohmann::json& record);
 // The last "scalebench: error" line of a run's log (empty when none).
 std::string last_error_line(const std::string& log_path);
-// The first line of a log that says anything ("no output" when none).
-std::string first_line(const std::string& log_path);
+// Why a step failed, from its log: its last "scalebench: error" line, else the last lines that say
+// anything (a launcher's own error: mpirun, srun), joined with " | "; empty when the log is.
+std::string failure_lines(const std::string& log_path);
+// Checked before any work, so that a driver never runs for an hour and then cannot write:
+// ResourceError saying what is wrong with the file `option` names (a folder, a name too long, a
+// folder that is missing or not writable).
+void check_output_file(const std::string& path, const std::string& option);
+// The same for a folder the driver will create or fill (a file in its place, an unwritable parent).
+void check_output_dir(const std::string& path, const std::string& option);
+// An input file the driver reads whole: UsageError unless it is a readable regular file of at most
+// `max_bytes`.
+void check_input_file(const std::string& path, const std::string& what, long long max_bytes);
 // "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
 std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.

@@ -1,6 +1,5 @@
 #include "scalebench/study.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,17 +18,26 @@
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
 #include "study/files.hpp"
+#include "study/jsonl.hpp"
+#include "study/yaml_keys.hpp"
 
 namespace scalebench {
 namespace {
 
 using study::csv_escape;
-using study::first_line;
-using study::last_error_line;
+using study::failure_lines;
 using study::RunFigures;
 using study::human_rate;
 
 constexpr const char* kKeys = "study, description, workload, args, sweep, mpirun_args, srun_args, timeout_s";
+const std::set<std::string> kKeySet = {"study", "description", "workload", "args", "sweep",
+                                       "mpirun_args", "srun_args", "timeout_s"};
+// Early, cheap limits: a study file is a page of YAML, a sweep a few hundred runs at most in practice.
+constexpr long long kMaxStudyFileBytes = 1 << 20;
+constexpr std::size_t kMaxRuns = 10'000;
+// Up to this many runs, every run is checked with --dry-run before the first starts; above it, a
+// covering set (see runs_to_check).
+constexpr std::size_t kCheckEveryRunUpTo = 16;
 
 [[noreturn]] void bad(const std::string& file, const YAML::Node& at, const std::string& what) {
   const auto mark = at.Mark();
@@ -52,6 +60,19 @@ std::vector<std::string> scalar_list(const std::string& file, const YAML::Node& 
 // Options the study sets itself on every run.
 bool reserved_option(const std::string& name) { return name == "json" || name == "dry-run" || name == "quiet"; }
 
+// An option key of args or sweep: a plain option name (no leading --, no =value), not reserved.
+std::string option_key(const std::string& file, const YAML::Node& key, const char* section) {
+  const std::string k = key.Scalar();
+  const bool plain = !k.empty() && std::isalnum(static_cast<unsigned char>(k[0])) != 0 &&
+                     std::all_of(k.begin(), k.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '-'; });
+  if (!plain) {
+    bad(file, key, fmt::format("{} key '{}' is not an option name: write it without leading '--' and without "
+                               "'=value', e.g. `n: 4096`", section, k));
+  }
+  if (reserved_option(k)) bad(file, key, fmt::format("'{}' is set by the study itself; remove it", k));
+  return k;
+}
+
 bool valid_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.';
@@ -65,32 +86,6 @@ int parse_ranks(const std::string& file, const std::string& v) {
     throw UsageError(fmt::format("{}: ranks must be whole numbers >= 1 (got '{}')", file, v));
   }
   return static_cast<int>(r);
-}
-
-// One line appended to runs.jsonl, in one write, flushed to disk before the next run starts: a
-// study killed at any point keeps every run that finished.
-void append_line(const std::string& path, const nlohmann::json& line) {
-  const std::string text = line.dump() + "\n";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw ResourceError(fmt::format("cannot append to {}: check permissions", path));
-  const ssize_t n = ::write(fd, text.data(), text.size());
-  const bool ok = n == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) throw ResourceError(fmt::format("cannot append to {}: disk full?", path));
-}
-
-std::vector<nlohmann::json> read_lines(const std::string& path, int& unreadable) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    try {
-      out.push_back(nlohmann::json::parse(line));
-    } catch (const std::exception&) {
-      ++unreadable;  // a line cut by a crash mid-write: left in place, not used
-    }
-  }
-  return out;
 }
 
 // Where the summary goes and what it says of the launch.
@@ -260,27 +255,43 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   return table;
 }
 
+// The study file as a YAML tree, after the cheap checks: a readable regular file of sane size, no
+// unknown or repeated keys (found while streaming, before any tree is built).
+YAML::Node load_yaml(const std::string& path) {
+  study::check_input_file(path, "study file", kMaxStudyFileBytes);
+  try {
+    std::ifstream in(path, std::ios::binary);
+    study::check_yaml_keys(path, in, kKeySet);
+    return YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw UsageError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("cannot read study file {}: {}", path, e.what()));
+  }
+}
+
+// The number of runs the sweep expands to; UsageError past kMaxRuns (counted without overflow).
+void check_run_count(const StudySpec& s) {
+  std::size_t runs = 1;
+  for (const auto& [k, vs] : s.sweep) {
+    if (runs * vs.size() > kMaxRuns) {  // no overflow: runs <= kMaxRuns, a list <= the file's size
+      double total = 1;
+      for (const auto& [k2, vs2] : s.sweep) total *= static_cast<double>(vs2.size());
+      throw UsageError(fmt::format("{}: the sweep expands to {:.0f} runs; a study may have at most {}: split it into "
+                                   "several studies or sweep fewer values", s.file, total, kMaxRuns));
+    }
+    runs *= vs.size();
+  }
+}
+
 }  // namespace
 
 StudySpec load_study(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UsageError(fmt::format("cannot read study file {}: check the path (study files live in jobs/)", path));
-  } catch (const YAML::ParserException& e) {
-    throw UsageError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = load_yaml(path);
   StudySpec s;
   s.file = path;
   if (!root.IsMap()) {
     throw UsageError(fmt::format("{}: a study file is a map with the keys {}", path, kKeys));
-  }
-  for (const auto& kv : root) {
-    const std::string k = kv.first.Scalar();
-    const std::set<std::string> known = {"study", "description", "workload", "args", "sweep",
-                                         "mpirun_args", "srun_args", "timeout_s"};
-    if (known.count(k) == 0) bad(path, kv.first, fmt::format("unknown key '{}'; a study has {}", k, kKeys));
   }
   if (!root["study"]) throw UsageError(fmt::format("{}: 'study: <name>' is missing (results go to results/<name>)", path));
   s.name = scalar(path, root["study"], "study");
@@ -298,8 +309,7 @@ StudySpec load_study(const std::string& path) {
   if (const auto args = root["args"]) {
     if (!args.IsMap()) bad(path, args, "args must be a map of options, e.g. {n: 4096, backend: openblas}");
     for (const auto& kv : args) {
-      const std::string k = kv.first.Scalar();
-      if (reserved_option(k)) bad(path, kv.first, fmt::format("'{}' is set by the study itself; remove it", k));
+      const std::string k = option_key(path, kv.first, "args");
       s.args.emplace_back(k, scalar(path, kv.second, fmt::format("args.{}", k)));
       seen.insert(k);
     }
@@ -307,8 +317,7 @@ StudySpec load_study(const std::string& path) {
   if (const auto sweep = root["sweep"]) {
     if (!sweep.IsMap()) bad(path, sweep, "sweep must be a map of lists, e.g. {ranks: [1, 2, 4]}");
     for (const auto& kv : sweep) {
-      const std::string k = kv.first.Scalar();
-      if (reserved_option(k)) bad(path, kv.first, fmt::format("'{}' is set by the study itself; remove it", k));
+      const std::string k = option_key(path, kv.first, "sweep");
       if (seen.count(k) != 0) bad(path, kv.first, fmt::format("'{}' is both in args and in sweep; keep one", k));
       auto values = scalar_list(path, kv.second, fmt::format("sweep.{}", k));
       if (values.empty()) bad(path, kv.second, fmt::format("sweep.{} is empty", k));
@@ -333,6 +342,7 @@ StudySpec load_study(const std::string& path) {
       for (const auto& v : vs) parse_ranks(path, v);
     }
   }
+  check_run_count(s);
   return s;
 }
 
@@ -352,10 +362,10 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
     for (const auto& [k, v] : spec.args) take(k, v);
     for (std::size_t i = 0; i < spec.sweep.size(); ++i) take(spec.sweep[i].first, spec.sweep[i].second[at[i]]);
     r.workload_argv.push_back(spec.workload);
+    // --k=v: a value is never read as an option of its own, whatever it starts with.
     for (const auto& [k, v] : r.options) {
       if (v == "false") continue;
-      r.workload_argv.push_back("--" + k);
-      if (v != "true") r.workload_argv.push_back(v);
+      r.workload_argv.push_back(v == "true" ? "--" + k : fmt::format("--{}={}", k, v));
     }
     auto sorted = r.options;
     std::sort(sorted.begin(), sorted.end());
@@ -375,48 +385,171 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
   return runs;
 }
 
+namespace {
+
+// How a study launches its runs: the launcher program and arguments, this binary.
+struct StudyLauncher {
+  const StudySpec* spec;
+  std::string launcher;  // mpirun | srun
+  std::string program;   // the launcher's executable
+  std::string binary;
+
+  std::vector<std::string> argv(const StudyRun& r) const {
+    std::vector<std::string> a = {program};
+    const bool mpirun = launcher == "mpirun";
+    a.insert(a.end(), {mpirun ? "-np" : "-n", std::to_string(r.ranks)});
+    const auto& extra = mpirun ? spec->mpirun_args : spec->srun_args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.push_back(binary);
+    a.insert(a.end(), r.workload_argv.begin(), r.workload_argv.end());
+    return a;
+  }
+};
+
+StudyLauncher make_launcher(const StudyOptions& o, const StudySpec& spec) {
+  const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
+  StudyLauncher l{&spec, o.launcher == "auto" ? (in_slurm ? "srun" : "mpirun") : o.launcher, "", ""};
+  if (l.launcher != "mpirun" && l.launcher != "srun") {
+    throw UsageError(fmt::format("unknown --launcher '{}'; use auto, mpirun or srun", o.launcher));
+  }
+  l.program = l.launcher;
+  if (l.launcher == "mpirun") {
+    if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) l.program = m;
+    study::allow_mpirun_as_root();
+  }
+  if (!o.dry_run && !program_available(l.program)) {
+    throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", l.program,
+                                    l.launcher == "srun" ? "slurm-client" : "openmpi-bin"));
+  }
+  l.binary = o.binary.empty() ? study::self_binary() : o.binary;
+  return l;
+}
+
+void progress(const StudyOptions& o, const std::string& line) {
+  if (!o.quiet) std::fprintf(stderr, "scalebench study: %s\n", line.c_str());
+}
+
+// The runs checked with --dry-run before the first starts: all of a small study; of a large one,
+// enough that every value of every swept option (ranks included) is checked at least once, plus
+// the last run (in sweep order usually the largest). The others are checked by running them.
+std::vector<const StudyRun*> runs_to_check(const std::vector<const StudyRun*>& todo) {
+  if (todo.size() <= kCheckEveryRunUpTo) return todo;
+  std::vector<const StudyRun*> out;
+  std::set<std::string> seen;
+  for (const StudyRun* r : todo) {
+    bool adds = r == todo.back();
+    for (const auto& [k, v] : r->options) adds = seen.insert(k + "=" + v).second || adds;
+    adds = seen.insert(fmt::format("ranks={}", r->ranks)).second || adds;
+    if (adds) out.push_back(r);
+  }
+  return out;
+}
+
+// Checks the runs (--dry-run under the launcher): a bad option stops the study here, before
+// anything is run or written to runs.jsonl; a run this machine cannot hold (a resource error:
+// memory, launcher slots) is returned with its reason, to be skipped as contrast skips modes.
+std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher& l, const std::string& out_dir,
+                                      const std::vector<const StudyRun*>& todo) {
+  const auto checked = runs_to_check(todo);
+  if (checked.size() < todo.size()) {
+    progress(o, fmt::format("checking {} of {} runs first (every value of every swept option at least once); the "
+                            "others are checked as they run", checked.size(), todo.size()));
+  }
+  std::map<int, std::string> cannot_run;
+  int k = 0;
+  for (const StudyRun* r : checked) {
+    throw_if_stopped("nothing was run");
+    progress(o, fmt::format("[{}/{}] checking run {} ({})", ++k, checked.size(), r->index, r->key));
+    auto argv = l.argv(*r);
+    argv.insert(argv.end(), {"--dry-run", "--quiet"});
+    const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
+    std::remove(log.c_str());
+    const StepOutcome out = run_step(argv, log, 120);
+    throw_if_stopped("nothing was run");
+    if (out.exit_code == static_cast<int>(ExitCode::usage)) {
+      const std::string why = failure_lines(log);
+      throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", l.spec->name,
+                                   r->index, r->key, why.empty() ? "see " + log : why, l.spec->file));
+    }
+    if (out.exit_code != 0) {
+      // Not the file's fault: this machine cannot hold the run (memory, GPUs, launcher slots).
+      const std::string why = failure_lines(log);
+      cannot_run[r->index] = fmt::format("{} (exit code {}; {})", why.empty() ? "no output" : why, out.exit_code, log);
+      continue;
+    }
+    std::remove(log.c_str());
+  }
+  return cannot_run;
+}
+
+// Runs one run and returns its runs.jsonl line; nothing of it is kept when a stop signal came.
+nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::string& stem, double timeout) {
+  auto argv = l.argv(r);
+  argv.insert(argv.end(), {"--json", stem + ".json"});
+  const std::string started = utc_now_iso8601();
+  const StepOutcome out = run_step(argv, stem + ".log", timeout);
+  if (out.stopped_by != 0) std::remove((stem + ".json").c_str());
+  throw_if_stopped(fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: "
+                               "run the study again to go on", r.index));
+  nlohmann::json record = nullptr;
+  if (std::ifstream in(stem + ".json"); in) {
+    try {
+      in >> record;
+    } catch (const std::exception&) {
+      record = nullptr;
+    }
+  }
+  const int code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
+  std::string reason;
+  if (code != 0) {
+    const std::string why = failure_lines(stem + ".log");
+    reason = out.timed_out ? fmt::format("timed out after {:.0f} s", timeout)
+             : why.empty() ? fmt::format("exit code {} (see {}.log)", code, stem)
+                           : why;
+  }
+  nlohmann::json opts = nlohmann::json::object();
+  for (const auto& [k, v] : r.options) opts[k] = v;
+  return {{"study", l.spec->name},  {"index", r.index},       {"key", r.key},
+          {"ranks", r.ranks},       {"options", opts},        {"command", join_args(argv)},
+          {"started_at", started},  {"finished_at", utc_now_iso8601()},
+          {"exit_code", code},      {"status", code == 0 ? "ok" : out.timed_out ? "timeout" : "failed"},
+          {"reason", reason},       {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
+}
+
+std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,
+                            const std::vector<const StudyRun*>& todo, const std::string& jsonl) {
+  std::string out = fmt::format("scalebench study {} --dry-run: {} runs, {} already in {}; nothing is run\n",
+                                l.spec->name, runs.size(), runs.size() - todo.size(), jsonl);
+  const std::set<const StudyRun*> will_run(todo.begin(), todo.end());
+  for (const auto& r : runs) {
+    const bool will = will_run.count(&r) != 0;
+    out += fmt::format("  [{}] {:<8} {}\n", r.index, will ? "to run" : "done", join_args(l.argv(r)));
+  }
+  return out;
+}
+
+}  // namespace
+
 StudyResult run_study(const StudyOptions& o) {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
     throw UsageError("run `scalebench study` directly, not under mpirun: it launches each run itself");
   }
+  const StopSignals stop_signals;
   const StudySpec spec = load_study(o.file);
   const auto runs = plan_study(spec);
-  const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
-  std::string launcher = o.launcher == "auto" ? (in_slurm ? "srun" : "mpirun") : o.launcher;
-  if (launcher != "mpirun" && launcher != "srun") {
-    throw UsageError(fmt::format("unknown --launcher '{}'; use auto, mpirun or srun", o.launcher));
-  }
-  std::string program = launcher;
-  if (launcher == "mpirun") {
-    if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) program = m;
-    study::allow_mpirun_as_root();
-  }
-  if (!o.dry_run && !program_available(program)) {
-    throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", program,
-                                    launcher == "srun" ? "slurm-client" : "openmpi-bin"));
-  }
-  const std::string binary = o.binary.empty() ? study::self_binary() : o.binary;
+  const StudyLauncher launcher = make_launcher(o, spec);
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
   const std::string jsonl = out_dir + "/runs.jsonl";
   const double timeout = o.timeout_s > 0 ? o.timeout_s : spec.timeout_s;
-
-  auto launch = [&](const StudyRun& r) {
-    std::vector<std::string> argv = {program};
-    if (launcher == "mpirun") {
-      argv.insert(argv.end(), {"-np", std::to_string(r.ranks)});
-      argv.insert(argv.end(), spec.mpirun_args.begin(), spec.mpirun_args.end());
-    } else {
-      argv.insert(argv.end(), {"-n", std::to_string(r.ranks)});
-      argv.insert(argv.end(), spec.srun_args.begin(), spec.srun_args.end());
-    }
-    argv.push_back(binary);
-    argv.insert(argv.end(), r.workload_argv.begin(), r.workload_argv.end());
-    return argv;
-  };
+  study::check_output_dir(out_dir, "--out-dir");
 
   // What earlier invocations finished: runs.jsonl is only ever appended to.
-  int unreadable = 0;
-  std::vector<nlohmann::json> lines = read_lines(jsonl, unreadable);
+  study::JsonlContents earlier = study::read_jsonl(jsonl);
+  for (int n : earlier.unusable) {
+    std::fprintf(stderr, "scalebench: warning: %s line %d is cut or garbled (a crash or a full disk mid-write); "
+                 "left in place and not used\n", jsonl.c_str(), n);
+  }
+  std::vector<nlohmann::json>& lines = earlier.lines;
   std::set<std::string> done;
   for (const auto& l : lines) {
     if (l.value("status", std::string()) == "ok") done.insert(l.value("key", std::string()));
@@ -425,90 +558,31 @@ StudyResult run_study(const StudyOptions& o) {
   for (const auto& r : runs) {
     if (o.rerun || done.count(r.key) == 0) todo.push_back(&r);
   }
-
   StudyResult result;
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
   if (o.dry_run) {
-    std::string out = fmt::format("scalebench study {} --dry-run: {} runs, {} already in {}; nothing is run\n", spec.name,
-                                  runs.size(), result.from_earlier, jsonl);
-    for (const auto& r : runs) {
-      const bool will = std::find(todo.begin(), todo.end(), &r) != todo.end();
-      out += fmt::format("  [{}] {:<8} {}\n", r.index, will ? "to run" : "done", join_args(launch(r)));
-    }
-    std::fputs(out.c_str(), stdout);
+    std::fputs(dry_run_listing(launcher, runs, todo, jsonl).c_str(), stdout);
     return result;
   }
 
   study::make_dirs(out_dir + "/runs");
-  // Every run checked first (--dry-run under the launcher): a bad option stops the study here,
-  // before anything is run or written to runs.jsonl; a run this machine cannot hold (a resource
-  // error: memory, launcher slots) is skipped with its reason, as contrast skips modes.
-  std::map<int, std::string> cannot_run;
-  for (const StudyRun* r : todo) {
-    auto argv = launch(*r);
-    argv.insert(argv.end(), {"--dry-run", "--quiet"});
-    const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
-    std::remove(log.c_str());
-    const StepOutcome out = run_step(argv, log, 120);
-    if (out.exit_code == static_cast<int>(ExitCode::usage)) {
-      const std::string why = last_error_line(log);
-      throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", spec.name,
-                                   r->index, r->key, why.empty() ? "see " + log : why, spec.file));
-    }
-    if (out.exit_code != 0) {
-      // Not the file's fault: this machine cannot hold the run (memory, GPUs, launcher slots).
-      std::string why = last_error_line(log);
-      if (why.empty()) why = first_line(log);
-      cannot_run[r->index] = fmt::format("{} (exit code {}; {})", why, out.exit_code, log);
-      continue;
-    }
-    std::remove(log.c_str());
-  }
+  const std::map<int, std::string> cannot_run = check_runs(o, launcher, out_dir, todo);
   todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
              todo.end());
 
   const std::string stamp = study::utc_stamp();
   for (const StudyRun* r : todo) {
+    throw_if_stopped("runs.jsonl keeps every run finished before; run the study again to go on");
     const std::string stem = fmt::format("{}/runs/{}-{}-{}", out_dir, r->index, stamp, static_cast<long>(getpid()));
-    auto argv = launch(*r);
-    argv.insert(argv.end(), {"--quiet", "--json", stem + ".json"});
-    ++result.ran;
-    if (!o.quiet) {
-      std::fprintf(stderr, "scalebench study: [%d/%zu] %s\n", result.ran, todo.size(), join_args(argv).c_str());
-    }
-    const std::string started = utc_now_iso8601();
-    const StepOutcome out = run_step(argv, stem + ".log", timeout);
-    nlohmann::json record = nullptr;
-    if (std::ifstream in(stem + ".json"); in) {
-      try {
-        in >> record;
-      } catch (const std::exception&) {
-        record = nullptr;
-      }
-    }
-    const int code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
-    std::string status = code == 0 ? "ok" : out.timed_out ? "timeout" : "failed";
-    std::string reason;
-    if (code != 0) {
-      ++result.failed;
-      const std::string why = last_error_line(stem + ".log");
-      reason = out.timed_out ? fmt::format("timed out after {:.0f} s", timeout)
-               : why.empty() ? fmt::format("exit code {} (see {}.log)", code, stem)
-                             : why;
-    }
-    nlohmann::json opts = nlohmann::json::object();
-    for (const auto& [k, v] : r->options) opts[k] = v;
-    nlohmann::json line = {{"study", spec.name},  {"index", r->index},        {"key", r->key},
-                           {"ranks", r->ranks},   {"options", opts},          {"command", join_args(argv)},
-                           {"started_at", started}, {"finished_at", utc_now_iso8601()},
-                           {"exit_code", code},   {"status", status},         {"reason", reason},
-                           {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
-    append_line(jsonl, line);
+    progress(o, fmt::format("[{}/{}] run {} ({})", ++result.ran, todo.size(), r->index, r->key));
+    nlohmann::json line = run_one(launcher, *r, stem, timeout);
+    if (line["status"] != "ok") ++result.failed;
+    study::append_jsonl(jsonl, line);
     lines.push_back(std::move(line));
   }
 
-  const std::string table =
-      write_summary(spec, runs, lines, cannot_run, unreadable, {launcher, out_dir, jsonl}, result);
+  const std::string table = write_summary(spec, runs, lines, cannot_run, static_cast<int>(earlier.unusable.size()),
+                                          {launcher.launcher, out_dir, jsonl}, result);
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);
     std::fflush(stdout);

@@ -2,12 +2,15 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -41,15 +44,61 @@ CliRun run_scalebench_mpi(int ranks, const std::string& args) {
                    " --oversubscribe " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
 }
 
+int start_scalebench(const std::string& args, const std::string& log) {
+  const std::string command = "exec " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args + " > " + log + " 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  if (pid < 0) throw std::runtime_error("fork failed");
+  return pid;
+}
+
+int wait_exit(int pid, double seconds) {
+  for (double waited = 0; waited < seconds; waited += 0.05) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    usleep(50'000);
+  }
+  return -1;
+}
+
+bool wait_for_process(const std::string& pattern, bool wanted, double seconds) {
+  for (double waited = 0; waited < seconds; waited += 0.1) {
+    const bool found = run_shell("pgrep -f '" + pattern + "' > /dev/null").exit_code == 0;
+    if (found == wanted) return true;
+    usleep(100'000);
+  }
+  return false;
+}
+
 int count_of(const std::string& hay, const std::string& needle) {
   int n = 0;
   for (std::size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + 1)) ++n;
   return n;
 }
 
+namespace {
+
+// The folders make_temp_dir made, removed when the test program ends (passed or failed).
+struct TempDirs {
+  std::vector<std::string> paths;
+  ~TempDirs() {
+    for (const auto& p : paths) {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  }
+};
+TempDirs g_temp_dirs;
+
+}  // namespace
+
 std::string make_temp_dir() {
   std::string tmpl = "/tmp/scalebench-test-XXXXXX";
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  g_temp_dirs.paths.push_back(tmpl);
   return tmpl;
 }
 

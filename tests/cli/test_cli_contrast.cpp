@@ -2,6 +2,9 @@
 // machine cannot do are skipped with their reason, a failing step is marked and the rest still
 // shown, and bad requests fail before anything runs.
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +15,8 @@ using nlohmann::json;
 namespace {
 
 const char* kSmall = "--n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0";
+
+bool built_with_cuda() { return run_scalebench("--version").output.find("CUDA on") != std::string::npos; }
 
 const json* row_of(const json& report, const std::string& workload, const std::string& mode) {
   for (const auto& r : report["runs"]) {
@@ -41,12 +46,19 @@ TEST(ContrastCli, RunsTheCpuModesAndSkipsTheRestWithReasons) {
     const json* gpu = row_of(report, w, "gpu");
     ASSERT_NE(gpu, nullptr);
     EXPECT_EQ((*gpu)["status"], "skipped");
-    EXPECT_EQ((*gpu)["reason"], "no GPU");
+    EXPECT_EQ((*gpu)["reason"], built_with_cuda() ? "no GPU" : "built without CUDA");
     EXPECT_EQ((*row_of(report, w, "multinode"))["reason"], "one node");
   }
   // The table and the CSV say the same.
   EXPECT_NE(r.output.find("single-core"), std::string::npos);
-  EXPECT_NE(r.output.find("skipped: no GPU"), std::string::npos);
+  EXPECT_NE(r.output.find(built_with_cuda() ? "skipped: no GPU" : "skipped: built without CUDA"), std::string::npos);
+  // The naive rows ran a smaller problem, and the table says so.
+  EXPECT_EQ((*row_of(report, "gemm", "naive"))["size"], "n=64");
+  EXPECT_EQ((*row_of(report, "gemm", "single-core"))["size"], "n=128");
+  EXPECT_NE(r.output.find("naive rows run a smaller problem"), std::string::npos) << r.output;
+  // Each step's log holds what the step said (its table).
+  const std::string log = read_file(dir + "/runs/gemm-single-core.log");
+  EXPECT_NE(log.find("GFLOP/s"), std::string::npos) << log;
   const std::string csv = read_file(dir + "/c.csv");
   EXPECT_EQ(count_of(csv, "\n"), 1 + static_cast<int>(report["runs"].size()));
   EXPECT_TRUE(file_exists(dir + "/runs/contrast.json"));
@@ -109,4 +121,44 @@ TEST(ContrastCli, ARunPastItsTimeLimitIsKilledAndMarked) {
   // runs pgrep from matching itself.
   const CliRun ps = run_command("pgrep -f 'gemm --n 300[1]'");
   EXPECT_EQ(ps.exit_code, 1) << "still running:\n" << ps.output;
+}
+
+TEST(ContrastCli, OutputsAreCheckedBeforeAnyWork) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/plain") << "x";
+  const std::string runs = " --out-dir " + dir + "/runs";
+  const struct {
+    std::string args;
+    const char* says;
+  } cases[] = {
+      {"--json " + dir + runs, "--json " + dir + " is a folder"},
+      {"--csv " + dir + runs, "--csv " + dir + " is a folder"},
+      {"--json " + dir + "/" + std::string(300, 'j') + runs, "more than the 255"},
+      {"--csv " + dir + "/nosuch/c.csv" + runs, "does not exist"},
+      {"--out-dir " + dir + "/plain", "is a file, not a folder"},
+      {"--out-dir " + dir + "/plain/sub", "is a file, not a folder"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " " + c.args);
+    EXPECT_EQ(r.exit_code, 3) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    EXPECT_FALSE(file_exists(dir + "/runs")) << "a step ran before the outputs were checked";
+  }
+}
+
+TEST(ContrastCli, StoppingTheContrastStopsItsStep) {
+  const std::string dir = make_temp_dir();
+  const int pid = start_scalebench("contrast --workload gemm --modes single-core --n 2501 --reps 100 --out-dir " + dir +
+                                       "/runs --json " + dir + "/c.json", dir + "/log");
+  ASSERT_TRUE(wait_for_process("gemm --n 250[1]", true, 60)) << read_file(dir + "/log");
+  kill(pid, SIGINT);
+  const int rc = wait_exit(pid, 20);
+  if (rc < 0) kill(pid, SIGKILL);
+  EXPECT_EQ(rc, 130) << read_file(dir + "/log");
+  EXPECT_TRUE(wait_for_process("gemm --n 250[1]", false, 1)) << "the step outlived the contrast";
+  EXPECT_NE(read_file(dir + "/log").find("stopped by SIGINT"), std::string::npos) << read_file(dir + "/log");
+  EXPECT_FALSE(file_exists(dir + "/c.json"));
+  EXPECT_FALSE(file_exists(dir + "/runs/contrast.json"));
+  EXPECT_FALSE(file_exists(dir + "/runs/gemm-single-core.json"));
 }

@@ -5,7 +5,10 @@
 // is skipped with its reason; tools/report draws the plots.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <cstdlib>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -146,6 +149,11 @@ TEST(StudyCli, BadStudiesFailBeforeAnythingRuns) {
       {"study: a\nworkload: gemm\nargs: {n: 64, json: x.json}\n", "'json' is set by the study itself"},
       {"study: a\nworkload: gemm\nargs: {n: [1, 2]}\n", "args.n must be a single value"},
       {"study: a\nworkload: gemm\nargs: {n: 64\n", "not valid YAML"},
+      {"study: a\nstudy: b\nworkload: gemm\n", ".yaml:2: key 'study' is given twice"},
+      {"study: a\nworkload: gemm\nargs:\n  n: 64\n  n: 96\n", ".yaml:5: key 'n' is given twice"},
+      {"study: a\nworkload: gemm\nargs: {json=/x: true}\n", "args key 'json=/x' is not an option name"},
+      {"study: a\nworkload: gemm\nargs:\n  --json: /x\n", "args key '--json' is not an option name"},
+      {"study: a\nworkload: gemm\nsweep:\n  --json=/x: [a]\n", "sweep key '--json=/x' is not an option name"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string file = write_study(dir, "bad" + std::to_string(i), cases[i].body);
@@ -172,6 +180,13 @@ mpirun_args: [--oversubscribe]
   EXPECT_NE(r.output.find("cannot start"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nosuch"), std::string::npos) << r.output;
   EXPECT_FALSE(file_exists(dir + "/badopt/runs.jsonl"));
+  // A value is a value, whatever it starts with: never read as an option of its own.
+  const std::string dashes = write_study(dir, "dashes", "study: dashes\nworkload: gemm\n"
+                                                        "args: {n: 64, precision: --json=/x, reps: 1}\n");
+  const CliRun d = run_scalebench("study " + dashes + " --out-dir " + dir + "/dashes");
+  EXPECT_EQ(d.exit_code, 2) << d.output;
+  EXPECT_NE(d.output.find("--json=/x"), std::string::npos) << d.output;
+  EXPECT_FALSE(file_exists("/x"));
 }
 
 TEST(StudyCli, ReportDrawsThePlots) {
@@ -214,4 +229,212 @@ mpirun_args: [--oversubscribe, --bind-to, none]
   EXPECT_EQ(summary["runs"][1]["status"], "skipped");
   EXPECT_NE(summary["runs"][1]["reason"].get<std::string>().find("of host memory"), std::string::npos)
       << summary.dump(2);
+}
+
+namespace {
+
+// A run that takes tens of seconds, marked by its seed so that pgrep finds its processes.
+const char* kSlowStudy = R"(study: slow
+workload: gemm
+args: {n: 1200, backend: openblas, threads: 1, reps: 200, warmup: 0, seed: 918273}
+sweep:
+  ranks: [2]
+mpirun_args: [--oversubscribe, --bind-to, none]
+)";
+const char* kSlowRun = "seed=91827[3] --json";  // the run (with --json), not its --dry-run check
+
+bool only_complete_lines(const std::string& path) {
+  const std::string text = read_file(path);
+  if (!text.empty() && text.back() != '\n') return false;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!json::accept(line)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(StudyCli, StoppingTheStudyStopsItsRunAndRecordsNothingHalfDone) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "slow", kSlowStudy);
+  for (const auto& [sig, code] : {std::pair{SIGTERM, 143}, std::pair{SIGINT, 130}}) {
+    const std::string out = dir + "/out" + std::to_string(sig);
+    const int pid = start_scalebench("study " + file + " --out-dir " + out, dir + "/log");
+    ASSERT_TRUE(wait_for_process(kSlowRun, true, 60)) << read_file(dir + "/log");
+    kill(pid, sig);
+    const int rc = wait_exit(pid, 20);
+    if (rc < 0) kill(pid, SIGKILL);
+    ASSERT_EQ(rc, code) << read_file(dir + "/log");
+    EXPECT_TRUE(wait_for_process(kSlowRun, false, 1)) << "the run outlived the study";
+    const std::string said = read_file(dir + "/log");
+    EXPECT_EQ(count_of(said, "scalebench: error: stopped by"), 1) << said;
+    EXPECT_FALSE(file_exists(out + "/runs.jsonl"));
+    EXPECT_FALSE(file_exists(out + "/summary.json"));
+    EXPECT_EQ(run_command("ls " + out + "/runs/*.json").exit_code, 2) << "a record was left of the stopped run";
+  }
+}
+
+TEST(StudyCli, KillingTheStudyKillsItsRunToo) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "slow", kSlowStudy);
+  const int pid = start_scalebench("study " + file + " --out-dir " + dir + "/out", dir + "/log");
+  ASSERT_TRUE(wait_for_process(kSlowRun, true, 60)) << read_file(dir + "/log");
+  kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid, 10), 128 + SIGKILL);
+  // mpirun puts each rank in a process group of its own: the watchdog ends the whole session.
+  EXPECT_TRUE(wait_for_process(kSlowRun, false, 8)) << "the run outlived the killed study";
+  EXPECT_TRUE(wait_for_process("slow[.]yaml --out-dir", false, 2)) << "the watchdog is still there";
+}
+
+TEST(StudyCli, AFullDiskNeverGluesOrLosesARun) {
+  if (run_command("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs /mnt'").exit_code != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here (needs root and unshare -m)";
+  }
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  // The space each file of a 2-run study takes, in 4 KiB pages, measured on a normal disk.
+  ASSERT_EQ(run_scalebench("study " + file + " --out-dir " + dir + "/ref --quiet").exit_code, 0);
+  const auto ref = jsonl(dir + "/ref/runs.jsonl");
+  ASSERT_EQ(ref.size(), 2u);
+  auto pages = [](std::size_t bytes) { return static_cast<long>((bytes + 4095) / 4096); };
+  long used = 0;
+  for (const auto& l : ref) {
+    used += pages(read_file(l["log_path"]).size()) + pages(read_file(l["record_path"]).size());
+  }
+  const std::size_t l1 = ref[0].dump().size() + 1, l2 = ref[1].dump().size() + 1;
+  const long first_line = pages(l1);
+  const long tight = used + first_line + (pages(l1 + l2) - first_line) - 1;  // run 2's line does not fit
+  bool append_failed = false;
+  for (long free_pages = tight - 1; free_pages <= tight + 1; ++free_pages) {
+    const std::string t = dir + "/t" + std::to_string(free_pages), mnt = t + "/mnt";
+    ASSERT_EQ(run_command("mkdir -p " + mnt).exit_code, 0);
+    const std::string bin = std::getenv("SCALEBENCH_BINARY") ? std::getenv("SCALEBENCH_BINARY") : "scalebench";
+    const std::string study = "timeout 120 " + bin + " study " + file + " --out-dir " + mnt + "/s --quiet";
+    const std::string script =
+        "mount -t tmpfs -o size=4m tmpfs " + mnt + " && (dd if=/dev/zero of=" + mnt + "/fill bs=4096 2>/dev/null; " +
+        "truncate -s -" + std::to_string(free_pages * 4096) + " " + mnt + "/fill) && { " + study + " > " + t +
+        "/out1 2>&1; echo $? > " + t + "/rc1; cp " + mnt + "/s/runs.jsonl " + t + "/after1; rm " + mnt + "/fill; " +
+        study + " > " + t + "/out2 2>&1; echo $? > " + t + "/rc2; cp " + mnt + "/s/runs.jsonl " + mnt +
+        "/s/summary.json " + t + "/; }";
+    const CliRun r = run_command("unshare -m --propagation private sh -c '" + script + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string out1 = read_file(t + "/out1");
+    EXPECT_NE(read_file(t + "/rc1"), "0\n") << out1;
+    append_failed = append_failed || out1.find("cannot append to") != std::string::npos;
+    // Whatever the full disk cut, runs.jsonl holds whole lines only, and the resumed study counts
+    // every run once.
+    EXPECT_TRUE(only_complete_lines(t + "/after1")) << read_file(t + "/after1");
+    EXPECT_EQ(read_file(t + "/rc2"), "0\n") << read_file(t + "/out2");
+    EXPECT_TRUE(only_complete_lines(t + "/runs.jsonl"));
+    std::map<std::string, int> ok_runs;
+    for (const auto& l : jsonl(t + "/runs.jsonl")) ok_runs[l["key"]] += l["status"] == "ok" ? 1 : 0;
+    EXPECT_EQ(ok_runs.size(), 2u);
+    for (const auto& [key, n] : ok_runs) EXPECT_EQ(n, 1) << key;
+    const json summary = json::parse(read_file(t + "/summary.json"));
+    for (const auto& run : summary["runs"]) EXPECT_EQ(run["status"], "ok") << run.dump();
+  }
+  EXPECT_TRUE(append_failed) << "no trial filled the disk during an append; the page estimate is off";
+}
+
+TEST(StudyCli, ATornLastLineIsKeptApartAndReported) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  const std::string out = dir + "/s";
+  ASSERT_EQ(run_scalebench("study " + file + " --out-dir " + out + " --quiet").exit_code, 0);
+  // Cut the last line in half, as a crash mid-write would.
+  std::string text = read_file(out + "/runs.jsonl");
+  const std::size_t second = text.find('\n') + 1;
+  text.resize(second + (text.size() - second) / 2);
+  std::ofstream(out + "/runs.jsonl", std::ios::trunc) << text;
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("runs.jsonl line 2 is cut or garbled"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 run now, 1 from earlier"), std::string::npos) << r.output;
+  // The fragment stays a line of its own; the new run's line is whole.
+  const std::string after = read_file(out + "/runs.jsonl");
+  EXPECT_EQ(after.substr(0, text.size()), text);
+  EXPECT_EQ(after[text.size()], '\n');
+  EXPECT_TRUE(json::accept(after.substr(text.size() + 1, after.size() - text.size() - 2)));
+}
+
+TEST(StudyCli, OddStudyFilesAndOutputsGetOneLine) {
+  const std::string dir = make_temp_dir();
+  struct Case {
+    std::string args;
+    int code;
+    const char* says;
+  };
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  std::ofstream(dir + "/plain") << "x";
+  const std::vector<Case> cases = {
+      {"study /tmp", 2, "study file /tmp is a folder"},
+      {"study /dev/null", 2, "is not a regular file"},
+      {"study " + dir + "/nosuch.yaml", 2, "cannot read study file"},
+      {"study " + file + " --out-dir " + dir + "/plain/s", 3, "is a file, not a folder"},
+      {"study " + file + " --out-dir " + dir + "/" + std::string(300, 'x'), 3, "more than the 255"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run_scalebench(c.args);
+    EXPECT_EQ(r.exit_code, c.code) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+  }
+}
+
+TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
+  const std::string dir = make_temp_dir();
+  // 8 MiB of unknown keys, a 1 MiB one, a sweep of a million runs: each refused at once, within
+  // 1.5 GB of address space (the binary maps about half of that at start: MPI, OpenBLAS).
+  std::string keys;
+  for (int i = 0; keys.size() < (1 << 20) - 64; ++i) keys += "k" + std::to_string(i) + ": v\n";
+  std::ofstream(dir + "/big.yaml") << "study: a\n" << keys << keys << keys << keys << keys << keys << keys << keys;
+  std::ofstream(dir + "/unknown.yaml") << "study: a\nworkload: gemm\n" << keys.substr(0, (1 << 20) - 200);
+  std::string values;
+  for (int i = 1; i <= 1000; ++i) values += (i > 1 ? ", " : "") + std::to_string(i);
+  std::ofstream(dir + "/million.yaml") << "study: a\nworkload: gemm\nsweep:\n  seed: [" << values << "]\n  reps: ["
+                                       << values << "]\n";
+  const std::string bin = std::getenv("SCALEBENCH_BINARY") ? std::getenv("SCALEBENCH_BINARY") : "scalebench";
+  const struct {
+    const char* file;
+    const char* says;
+  } cases[] = {{"big", "MiB; at most 1.0 MiB is read"},
+               {"unknown", "unknown key 'k0'"},
+               {"million", "the sweep expands to 1000000 runs; a study may have at most 10000"}};
+  for (const auto& c : cases) {
+    const CliRun r = run_command("ulimit -v 1500000; timeout 10 " + bin + " study " + dir + "/" + c.file +
+                                 ".yaml --dry-run");
+    EXPECT_EQ(r.exit_code, 2) << c.file << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+  }
+  // 9,600 runs (the cap is 10,000): planned and listed by --dry-run in seconds and bounded memory.
+  std::string v80, v120;
+  for (int i = 1; i <= 80; ++i) v80 += (i > 1 ? ", " : "") + std::to_string(i);
+  for (int i = 1; i <= 120; ++i) v120 += (i > 1 ? ", " : "") + std::to_string(i);
+  std::ofstream(dir + "/many.yaml") << "study: many\nworkload: gemm\nargs: {n: 64}\nsweep:\n  seed: [" << v80
+                                    << "]\n  reps: [" << v120 << "]\n";
+  const CliRun many = run_command("ulimit -v 1500000; timeout 20 " + bin + " study " + dir +
+                                  "/many.yaml --dry-run --out-dir " + dir + "/m | tail -1");
+  EXPECT_EQ(many.exit_code, 0) << many.output;
+  EXPECT_NE(many.output.find("[9600] to run"), std::string::npos) << many.output;
+}
+
+TEST(StudyCli, ALargeStudyShowsProgressAndChecksACoveringSet) {
+  const std::string dir = make_temp_dir();
+  std::string seeds;
+  for (int i = 1; i <= 12; ++i) seeds += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string file = write_study(dir, "many", "study: many\nworkload: montecarlo\n"
+                                                    "args: {problem: pi, samples: 1e4, backend: cpu, threads: 1, "
+                                                    "reps: 1, warmup: 0}\nsweep:\n  seed: [" + seeds +
+                                                    "]\n  ranks: [1, 2]\nmpirun_args: [--oversubscribe]\n");
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + dir + "/s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Every seed and both rank counts checked at least once, and the last run: 14 runs, not all 24.
+  EXPECT_NE(r.output.find("checking 14 of 24 runs first"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "] checking run "), 14) << r.output;
+  EXPECT_NE(r.output.find("[24/24] run 24"), std::string::npos) << r.output;
+  EXPECT_EQ(jsonl(dir + "/s/runs.jsonl").size(), 24u);
+  const CliRun quiet = run_scalebench("study " + file + " --out-dir " + dir + "/q --quiet");
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.output, "");
 }

@@ -7,6 +7,15 @@
 set -euo pipefail
 cmd="$1"; dir="$2"
 skip() { echo "localhost_slurm.sh: Skipped"; echo "$1"; exit 77; }
+# The cause in a daemon's log: its last error lines (the last line alone is often only "exiting"),
+# else its last lines; on one line.
+cause() {
+  local lines
+  lines=$(grep -aiE "error|fatal|fail|cannot|unable" "$1" 2>/dev/null | tail -3)
+  [ -n "$lines" ] || lines=$(tail -3 "$1" 2>/dev/null)
+  [ -n "$lines" ] || lines="no log at $1"
+  printf '%s' "$lines" | tr '\n' '|' | sed 's/|/ | /g'
+}
 if [ "$cmd" = stop ]; then
   for p in slurmd slurmctld munged; do
     [ -f "$dir/$p.pid" ] && kill "$(cat "$dir/$p.pid")" 2>/dev/null || true
@@ -30,7 +39,7 @@ dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 status=none
 chmod 400 "$dir/munge.key"
 munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" --pid-file="$dir/munged.pid" \
   --log-file="$dir/log/munged.log" --seed-file="$dir/munge.seed" >/dev/null 2>&1 ||
-  skip "munged did not start: $(tail -1 "$dir/log/munged.log" 2>/dev/null)"
+  skip "munged did not start: $(cause "$dir/log/munged.log")"
 # Free-looking ports from the folder's name, so that parallel tests do not collide.
 base=$(( 20000 + ($(echo "$dir" | cksum | cut -d' ' -f1) % 20000) ))
 cat > "$dir/slurm.conf" <<CONF
@@ -62,10 +71,10 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"
-slurmctld -c >/dev/null 2>&1 || skip "slurmctld did not start: $(tail -1 "$dir/log/slurmctld.log" 2>/dev/null)"
-slurmd >/dev/null 2>&1 || skip "slurmd did not start: $(tail -1 "$dir/log/slurmd.log" 2>/dev/null)"
+slurmctld -c >/dev/null 2>&1 || skip "slurmctld did not start: $(cause "$dir/log/slurmctld.log")"
+slurmd >/dev/null 2>&1 || skip "slurmd did not start: $(cause "$dir/log/slurmd.log")"
 for _ in $(seq 1 30); do
   if sinfo -h -o %t 2>/dev/null | grep -q idle; then echo "SLURM_CONF=$dir/slurm.conf"; exit 0; fi
   sleep 1
 done
-skip "the localhost Slurm did not come up: $(tail -1 "$dir/log/slurmd.log" 2>/dev/null)"
+skip "the localhost Slurm did not come up: $(cause "$dir/log/slurmd.log")"

@@ -7,7 +7,7 @@ set -euo pipefail
 src="${SCALEBENCH_SOURCE_DIR:?}"; bin="${SCALEBENCH_BINARY:?}"
 dir=$(mktemp -d /tmp/scalebench-slurm.XXXXXX)
 work="$dir/work"; mkdir -p "$work"
-cleanup() { "$src/tests/slurm/localhost_slurm.sh" stop "$dir/slurm" || true; }
+cleanup() { "$src/tests/slurm/localhost_slurm.sh" stop "$dir/slurm" || true; rm -rf "$dir"; }
 trap cleanup EXIT
 set +e
 out=$("$src/tests/slurm/localhost_slurm.sh" start "$dir/slurm")
