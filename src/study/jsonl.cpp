@@ -56,8 +56,10 @@ void append_jsonl(const std::string& path, const nlohmann::json& line) {
   if (::flock(f.fd, LOCK_EX) != 0 || ::fstat(f.fd, &st) != 0) {
     throw ResourceError(fmt::format("cannot lock {}: {}", path, std::strerror(errno)));
   }
-  std::string text = line.dump() + "\n";
-  if (ends_without_newline(f.fd, st.st_size)) text.insert(0, "\n");
+  std::string text;
+  if (ends_without_newline(f.fd, st.st_size)) text += '\n';  // close a line an earlier crash cut
+  text += line.dump();
+  text += '\n';
   if (!write_all(f.fd, text) || ::fsync(f.fd) != 0) {
     const int err = errno;
     const bool cut = ::ftruncate(f.fd, st.st_size) == 0;

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -84,7 +86,10 @@ TEST(ContrastCli, BadRequestsFailBeforeAnythingRuns) {
   const std::string dir = make_temp_dir();
   CliRun r = run_scalebench("contrast --modes gpu --out-dir " + dir + "/a");
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("mode gpu cannot run here: no GPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(built_with_cuda() ? "mode gpu cannot run here: no GPU"
+                                           : "mode gpu cannot run here: built without CUDA"),
+            std::string::npos)
+      << r.output;
   EXPECT_FALSE(file_exists(dir + "/a"));
   r = run_scalebench("contrast --modes warp-drive");
   EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -129,7 +134,7 @@ TEST(ContrastCli, OutputsAreCheckedBeforeAnyWork) {
   const std::string runs = " --out-dir " + dir + "/runs";
   const struct {
     std::string args;
-    const char* says;
+    std::string says;
   } cases[] = {
       {"--json " + dir + runs, "--json " + dir + " is a folder"},
       {"--csv " + dir + runs, "--csv " + dir + " is a folder"},
@@ -161,4 +166,23 @@ TEST(ContrastCli, StoppingTheContrastStopsItsStep) {
   EXPECT_FALSE(file_exists(dir + "/c.json"));
   EXPECT_FALSE(file_exists(dir + "/runs/contrast.json"));
   EXPECT_FALSE(file_exists(dir + "/runs/gemm-single-core.json"));
+}
+
+TEST(ContrastCli, ALauncherFailureShowsTheLaunchersOwnLines) {
+  const std::string dir = make_temp_dir();
+  // A real mpirun that cannot start its launch component: it prints its own error box and fails.
+  const CliRun r = run_command("OMPI_MCA_plm=nosuch " + std::string(std::getenv("SCALEBENCH_BINARY")) +
+                               " contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
+                               "--quiet --out-dir " + dir + "/runs --json " + dir + "/c.json");
+  EXPECT_EQ(r.exit_code, 8) << r.output;
+  const json report = json::parse(read_file(dir + "/c.json"));
+  const std::string reason = (*row_of(report, "montecarlo", "single-core"))["reason"];
+  EXPECT_EQ(reason.find("exit code"), std::string::npos) << reason;
+  std::string last;
+  std::istringstream log(read_file(dir + "/runs/montecarlo-single-core.log"));
+  for (std::string line; std::getline(log, line);) {
+    if (line.find_first_not_of(" \t-*=") != std::string::npos) last = line.substr(line.find_first_not_of(" \t"));
+  }
+  ASSERT_FALSE(last.empty());
+  EXPECT_NE(reason.find(last), std::string::npos) << reason;
 }

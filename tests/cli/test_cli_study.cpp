@@ -243,6 +243,13 @@ mpirun_args: [--oversubscribe, --bind-to, none]
 )";
 const char* kSlowRun = "seed=91827[3] --json";  // the run (with --json), not its --dry-run check
 
+// "1, 2, …, n"
+std::string number_list(int n) {
+  std::ostringstream out;
+  for (int i = 1; i <= n; ++i) out << (i > 1 ? ", " : "") << i;
+  return out.str();
+}
+
 bool only_complete_lines(const std::string& path) {
   const std::string text = read_file(path);
   if (!text.empty() && text.back() != '\n') return false;
@@ -386,12 +393,12 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
   const std::string dir = make_temp_dir();
   // 8 MiB of unknown keys, a 1 MiB one, a sweep of a million runs: each refused at once, within
   // 1.5 GB of address space (the binary maps about half of that at start: MPI, OpenBLAS).
-  std::string keys;
-  for (int i = 0; keys.size() < (1 << 20) - 64; ++i) keys += "k" + std::to_string(i) + ": v\n";
+  std::ostringstream key_lines;
+  for (int i = 0; key_lines.tellp() < (1 << 20) - 64; ++i) key_lines << 'k' << i << ": v\n";
+  const std::string keys = key_lines.str();
   std::ofstream(dir + "/big.yaml") << "study: a\n" << keys << keys << keys << keys << keys << keys << keys << keys;
   std::ofstream(dir + "/unknown.yaml") << "study: a\nworkload: gemm\n" << keys.substr(0, (1 << 20) - 200);
-  std::string values;
-  for (int i = 1; i <= 1000; ++i) values += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string values = number_list(1000);
   std::ofstream(dir + "/million.yaml") << "study: a\nworkload: gemm\nsweep:\n  seed: [" << values << "]\n  reps: ["
                                        << values << "]\n";
   const std::string bin = std::getenv("SCALEBENCH_BINARY") ? std::getenv("SCALEBENCH_BINARY") : "scalebench";
@@ -408,9 +415,7 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
     EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
   }
   // 9,600 runs (the cap is 10,000): planned and listed by --dry-run in seconds and bounded memory.
-  std::string v80, v120;
-  for (int i = 1; i <= 80; ++i) v80 += (i > 1 ? ", " : "") + std::to_string(i);
-  for (int i = 1; i <= 120; ++i) v120 += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string v80 = number_list(80), v120 = number_list(120);
   std::ofstream(dir + "/many.yaml") << "study: many\nworkload: gemm\nargs: {n: 64}\nsweep:\n  seed: [" << v80
                                     << "]\n  reps: [" << v120 << "]\n";
   const CliRun many = run_command("ulimit -v 1500000; timeout 20 " + bin + " study " + dir +
@@ -421,8 +426,7 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
 
 TEST(StudyCli, ALargeStudyShowsProgressAndChecksACoveringSet) {
   const std::string dir = make_temp_dir();
-  std::string seeds;
-  for (int i = 1; i <= 12; ++i) seeds += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string seeds = number_list(12);
   const std::string file = write_study(dir, "many", "study: many\nworkload: montecarlo\n"
                                                     "args: {problem: pi, samples: 1e4, backend: cpu, threads: 1, "
                                                     "reps: 1, warmup: 0}\nsweep:\n  seed: [" + seeds +
