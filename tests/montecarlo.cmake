@@ -18,3 +18,21 @@ foreach(_ranks 1 2)
   scalebench_add_test(NAME montecarlo_cuda_ranks SOURCES ${_mc}/cuda/test_montecarlo_cuda_ranks.cpp RANKS ${_ranks} GPU
                       LABELS montecarlo TIMEOUT 180)
 endforeach()
+# The cuRAND backend (the tutorials' materialise-then-reduce pattern): closed forms on one GPU,
+# then on 1 and 2 ranks. Both skip without a visible GPU (the CPU-side checks are in
+# montecarlo_config and montecarlo_cli).
+scalebench_add_test(NAME montecarlo_curand SOURCES ${_mc}/cuda/test_montecarlo_curand.cpp RANKS 1 GPU
+                    LABELS montecarlo TIMEOUT 180)
+foreach(_ranks 1 2)
+  scalebench_add_test(NAME montecarlo_curand_ranks SOURCES ${_mc}/cuda/test_montecarlo_curand_ranks.cpp
+                      RANKS ${_ranks} GPU LABELS montecarlo TIMEOUT 180)
+endforeach()
+# Does cuRAND's Philox device API reproduce the fused kernels' stream? A .cu test, so only in a
+# CUDA build; it skips without a visible GPU.
+if(SCALEBENCH_HAVE_CUDA)
+  scalebench_add_test(NAME curand_philox_stream SOURCES ${_mc}/cuda/test_curand_philox_stream.cu GPU
+                      LABELS montecarlo TIMEOUT 60)
+  target_include_directories(test_curand_philox_stream PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+  target_link_libraries(test_curand_philox_stream PRIVATE scalebench::random123 CUDA::cudart)
+  target_compile_options(test_curand_philox_stream PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+endif()

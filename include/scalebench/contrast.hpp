@@ -38,6 +38,7 @@ struct ContrastOptions {
 struct ContrastStep {
   Workload workload = Workload::gemm;
   Mode mode = Mode::naive;
+  std::string label;                 // the row's name when it is not the mode's ("gpu-naive")
   bool skipped = false;
   std::string reason;                // why skipped, or why failed
   std::vector<std::string> argv;     // the launch command

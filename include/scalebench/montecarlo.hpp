@@ -29,7 +29,9 @@ namespace scalebench {
 class Communicator;
 
 enum class McProblem { pi, european, asian };
-enum class McBackendKind { naive, cpu, cuda };
+enum class McBackendKind { naive, cpu, cuda, curand };
+// cuRAND host-API generator of --backend curand.
+enum class McCurandGenerator { philox, xorwow };
 enum class OptionKind { call, put };
 enum class ControlVariate { none, geometric };
 
@@ -37,11 +39,15 @@ std::string to_string(McProblem p);
 std::string to_string(McBackendKind b);
 std::string to_string(OptionKind o);
 std::string to_string(ControlVariate c);
+std::string to_string(McCurandGenerator g);
 // Each throws UsageError naming the option and the accepted values.
 McProblem parse_mc_problem(const std::string& s);
 McBackendKind parse_mc_backend(const std::string& s);
 OptionKind parse_option_kind(const std::string& s);
 ControlVariate parse_control_variate(const std::string& s);
+McCurandGenerator parse_curand_generator(const std::string& s);
+// cuda and curand run on GPUs (one per rank).
+bool uses_gpu(McBackendKind b);
 
 // Geometric Brownian motion under the risk-neutral measure, and the contract.
 struct MarketParams {
@@ -69,7 +75,10 @@ struct MonteCarloConfig {
   int warmup = 1;
   bool dry_run = false;
   bool quiet = false;
-  bool share_gpu = false;        // cuda: allow several ranks per GPU
+  bool share_gpu = false;        // cuda, curand: allow several ranks per GPU
+  // curand: samples per batch of device arrays (0 = from the GPU's free memory), and the generator.
+  std::int64_t batch = 0;
+  McCurandGenerator curand_generator = McCurandGenerator::philox;
   std::optional<std::string> json_path;
 };
 
@@ -164,8 +173,8 @@ struct ChunkRange {
 struct McPartial {
   std::int64_t hits = 0;             // π: hits among the rank's points
   std::vector<TreeNode> nodes;       // options (cpu, cuda): the fold of the rank's chunks, in order
-  McSums plain;                      // naive: plain sums in the rank's own order
-  std::int64_t plain_count = 0;      // naive: samples this rank drew
+  McSums plain;                      // naive, curand: plain sums in the rank's own order
+  std::int64_t plain_count = 0;      // naive, curand: samples this rank drew
 };
 
 class McKernel {
@@ -186,6 +195,11 @@ std::unique_ptr<McKernel> make_cpu_montecarlo(int threads);
 std::unique_ptr<McKernel> make_naive_montecarlo(int rank, int ranks);
 // Fused generate-test-reduce kernels on this rank's GPU (cuda/; a stub without CUDA).
 std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
+// The tutorials' pattern on this rank's GPU (cuda/; a stub without CUDA): cuRAND's host API fills
+// device arrays in batches, a kernel maps them to per-sample arrays, CUB reduces those. Draws
+// sample i's numbers from one cuRAND stream at an offset derived from i, but the estimate is not
+// bit-identical to the other backends' nor across rank counts (docs/montecarlo.md). π and European.
+std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
 
 // ---- Estimates -----------------------------------------------------------------------------------
 struct McEstimate {

@@ -22,6 +22,8 @@ struct MonteCarloOptions {
   int steps = 252;
   RunOptions run;
   std::int64_t chunk_size = 0;
+  std::string batch;
+  std::string curand_generator = "philox";
 };
 
 MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
@@ -39,6 +41,8 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   cfg.steps = o.steps;
   apply_run_options(o.run, app, cfg);
   cfg.chunk_size = o.chunk_size;
+  if (!o.batch.empty() && o.batch != "0") cfg.batch = parse_positive_count("--batch", o.batch);
+  cfg.curand_generator = parse_curand_generator(o.curand_generator);
   resolve_defaults(cfg);
   validate(cfg);
   return cfg;
@@ -57,13 +61,15 @@ Subcommand register_montecarlo(CLI::App& root) {
   app->add_option("--samples", opts->samples, "Points (pi) or paths (options), e.g. 1e9 [pi 1e9, european 1e7, asian 1e5]");
   app->add_option("--backend", opts->backend,
                   "naive (std::mt19937 per rank, one thread: the baseline) | cpu (Philox, threads) | cuda (one GPU "
-                  "per rank) [cpu]");
+                  "per rank, fused kernel) | curand (one GPU per rank, the tutorials' pattern: cuRAND fills device "
+                  "arrays, a kernel and a CUB reduction follow; pi and european; its estimate is NOT bit-identical "
+                  "to the other backends' nor across rank counts) [cpu]");
   add_run_options(app, opts->run,
                   {"CPU threads per rank (--backend cpu) [OMP_NUM_THREADS, else the cores this rank owns (--pin) "
                    "or may use]",
                    "Philox key: the whole run is a pure function of it [42]",
                    "Print the resolved configuration and the chunks per rank; compute nothing",
-                   "cuda: allow several ranks per GPU"});
+                   "cuda, curand: allow several ranks per GPU"});
   app->add_option("--option", opts->option, "call | put [call]");
   app->add_option("--spot", opts->spot, "Spot price S >= 0 [100]");
   app->add_option("--strike", opts->strike, "Strike K >= 0 [100]");
@@ -73,6 +79,11 @@ Subcommand register_montecarlo(CLI::App& root) {
   app->add_option("--steps", opts->steps, "Asian: equally spaced fixings up to T [252]");
   app->add_option("--control-variate", opts->control_variate,
                   "Asian: none | geometric (the geometric-average option, whose price is known) [none]");
+  app->add_option("--batch", opts->batch,
+                  "curand: samples per batch of device arrays, e.g. 1e7; need not divide the samples [0: from the "
+                  "GPU's free memory, at most 2^26]");
+  app->add_option("--curand-generator", opts->curand_generator,
+                  "curand: philox (CURAND_RNG_PSEUDO_PHILOX4_32_10) | xorwow (CURAND_RNG_PSEUDO_XORWOW) [philox]");
   app->add_option("--chunk-size", opts->chunk_size,
                   "Samples per chunk (a multiple of 4); part of the result's definition (testing)")
       ->group("");

@@ -24,11 +24,14 @@ std::string to_string(McBackendKind b) {
     case McBackendKind::naive: return "naive";
     case McBackendKind::cpu: return "cpu";
     case McBackendKind::cuda: return "cuda";
+    case McBackendKind::curand: return "curand";
   }
   return "?";
 }
 std::string to_string(OptionKind o) { return o == OptionKind::call ? "call" : "put"; }
 std::string to_string(ControlVariate c) { return c == ControlVariate::none ? "none" : "geometric"; }
+std::string to_string(McCurandGenerator g) { return g == McCurandGenerator::philox ? "philox" : "xorwow"; }
+bool uses_gpu(McBackendKind b) { return b == McBackendKind::cuda || b == McBackendKind::curand; }
 
 McProblem parse_mc_problem(const std::string& s) {
   if (s == "pi") return McProblem::pi;
@@ -40,7 +43,8 @@ McBackendKind parse_mc_backend(const std::string& s) {
   if (s == "naive") return McBackendKind::naive;
   if (s == "cpu") return McBackendKind::cpu;
   if (s == "cuda") return McBackendKind::cuda;
-  throw UsageError(fmt::format("unknown --backend '{}'; use naive, cpu or cuda", s));
+  if (s == "curand") return McBackendKind::curand;
+  throw UsageError(fmt::format("unknown --backend '{}'; use naive, cpu, cuda or curand", s));
 }
 OptionKind parse_option_kind(const std::string& s) {
   if (s == "call") return OptionKind::call;
@@ -51,6 +55,12 @@ ControlVariate parse_control_variate(const std::string& s) {
   if (s == "none") return ControlVariate::none;
   if (s == "geometric") return ControlVariate::geometric;
   throw UsageError(fmt::format("unknown --control-variate '{}'; use none or geometric", s));
+}
+
+McCurandGenerator parse_curand_generator(const std::string& s) {
+  if (s == "philox") return McCurandGenerator::philox;
+  if (s == "xorwow") return McCurandGenerator::xorwow;
+  throw UsageError(fmt::format("unknown --curand-generator '{}'; use philox or xorwow", s));
 }
 
 std::int64_t default_samples(McProblem p) {
@@ -78,6 +88,21 @@ void resolve_defaults(MonteCarloConfig& cfg) {
   if (cfg.chunk_size == 0) cfg.chunk_size = default_chunk_size(cfg.problem);
 }
 
+namespace {
+// The options only --backend curand reads, and what it cannot do.
+void validate_curand(const MonteCarloConfig& cfg) {
+  const bool curand = cfg.backend == McBackendKind::curand;
+  if (cfg.batch < 0) throw UsageError(fmt::format("--batch must be >= 1 samples, or 0 for automatic (got {})", cfg.batch));
+  if (cfg.batch != 0 && !curand) throw UsageError("--batch needs --backend curand");
+  if (cfg.curand_generator != McCurandGenerator::philox && !curand) {
+    throw UsageError("--curand-generator needs --backend curand");
+  }
+  if (curand && cfg.problem == McProblem::asian) {
+    throw UsageError("--backend curand computes pi and european; use --backend cuda for asian");
+  }
+}
+}  // namespace
+
 void validate(const MonteCarloConfig& cfg) {
   if (cfg.samples < 2) {
     throw UsageError(fmt::format("--samples must be at least 2 (got {}): a standard error needs two samples",
@@ -89,7 +114,8 @@ void validate(const MonteCarloConfig& cfg) {
   if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
   if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
-  if (cfg.share_gpu && cfg.backend != McBackendKind::cuda) throw UsageError("--share-gpu needs --backend cuda");
+  if (cfg.share_gpu && !uses_gpu(cfg.backend)) throw UsageError("--share-gpu needs --backend cuda or curand");
+  validate_curand(cfg);
   if (cfg.problem == McProblem::pi) return;
   const auto& m = cfg.market;
   if (!(m.spot >= 0)) throw UsageError(fmt::format("--spot must be >= 0 (got {})", m.spot));

@@ -25,7 +25,7 @@ namespace {
 McOutcome reduce_partial(const MonteCarloConfig& cfg, const Communicator& comm, const McPartial& part) {
   if (cfg.problem == McProblem::pi) return estimate_pi(comm.sum(part.hits), cfg.samples);
   McSums total;
-  if (cfg.backend == McBackendKind::naive) {
+  if (cfg.backend == McBackendKind::naive || cfg.backend == McBackendKind::curand) {
     // The newcomer's reduction: MPI sums doubles in whatever order it likes.
     for (int k = 0; k < kSumCount; ++k) total.v[k] = comm.sum(part.plain.v[k]);
   } else {
@@ -172,7 +172,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   });
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
   RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
-                                cfg.backend == McBackendKind::cuda && !cfg.dry_run, cfg.share_gpu, {"OMP_NUM_THREADS"});
+                                uses_gpu(cfg.backend) && !cfg.dry_run, cfg.share_gpu, {"OMP_NUM_THREADS"});
   if (cfg.backend == McBackendKind::cpu) {
     cfg.threads = placed.threads;
     cfg.threads_source = placed.threads_source;
@@ -189,7 +189,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   MonteCarloResult result;
   if (cfg.dry_run) {
-    if (cfg.backend == McBackendKind::cuda) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
+    if (uses_gpu(cfg.backend)) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
     print_dry_run(cfg, comm, chunks);
     result.ok = true;
     return result;
@@ -202,6 +202,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
       case McBackendKind::naive: kernel = make_naive_montecarlo(comm.rank(), comm.size()); break;
       case McBackendKind::cpu: kernel = make_cpu_montecarlo(cfg.threads); break;
       case McBackendKind::cuda: kernel = make_cuda_montecarlo(cfg, comm); break;
+      case McBackendKind::curand: kernel = make_curand_montecarlo(cfg, comm); break;
     }
   });
   agree(comm, [&] { kernel->prepare(cfg, mine, setup); });
@@ -242,7 +243,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   nlohmann::json rates = {{"samples_per_s", compute_s > 0 ? n / compute_s : 0.0},
                           {"samples_per_s_per_rank", compute_s > 0 ? n / compute_s / comm.size() : 0.0},
                           {"end_to_end_samples_per_s", e2e_s > 0 ? n / e2e_s : 0.0}};
-  if (cfg.backend != McBackendKind::cuda) {
+  if (!uses_gpu(cfg.backend)) {
     rates["samples_per_s_per_core"] = compute_s > 0 ? n / compute_s / (comm.size() * cfg.threads) : 0.0;
   }
   if (cfg.problem == McProblem::asian) rates["normals_per_s"] = compute_s > 0 ? n * cfg.steps / compute_s : 0.0;

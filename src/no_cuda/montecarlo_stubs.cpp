@@ -8,4 +8,8 @@ std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig&, const Co
   throw NoCudaError("montecarlo --backend cuda");
 }
 
+std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig&, const Communicator&) {
+  throw NoCudaError("montecarlo --backend curand");
+}
+
 }  // namespace scalebench

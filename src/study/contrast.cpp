@@ -31,7 +31,15 @@ using study::make_dirs;
 using study::self_binary;
 using study::utc_stamp;
 
-std::vector<std::string> workload_args(const ContrastOptions& o, Workload w, Mode mode, const std::string& record) {
+// The Monte Carlo `gpu-naive` row: the gpu mode's placement running the cuRAND backend (arrays of
+// library random numbers, then a kernel and a reduction), beside the fused kernel's `gpu` row.
+constexpr const char* kGpuNaive = "gpu-naive";
+
+std::string row_mode(const ContrastStep& s) { return s.label.empty() ? std::string(mode_name(s.mode)) : s.label; }
+
+std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastStep& step, const std::string& record) {
+  const Workload w = step.workload;
+  const Mode mode = step.mode;
   std::vector<std::string> a;
   const std::string reps = std::to_string(o.reps), warmup = std::to_string(o.warmup);
   if (w == Workload::gemm) {
@@ -39,7 +47,9 @@ std::vector<std::string> workload_args(const ContrastOptions& o, Workload w, Mod
     a = {"gemm", "--n", mode == Mode::naive ? o.naive_n : o.n, "--precision", o.precision, "--backend", backend,
          "--reps", reps, "--warmup", warmup, "--no-peer"};
   } else {
-    const std::string backend = mode == Mode::naive ? "naive" : mode == Mode::gpu ? "cuda" : "cpu";
+    const std::string backend = mode == Mode::naive ? "naive"
+                                : mode == Mode::gpu ? (step.label == kGpuNaive ? "curand" : "cuda")
+                                                    : "cpu";
     a = {"montecarlo", "--problem", "pi", "--samples", mode == Mode::naive ? o.naive_samples : o.samples,
          "--backend", backend, "--reps", reps, "--warmup", warmup};
   }
@@ -58,7 +68,7 @@ std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
 // One contrast row from a run record.
 nlohmann::json summarize(const ContrastStep& s) {
   const auto& r = s.record;
-  nlohmann::json row = {{"workload", workload_name(s.workload)}, {"mode", mode_name(s.mode)}};
+  nlohmann::json row = {{"workload", workload_name(s.workload)}, {"mode", row_mode(s)}};
   if (r.is_null()) return row;
   const study::RunFigures f = study::run_figures(r);
   row["ranks"] = f.ranks;
@@ -81,7 +91,7 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
   const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
   if (out.stopped_by != 0) std::remove(s.record_path.c_str());
   throw_if_stopped(fmt::format("the {} {} run was stopped; no contrast table was written", workload_name(s.workload),
-                               mode_name(s.mode)));
+                               row_mode(s)));
   // A run killed at its time limit counts as exit code 7 (timeout), as documented.
   s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
   s.timed_out = out.timed_out;
@@ -111,7 +121,7 @@ int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
     throw_if_stopped("no contrast table was written");
     if (!o.quiet) {
       std::fprintf(stderr, "scalebench contrast: [%d/%ld] %s %s: %s\n", ++ran, static_cast<long>(to_run),
-                   std::string(workload_name(s.workload)).c_str(), std::string(mode_name(s.mode)).c_str(),
+                   std::string(workload_name(s.workload)).c_str(), row_mode(s).c_str(),
                    join_args(s.argv).c_str());
     }
     run_one(o, s);
@@ -178,35 +188,40 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   }
 
   ContrastResult result;
+  const auto add_step = [&](Workload w, const PlacementPlan& plan, const std::string& label) {
+    ContrastStep s;
+    s.workload = w;
+    s.mode = plan.mode;
+    s.label = label;
+    if (!plan.possible) {
+      s.skipped = true;
+      s.reason = plan.reason;
+      result.steps.push_back(std::move(s));
+      return;
+    }
+    const std::string stem = fmt::format("{}-{}", workload_name(w), row_mode(s));
+    s.record_path = out_dir + "/" + stem + ".json";
+    s.log_path = out_dir + "/" + stem + ".log";
+    const LaunchArgs la = launch_args(plan, launcher == "srun" ? Launcher::srun : Launcher::mpirun);
+    s.argv.push_back(launcher_program);
+    s.argv.insert(s.argv.end(), la.launcher_args.begin(), la.launcher_args.end());
+    s.argv.push_back(binary);
+    const auto wa = workload_args(o, s, s.record_path);
+    s.argv.insert(s.argv.end(), wa.begin(), wa.end());
+    s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
+    result.steps.push_back(std::move(s));
+  };
   for (Workload w : o.workloads) {
     for (const auto& plan : plans) {
-      ContrastStep s;
-      s.workload = w;
-      s.mode = plan.mode;
-      if (!plan.possible) {
-        s.skipped = true;
-        s.reason = plan.reason;
-        result.steps.push_back(std::move(s));
-        continue;
-      }
-      const std::string stem = fmt::format("{}-{}", workload_name(w), mode_name(plan.mode));
-      s.record_path = out_dir + "/" + stem + ".json";
-      s.log_path = out_dir + "/" + stem + ".log";
-      const LaunchArgs la = launch_args(plan, launcher == "srun" ? Launcher::srun : Launcher::mpirun);
-      s.argv.push_back(launcher_program);
-      s.argv.insert(s.argv.end(), la.launcher_args.begin(), la.launcher_args.end());
-      s.argv.push_back(binary);
-      const auto wa = workload_args(o, w, plan.mode, s.record_path);
-      s.argv.insert(s.argv.end(), wa.begin(), wa.end());
-      s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
-      result.steps.push_back(std::move(s));
+      add_step(w, plan, "");
+      if (w == Workload::montecarlo && plan.mode == Mode::gpu) add_step(w, plan, kGpuNaive);
     }
   }
 
   if (o.dry_run) {
     std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
     for (const auto& s : result.steps) {
-      out += fmt::format("  {:<11} {:<13} ", workload_name(s.workload), mode_name(s.mode));
+      out += fmt::format("  {:<11} {:<13} ", workload_name(s.workload), row_mode(s));
       out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
     }
     std::fputs(out.c_str(), stdout);
@@ -234,7 +249,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                        "ranks x thr", "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
     nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
-                                                              {"mode", mode_name(s.mode)}}
+                                                              {"mode", row_mode(s)}}
                                               : s.summary;
     row["size"] = problem_size(o, s.workload, s.mode);
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";

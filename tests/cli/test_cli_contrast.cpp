@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "scalebench/gpu.hpp"
 
 using nlohmann::json;
 
@@ -185,4 +186,28 @@ TEST(ContrastCli, ALauncherFailureShowsTheLaunchersOwnLines) {
   }
   ASSERT_FALSE(last.empty());
   EXPECT_NE(reason.find(last), std::string::npos) << reason;
+}
+TEST(ContrastCli, MonteCarloGpuNaiveRowSitsBesideTheGpuRow) {
+  // The plan of a one-GPU machine (saved hwloc XML): the gpu mode runs the fused kernel (cuda),
+  // gpu-naive the cuRAND arrays (curand), on the same placement; a build without CUDA skips both.
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const char* bin = std::getenv("SCALEBENCH_BINARY");
+  if (src == nullptr || bin == nullptr) GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set (run through ctest)";
+  const CliRun r = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/h100-sxm-1p16c-1gpu-vm.xml '" + bin +
+                               "' contrast --dry-run --workload montecarlo --modes gpu 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(count_of(r.output, "montecarlo  gpu-naive "), 1) << r.output;
+  ASSERT_EQ(count_of(r.output, "montecarlo  gpu "), 1) << r.output;
+  const std::string naive = r.output.substr(r.output.find("montecarlo  gpu-naive "));
+  const std::string naive_line = naive.substr(0, naive.find('\n'));
+  const std::string fused = r.output.substr(r.output.find("montecarlo  gpu "));
+  const std::string fused_line = fused.substr(0, fused.find('\n'));
+  if (scalebench::gpu_support_built()) {
+    EXPECT_NE(naive_line.find("--backend curand"), std::string::npos) << naive_line;
+    EXPECT_NE(fused_line.find("--backend cuda"), std::string::npos) << fused_line;
+    EXPECT_NE(naive_line.find("montecarlo-gpu-naive.json"), std::string::npos) << naive_line;
+  } else {
+    EXPECT_NE(naive_line.find("skipped: built without CUDA"), std::string::npos) << naive_line;
+    EXPECT_NE(fused_line.find("skipped: built without CUDA"), std::string::npos) << fused_line;
+  }
 }

@@ -110,3 +110,34 @@ TEST_F(MonteCarloCli, CudaWithoutAGpuIsAResourceErrorOnEveryRank) {
   EXPECT_EQ(resource + no_cuda, 2) << o.output;
   EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << o.output;
 }
+
+TEST_F(MonteCarloCli, CurandInABuildWithoutCudaExitsSixOnEveryRank) {
+  if (scalebench::gpu_support_built()) {
+    GTEST_SKIP() << "this scalebench is built with CUDA: --backend curand exists (tested by montecarlo_curand*)";
+  }
+  for (const char* problem : {"pi", "european"}) {
+    const Outcome o = run_two_ranks(std::string("--backend curand --samples 1000 --problem ") + problem);
+    EXPECT_EQ(count(o.output, "rank-exit 6"), 2) << o.output;
+    EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << o.output;
+    EXPECT_NE(o.output.find("built without CUDA"), std::string::npos) << o.output;
+  }
+}
+
+TEST_F(MonteCarloCli, CurandWithoutAGpuIsAResourceErrorOnEveryRank) {
+  if (scalebench::visible_gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: the curand backend would run";
+  const Outcome o = run_two_ranks("--backend curand --batch 1000 --samples 10000");
+  // 3: no GPU visible; 6: built without CUDA
+  const int resource = count(o.output, "rank-exit 3"), no_cuda = count(o.output, "rank-exit 6");
+  EXPECT_EQ(resource + no_cuda, 2) << o.output;
+  EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << o.output;
+}
+
+TEST_F(MonteCarloCli, CurandOptionsAreCheckedBeforeAnyGpuIsLookedFor) {
+  for (const char* args : {"--backend curand --problem asian", "--backend cpu --batch 1000",
+                           "--backend cuda --curand-generator xorwow", "--backend curand --curand-generator mt",
+                           "--backend curand --batch -3"}) {
+    const Outcome o = run_two_ranks(args);
+    EXPECT_EQ(count(o.output, "rank-exit 2"), 2) << args << "\n" << o.output;
+    EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << args << "\n" << o.output;
+  }
+}

@@ -17,9 +17,16 @@ MonteCarloConfig valid(McProblem p) {
 
 TEST(MonteCarloConfig, NamesRoundTrip) {
   for (const auto p : {McProblem::pi, McProblem::european, McProblem::asian}) EXPECT_EQ(parse_mc_problem(to_string(p)), p);
-  for (const auto b : {McBackendKind::naive, McBackendKind::cpu, McBackendKind::cuda}) {
+  for (const auto b : {McBackendKind::naive, McBackendKind::cpu, McBackendKind::cuda, McBackendKind::curand}) {
     EXPECT_EQ(parse_mc_backend(to_string(b)), b);
   }
+  for (const auto g : {McCurandGenerator::philox, McCurandGenerator::xorwow}) {
+    EXPECT_EQ(parse_curand_generator(to_string(g)), g);
+  }
+  EXPECT_THROW(parse_curand_generator("mtgp32"), UsageError);
+  EXPECT_TRUE(uses_gpu(McBackendKind::curand));
+  EXPECT_TRUE(uses_gpu(McBackendKind::cuda));
+  EXPECT_FALSE(uses_gpu(McBackendKind::cpu));
   EXPECT_EQ(parse_option_kind("put"), OptionKind::put);
   EXPECT_EQ(parse_control_variate("geometric"), ControlVariate::geometric);
   EXPECT_THROW(parse_mc_problem("e"), UsageError);
@@ -58,11 +65,27 @@ TEST(MonteCarloConfig, RejectsValuesThatCanNeverWork) {
       {McProblem::pi, [](MonteCarloConfig& c) { c.chunk_size = 6; }, "chunk not a multiple of 4"},
       {McProblem::pi, [](MonteCarloConfig& c) { c.reps = 0; }, "reps 0"},
       {McProblem::pi, [](MonteCarloConfig& c) { c.share_gpu = true; }, "share-gpu without cuda"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.batch = 1000; }, "batch without curand"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.curand_generator = McCurandGenerator::xorwow; },
+       "curand generator without curand"},
+      {McProblem::pi, [](MonteCarloConfig& c) { c.backend = McBackendKind::curand; c.batch = -1; }, "batch < 0"},
+      {McProblem::asian, [](MonteCarloConfig& c) { c.backend = McBackendKind::curand; }, "asian on curand"},
   };
   for (const Case& k : cases) {
     auto c = valid(k.problem);
     k.spoil(c);
     EXPECT_THROW(validate(c), UsageError) << k.what;
+  }
+}
+
+TEST(MonteCarloConfig, CurandTakesItsOptionsAndSharesGpus) {
+  for (const auto p : {McProblem::pi, McProblem::european}) {
+    auto c = valid(p);
+    c.backend = McBackendKind::curand;
+    c.batch = 999;  // need not divide the samples
+    c.curand_generator = McCurandGenerator::xorwow;
+    c.share_gpu = true;
+    EXPECT_NO_THROW(validate(c)) << to_string(p);
   }
 }
 

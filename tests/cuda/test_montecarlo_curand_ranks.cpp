@@ -1,0 +1,40 @@
+// The cuRAND backend sharded over ranks (one GPU each where there are enough, else sharing one):
+// π and the European call pass the z-test on every rank count, every rank agrees on the outcome,
+// and the samples are split by chunks as for the other backends. Needs a visible GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mpi_test_util.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/montecarlo.hpp"
+#include "scalebench/mpi.hpp"
+
+using namespace scalebench;
+
+TEST(MonteCarloCurandRanks, ClosedFormsHoldOnEveryGpuCount) {
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  const auto comm = Communicator::world();
+  for (const auto p : {McProblem::pi, McProblem::european}) {
+    MonteCarloConfig cfg;
+    cfg.problem = p;
+    cfg.backend = McBackendKind::curand;
+    cfg.samples = p == McProblem::pi ? 100'000'007 : 4'000'003;
+    cfg.batch = 3'000'017;  // divides neither the samples nor a rank's share
+    cfg.seed = 1618;
+    cfg.reps = 2;
+    cfg.warmup = 0;
+    cfg.quiet = true;
+    cfg.pin = "none";
+    cfg.share_gpu = visible_gpu_count() < comm.size();
+    const MonteCarloResult r = run_distributed_montecarlo(cfg, comm);
+    EXPECT_TRUE(all_ranks(r.ok)) << to_string(p) << " on " << comm.size() << " rank(s): z " << r.outcome.main.z;
+    EXPECT_TRUE(all_ranks(std::fabs(r.outcome.main.z) < kZLimit)) << to_string(p);
+    if (comm.is_root()) {
+      std::int64_t total = 0;
+      for (const auto& n : r.record["partition"]["samples_per_rank"]) total += n.get<std::int64_t>();
+      EXPECT_EQ(total, cfg.samples);
+      EXPECT_EQ(r.record["partition"]["samples_per_rank"].size(), static_cast<std::size_t>(comm.size()));
+    }
+  }
+}
