@@ -9,7 +9,7 @@
 // to kOffsetPerDraw × (index of its first draw over the whole run), so batches, ranks and GPUs use
 // disjoint parts of one stream and a rerun draws the same numbers. The estimate is deterministic
 // for a given rank count and batch size, but not bit-identical across them (nor to the other
-// backends): the record says why under backend.bit_identical_across_rank_counts.
+// backends): the record says why under backend.bit_identical.
 #include <cuda_runtime.h>
 
 #include <cub/device/device_reduce.cuh>
@@ -169,8 +169,8 @@ class CurandMonteCarlo final : public McKernel {
             {"offsets", fmt::format("each batch seeks the generator to {} x the index of its first draw over the "
                                     "whole run: ranks, GPUs and batches use disjoint parts of one stream",
                                     kOffsetPerDraw)},
-            {"bit_identical_across_rank_counts", false},
-            {"bit_identical_note",
+            {"reproducible_across_rank_counts", false},
+            {"bit_identical",
              "no: sample i draws from the same place in the stream at any rank count, but cuRAND does not promise "
              "that a stream started at an offset gives the bits of the stream from zero (it depends on the "
              "generator's ordering; normals come in Box-Muller pairs), and the option sums are added per batch, "

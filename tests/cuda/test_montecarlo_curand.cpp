@@ -95,8 +95,8 @@ TEST_F(MonteCarloCurand, RecordStatesThePhasesTrafficAndThatItIsNotBitIdentical)
   const auto& b = r.record["backend"];
   EXPECT_EQ(b["name"], "curand");
   EXPECT_EQ(b["generator"], "philox");
-  EXPECT_EQ(b["bit_identical_across_rank_counts"], false);
-  EXPECT_FALSE(b["bit_identical_note"].get<std::string>().empty());
+  EXPECT_EQ(b["reproducible_across_rank_counts"], false);
+  EXPECT_FALSE(b["bit_identical"].get<std::string>().empty());
   EXPECT_EQ(b["gpu_memory_traffic"]["bytes_per_sample"]["total"], 34);
   for (const char* phase : {"generate", "kernel", "device_reduce", "compute", "d2h"}) {
     ASSERT_TRUE(r.record["phases"].contains(phase)) << phase;
