@@ -30,7 +30,8 @@ endforeach()
 # Does cuRAND's Philox device API reproduce the fused kernels' stream? A .cu test, so only in a
 # CUDA build; it skips without a visible GPU.
 if(SCALEBENCH_HAVE_CUDA)
-  scalebench_add_test(NAME curand_philox_stream SOURCES ${_mc}/cuda/test_curand_philox_stream.cu GPU
+  scalebench_add_test(NAME curand_philox_stream
+                      SOURCES ${_mc}/cuda/test_curand_philox_stream.cu ${_mc}/cuda/curand_device_stream.cu GPU
                       LABELS montecarlo TIMEOUT 60)
   target_include_directories(test_curand_philox_stream PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
   target_link_libraries(test_curand_philox_stream PRIVATE scalebench::random123 CUDA::cudart)

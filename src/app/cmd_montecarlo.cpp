@@ -54,7 +54,8 @@ Subcommand register_montecarlo(CLI::App& root) {
   auto opts = std::make_shared<MonteCarloOptions>();
   auto* app = root.add_subcommand("montecarlo",
                                   "Sharded Monte Carlo: pi, European and Asian options under GBM; the same estimate to "
-                                  "the bit for any number of ranks, threads or GPUs; checked against closed forms");
+                                  "the bit for any number of ranks, threads or GPUs (not --backend naive or curand); "
+                                  "checked against closed forms");
   app->add_option("--problem", opts->problem,
                   "pi (quarter-circle hits) | european (Black-Scholes checked) | asian (arithmetic average; "
                   "geometric average checked) [pi]");

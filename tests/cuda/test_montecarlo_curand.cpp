@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
+#include <tuple>
 
 #include "mpi_test_util.hpp"
 #include "scalebench/gpu.hpp"
@@ -47,7 +49,7 @@ TEST_F(MonteCarloCurand, PiAgainstTheClosedFormWithBothGenerators) {
     const MonteCarloResult r = run_distributed_montecarlo(cfg, world_);
     EXPECT_TRUE(r.ok) << to_string(g) << " z " << r.outcome.main.z;
     EXPECT_LT(std::fabs(r.outcome.main.z), kZLimit) << to_string(g);
-    EXPECT_NEAR(r.outcome.main.estimate, M_PI, 8 * r.outcome.main.std_error) << to_string(g);
+    EXPECT_NEAR(r.outcome.main.estimate, std::numbers::pi, 8 * r.outcome.main.std_error) << to_string(g);
   }
 }
 
