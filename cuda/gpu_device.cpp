@@ -95,8 +95,9 @@ int select_gpu_for_rank(const Communicator& comm, bool share_gpu) {
     const double t0 = wall_seconds();
     const int count = visible_gpu_count();
     if (count == 0) {
-      throw ResourceError(fmt::format("--backend cublas needs a GPU, but rank {} on {} sees none ({}); run on a GPU "
-                                      "node or use --backend openblas",
+      throw ResourceError(fmt::format("a GPU backend (gemm --backend cublas, montecarlo --backend cuda or curand) "
+                                      "needs a GPU, but rank {} on {} sees none ({}); run on a GPU node or use a CPU "
+                                      "backend (gemm --backend openblas, montecarlo --backend cpu)",
                                       comm.rank(), host_name(), gpu_absence_reason()));
     }
     device = count == 1 ? 0 : node.rank() % count;
