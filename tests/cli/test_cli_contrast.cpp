@@ -194,7 +194,7 @@ TEST(ContrastCli, MonteCarloGpuNaiveRowSitsBesideTheGpuRow) {
   const char* bin = std::getenv("SCALEBENCH_BINARY");
   if (src == nullptr || bin == nullptr) GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set (run through ctest)";
   const CliRun r = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/h100-sxm-1p16c-1gpu-vm.xml '" + bin +
-                               "' contrast --dry-run --workload montecarlo --modes gpu 2>&1");
+                               "' contrast --dry-run --workload montecarlo 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_EQ(count_of(r.output, "montecarlo  gpu-naive "), 1) << r.output;
   ASSERT_EQ(count_of(r.output, "montecarlo  gpu "), 1) << r.output;
