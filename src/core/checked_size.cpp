@@ -8,6 +8,10 @@
 #include "scalebench/error.hpp"
 
 namespace scalebench {
+namespace {
+// 128-bit unsigned (a GCC/Clang extension): exact figures for messages only.
+__extension__ using U128 = unsigned __int128;
+}  // namespace
 
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
@@ -26,10 +30,10 @@ std::string exact_product(std::initializer_list<std::int64_t> factors) {
   constexpr std::uint64_t kBase = 1'000'000'000;
   std::vector<std::uint64_t> digits{1};
   for (const std::int64_t f : factors) {
-    const auto m = static_cast<unsigned __int128>(std::max<std::int64_t>(f, 0));
-    unsigned __int128 carry = 0;
+    const auto m = static_cast<U128>(std::max<std::int64_t>(f, 0));
+    U128 carry = 0;
     for (auto& d : digits) {
-      const unsigned __int128 v = m * d + carry;
+      const U128 v = m * d + carry;
       d = static_cast<std::uint64_t>(v % kBase);
       carry = v / kBase;
     }
@@ -60,11 +64,11 @@ std::int64_t product_within(const std::string& what, std::initializer_list<std::
 std::int64_t sum_within(const std::string& what, std::initializer_list<std::int64_t> terms, std::int64_t limit,
                         const std::string& limit_name, const std::string& advice) {
   std::optional<std::int64_t> sum = 0;
-  unsigned __int128 exact = 0;
+  U128 exact = 0;
   std::string text;
   for (const std::int64_t t : terms) {
     if (sum) sum = checked_add(*sum, t);
-    exact += static_cast<unsigned __int128>(std::max<std::int64_t>(t, 0));
+    exact += static_cast<U128>(std::max<std::int64_t>(t, 0));
     text += fmt::format("{}{}", text.empty() ? "" : " + ", t);
   }
   if (sum && *sum <= limit) return *sum;

@@ -87,8 +87,8 @@ void check_sizes(const GemmConfig& cfg) {
   const std::int64_t dim_max = gpu ? kInt32Max : blas_int_max();
   const std::string lib = gpu ? std::string("the largest dimension cuBLAS's int holds")
                               : fmt::format("the largest dimension OpenBLAS's {}-bit blasint holds", 8 * sizeof(blasint));
+  value_within("--n", s.n, dim_max, lib, "; use a smaller size");  // first: --n sets m and k too
   value_within("--m", s.m, dim_max, lib, "; use a smaller size");
-  value_within("--n", s.n, dim_max, lib, "; use a smaller size");
   value_within("--k", s.k, dim_max, lib, "; use a smaller size");
   host_bytes_per_rank(cfg, s.m, true);  // the largest share: throws if its bytes do not fit
 }

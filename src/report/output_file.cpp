@@ -85,26 +85,36 @@ OutputTarget classify(const std::string& path, std::string_view option) {
                                     path.size(), PATH_MAX - 1));
   }
   if (path.back() == '/') throw ResourceError(fmt::format("{} names a folder; give a file name", t.shown));
-  t.path = follow_links(path, t.shown);
-  if (t.path != path) t.shown = fmt::format("{} (a link to {})", t.shown, t.path);
   struct stat st {};
-  if (stat(t.path.c_str(), &st) != 0) {
+  if (stat(path.c_str(), &st) != 0) {
+    // Nothing there yet, or a dangling link: the file is made where the links lead.
     const int err = errno;
-    if (err == ENOENT || err == ENAMETOOLONG) check_folder_takes_file(t.path, t.shown);  // says which name is long
+    if (err != ENOENT && err != ENAMETOOLONG) {
+      throw ResourceError(fmt::format("cannot write {}: {}", t.shown, std::strerror(err)));
+    }
+    t.path = follow_links(path, t.shown);
+    if (t.path != path) t.shown = fmt::format("{} (a link to {})", t.shown, t.path);
+    check_folder_takes_file(t.path, t.shown);  // says which name is too long
     if (err != ENOENT) throw ResourceError(fmt::format("cannot write {}: {}", t.shown, std::strerror(err)));
     return t;
   }
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    // Opened through the path as given: the kernel follows links (/dev/stdout -> /proc/self/fd/1).
+    if (access(path.c_str(), W_OK) != 0) {
+      throw ResourceError(fmt::format("cannot write {}: {}", t.shown, std::strerror(errno)));
+    }
+    t.path = path;
+    t.kind = TargetKind::stream;
+    return t;
+  }
   if (S_ISREG(st.st_mode)) {
+    // Renamed over the file the links lead to, so that the links stay links.
+    char real[PATH_MAX];
+    t.path = realpath(path.c_str(), real) != nullptr ? std::string(real) : path;
+    if (t.path != path) t.shown = fmt::format("{} (a link to {})", t.shown, t.path);
     t.kind = TargetKind::regular;
     t.mode = st.st_mode & 07777;
     check_folder_takes_file(t.path, t.shown);
-    return t;
-  }
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-    if (access(t.path.c_str(), W_OK) != 0) {
-      throw ResourceError(fmt::format("cannot write {}: {}", t.shown, std::strerror(errno)));
-    }
-    t.kind = TargetKind::stream;
     return t;
   }
   const char* what = S_ISDIR(st.st_mode) ? "a folder" : S_ISBLK(st.st_mode) ? "a block device" : "a socket";

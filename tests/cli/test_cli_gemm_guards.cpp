@@ -183,6 +183,13 @@ TEST(JsonTarget, FifoIsWrittenInPlace) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(kind_of(dir / "pipe"), static_cast<mode_t>(S_IFIFO)) << "the pipe was replaced";
   EXPECT_NE(read_file(dir / "out").find("\"subcommand\": \"montecarlo\""), std::string::npos);
+  // Standard output through a link (as /dev/stdout is one): a pipe here, written in place.
+  ASSERT_EQ(symlink("/proc/self/fd/1", (dir / "stdout").c_str()), 0) << std::strerror(errno);
+  const CliRun piped = run_command(binary() + " montecarlo --samples 1000 --reps 1 --quiet --json '" + (dir / "stdout") +
+                                   "' | cat");
+  EXPECT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_NE(piped.output.find("\"subcommand\": \"montecarlo\""), std::string::npos) << piped.output;
+  EXPECT_EQ(kind_of(dir / "stdout", false), static_cast<mode_t>(S_IFLNK));
 }
 
 TEST(JsonTarget, DeviceNodeIsWrittenInPlaceNotReplaced) {
