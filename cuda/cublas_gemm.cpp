@@ -102,7 +102,7 @@ void set_math_mode(cublasHandle_t h, Precision p) {
 
 CublasGemm::Selection CublasGemm::select(const Communicator& comm, bool share_gpu) {
   Selection s;
-  s.device = select_gpu_for_rank(comm, share_gpu);
+  s.device = select_gpu_for_rank(comm, share_gpu, "--backend cublas");
   // The primary context exists after this; its creation was timed by the first selection in
   // this process (placement may have selected before the backend did).
   s.seconds = first_context_seconds();

@@ -88,17 +88,16 @@ std::string gpu_absence_reason() {
                      env_or("CUDA_VISIBLE_DEVICES", "(unset)"));
 }
 
-int select_gpu_for_rank(const Communicator& comm, bool share_gpu) {
+int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) {
   const Communicator node = comm.split_shared();
   int device = -1;
   agree(comm, [&] {
     const double t0 = wall_seconds();
     const int count = visible_gpu_count();
     if (count == 0) {
-      throw ResourceError(fmt::format("a GPU backend (gemm --backend cublas, montecarlo --backend cuda or curand) "
-                                      "needs a GPU, but rank {} on {} sees none ({}); run on a GPU node or use a CPU "
-                                      "backend (gemm --backend openblas, montecarlo --backend cpu)",
-                                      comm.rank(), host_name(), gpu_absence_reason()));
+      throw ResourceError(fmt::format("{} needs a GPU, but rank {} on {} sees none ({}); run on a GPU node or use "
+                                      "a CPU backend",
+                                      asked_by, comm.rank(), host_name(), gpu_absence_reason()));
     }
     device = count == 1 ? 0 : node.rank() % count;
     SCALEBENCH_CUDA_CHECK(cudaSetDevice(device));

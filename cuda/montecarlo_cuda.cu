@@ -47,7 +47,7 @@ class CudaMonteCarlo final : public McKernel {
  public:
   CudaMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
     const double t0 = wall_seconds();
-    device_ = select_gpu_for_rank(comm, cfg.share_gpu);
+    device_ = select_gpu_for_rank(comm, cfg.share_gpu, "--backend cuda");
     SCALEBENCH_CUDA_CHECK(cudaSetDevice(device_));
     SCALEBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not in the first kernel
     context_s_ = wall_seconds() - t0;

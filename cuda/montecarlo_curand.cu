@@ -90,7 +90,7 @@ class CurandMonteCarlo final : public McKernel {
  public:
   CurandMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
     const double t0 = wall_seconds();
-    device_ = select_gpu_for_rank(comm, cfg.share_gpu);
+    device_ = select_gpu_for_rank(comm, cfg.share_gpu, "--backend curand");
     SCALEBENCH_CUDA_CHECK(cudaSetDevice(device_));
     SCALEBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not in the first call
     context_s_ = wall_seconds() - t0;

@@ -68,14 +68,22 @@ struct GemmConfig {
   bool overlap = false;             // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
 };
 
-// Throws UsageError for values that can never work, whatever the machine.
+// Throws UsageError for values that can never work, whatever the machine, sizes included: every
+// dimension must fit the multiplying library's integer (blas_int_max(), cuBLAS's int) and every
+// byte count 64 bits; the message gives the exact figures.
 void validate(const GemmConfig& cfg);
+// "name=value" words of every setting all ranks must share (agree_on_configuration in mpi.hpp);
+// per-rank settings (threads, pin, json, quiet) are left out.
+std::string configuration_fields(const GemmConfig& cfg);
+// The largest dimension this build's OpenBLAS integer (blasint: 32 or 64 bits) holds.
+std::int64_t blas_int_max();
 
 // Threads per rank: --threads, else OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the number
 // of CPUs this process may run on. Returns {threads, source}.
 std::pair<int, std::string> resolve_threads(int requested);
 
-// Bytes one rank needs on the host for its share (A_i + B + C_i, plus full A and C on rank 0).
+// Bytes one rank needs on the host for its share (A_i + B + C_i, plus full A and C on rank 0);
+// UsageError with the exact figure when it does not fit in 64 bits.
 std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root);
 
 // One rank's multiply C_i = A_i·B on host row-major buffers of the configured precision.

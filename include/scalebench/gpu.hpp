@@ -29,8 +29,9 @@ std::string gpu_absence_reason();
 // This rank's GPU: if exactly one device is visible, that one (what `srun --gpus-per-task=1`
 // and CUDA_VISIBLE_DEVICES give); otherwise the node-local rank modulo the count. More ranks
 // than GPUs on a node is a ResourceError unless share_gpu. No GPU visible: ResourceError naming
-// what was found. Collective over `comm` (uses its shared-memory split). Makes it current.
-int select_gpu_for_rank(const Communicator& comm, bool share_gpu);
+// what was found, naming `asked_by` (the option that wants the GPU: "--backend cublas",
+// "--backend cuda"). Collective over `comm` (uses its shared-memory split). Makes it current.
+int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by);
 // index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions.
 nlohmann::json gpu_info(int device);
 

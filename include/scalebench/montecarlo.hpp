@@ -90,6 +90,9 @@ std::int64_t default_chunk_size(McProblem p);
 void resolve_defaults(MonteCarloConfig& cfg);
 // Throws UsageError for values that can never work, whatever the machine (after resolve_defaults).
 void validate(const MonteCarloConfig& cfg);
+// "name=value" words of every setting all ranks must share (agree_on_configuration in mpi.hpp),
+// after resolve_defaults; per-rank settings (threads, pin, json, quiet) are left out.
+std::string configuration_fields(const MonteCarloConfig& cfg);
 // --threads, else OMP_NUM_THREADS, else the CPUs this process may run on. {threads, source}.
 std::pair<int, std::string> resolve_mc_threads(int requested);
 

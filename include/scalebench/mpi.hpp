@@ -123,6 +123,13 @@ class AgreedError : public Error {
 // waiting. Other exceptions are converted to ExitCode::internal.
 void agree(const Communicator& comm, const std::function<void()>& step);
 
+// Collective, once, before any other collective of a run: every rank must hold the same
+// `fields` ("name=value" words: every setting that decides which collectives run and with what
+// counts). Compares a 64-bit hash of them with one allreduce (min and max); when they differ,
+// every rank throws the same AgreedError (usage) naming the first field in which a rank differs
+// from rank 0.
+void agree_on_configuration(const Communicator& comm, const std::string& command, const std::string& fields);
+
 // The rank as the launcher tells it before MPI_Init (Open MPI, PMI, Slurm), or 0.
 int launcher_rank();
 

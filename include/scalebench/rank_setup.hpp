@@ -19,14 +19,17 @@ struct RankSetup {
 // on every rank. threads_requested 0 means: OPENBLAS_NUM_THREADS / OMP_NUM_THREADS if set, else
 // the cores the placement gives this rank (or the CPUs it may use with --pin none).
 // `thread_env` lists the environment variables that may set the thread count, in precedence order.
-// A GPU rank (uses_gpu) first selects its GPU (select_gpu_for_rank, collective) and binds near it.
-RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, bool uses_gpu, bool share_gpu,
+// A GPU rank (gpu_option: the option that asked for the GPU, e.g. "--backend cuda"; empty for a
+// CPU rank) first selects its GPU (select_gpu_for_rank, collective) and binds near it.
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_option,
+                     bool share_gpu,
                      const std::vector<std::string>& thread_env = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"});
 
 // --dry-run of a GPU run on a machine with several GPUs visible: the rank-count check the real
 // run makes (more ranks on a node than GPUs needs --share-gpu), without creating a context, so a
 // study's check sees it. Nothing when fewer than two GPUs are visible (none: the plan may be for
-// elsewhere; one: each rank may see its own). Collective; ResourceError, agreed.
-void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu);
+// elsewhere; one: each rank may see its own). A build without CUDA: NoCudaError naming
+// `gpu_option`. Collective; the error is agreed.
+void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu, const std::string& gpu_option);
 
 }  // namespace scalebench

@@ -1,6 +1,7 @@
 #pragma once
 // Run records: the context every record carries, the environment knobs honoured, atomic writes.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,9 +40,14 @@ nlohmann::json local_rank_info(const Communicator& comm);
 // variables, command line. Valid on rank 0; `extra_rank_info` is merged into each rank's entry.
 nlohmann::json run_context(const Communicator& comm, const nlohmann::json& extra_rank_info = nlohmann::json::object());
 
-// Throws ResourceError if `path` cannot be created (its folder missing or not writable).
-void check_output_path(const std::string& path);
-// Writes `text` to path.tmp.<pid> then renames over `path`: readers never see a partial file.
+// Output files (docs/output.md, "Output files"): a regular file or a new path is replaced
+// atomically (written beside it, then renamed: readers never see a partial file); a symbolic link
+// is followed and its target treated the same; a character device or pipe (/dev/null,
+// /dev/stdout, a FIFO) is written in place; a folder or anything else is refused.
+// Throws (UsageError for an empty path, ResourceError otherwise) when `path` cannot be written
+// that way; call it before any work. `option` names the path in messages ("--json", "--csv").
+void check_output_path(const std::string& path, std::string_view option = "--json");
+// Writes `text` to `path` as described above; ResourceError naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& text);
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 

@@ -3,6 +3,7 @@
 
 #include "app/commands.hpp"
 #include "app/run_support.hpp"
+#include "scalebench/checked_size.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/mpi.hpp"
@@ -21,8 +22,8 @@ struct GemmOptions {
   std::string transport = "mpi";
   RunOptions run;
   bool force = false, no_peer = false, resident = false, overlap = false;
-  std::int64_t mpi_chunk = 0;
-  int inject_error_rank = -1;
+  std::string mpi_chunk;
+  std::string inject_error_rank = "-1";
 };
 
 GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
@@ -59,8 +60,8 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   cfg.peer = !o.no_peer;
   cfg.resident = o.resident;
   cfg.overlap = o.overlap;
-  cfg.mpi_chunk = o.mpi_chunk;
-  cfg.inject_error_rank = o.inject_error_rank;
+  cfg.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
+  cfg.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
   validate(cfg);
   return cfg;
 }

@@ -19,9 +19,9 @@ struct MonteCarloOptions {
   std::string option = "call";
   std::string control_variate = "none";
   std::string spot = "100", strike = "100", rate = "0.05", sigma = "0.2", maturity = "1";
-  int steps = 252;
+  std::string steps = "252";
   RunOptions run;
-  std::int64_t chunk_size = 0;
+  std::string chunk_size;
   std::string batch;
   std::string curand_generator = "philox";
 };
@@ -38,9 +38,9 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   cfg.market.rate = parse_real("--rate", o.rate);
   cfg.market.sigma = parse_real("--sigma", o.sigma);
   cfg.market.maturity = parse_real("--maturity", o.maturity);
-  cfg.steps = o.steps;
+  cfg.steps = static_cast<int>(parse_integer("--steps", o.steps, 1, std::int64_t{1} << 20));
   apply_run_options(o.run, app, cfg);
-  cfg.chunk_size = o.chunk_size;
+  cfg.chunk_size = o.chunk_size.empty() ? 0 : parse_integer("--chunk-size", o.chunk_size, 4, std::int64_t{1} << 30);
   if (!o.batch.empty() && o.batch != "0") cfg.batch = parse_positive_count("--batch", o.batch);
   cfg.curand_generator = parse_curand_generator(o.curand_generator);
   resolve_defaults(cfg);

@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "app/run_support.hpp"
 #include "scalebench/error.hpp"
+#include "scalebench/parse.hpp"
 #include "scalebench/placement.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/topology.hpp"
@@ -21,7 +22,7 @@ struct TopologyOptions {
   std::string xml;
   std::string export_xml;
   bool json = false;
-  int nodes = 0;  // 0: the Slurm allocation's node count, else 1
+  std::string nodes;  // empty: the Slurm allocation's node count, else 1
 };
 
 int allocation_nodes() {
@@ -92,7 +93,8 @@ int run_topology(const TopologyOptions& o) {
       std::fprintf(stderr, "scalebench: wrote the topology of %s to %s\n", t.source().c_str(), o.export_xml.c_str());
     }
     PlanOptions plan_options;
-    plan_options.nodes = o.nodes > 0 ? o.nodes : allocation_nodes();
+    plan_options.nodes =
+        o.nodes.empty() ? allocation_nodes() : static_cast<int>(parse_integer("--nodes", o.nodes, 1, 1 << 20));
     const auto plans = plan_all_modes(t, plan_options);
     if (o.json) {
       nlohmann::json j = t.to_json();
@@ -125,8 +127,7 @@ Subcommand register_topology(CLI::App& root) {
                   "Write the topology, I/O devices (GPUs, NICs) included, as hwloc XML to this file");
   app->add_flag("--json", o->json, "Print JSON instead of text");
   app->add_option("--nodes", o->nodes,
-                  "Nodes of the allocation for the multinode plan (default: SLURM_JOB_NUM_NODES, else 1)")
-      ->check(CLI::PositiveNumber);
+                  "Nodes of the allocation for the multinode plan (default: SLURM_JOB_NUM_NODES, else 1)");
   return {app, [o] { return run_topology(*o); }};
 }
 

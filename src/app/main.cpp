@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(ExitCode::usage);
   }
   for (auto& s : subs) {
-    if (s.app->parsed()) return s.run();
+    if (s.app->parsed()) return app::run_guarded(s.run);
   }
   return static_cast<int>(ExitCode::usage);
 }

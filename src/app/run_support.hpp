@@ -8,6 +8,7 @@
 //     host and rank and ends the job with MPI_Abort(code): no rank is left waiting.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,18 +21,24 @@ namespace scalebench::app {
 int run_mpi_command(int& argc, char**& argv, const std::function<void()>& validate,
                     const std::function<int(const Communicator&)>& body);
 
+// Runs a subcommand; whatever escapes it ends as one line and a documented code: Error -> its
+// code, std::bad_alloc -> resource (3), std::ios_base::failure -> resource (3), any other
+// exception -> internal (1).
+int run_guarded(const std::function<int()>& run);
+
 // "scalebench: error: <message>" on stderr.
 void print_error(const std::string& message);
 // Prints on the launcher's rank 0 only (usable before MPI_Init).
 bool is_launch_root();
 
 // The options every workload subcommand (gemm, montecarlo) takes, declared and checked once.
+// Numbers are kept as given and parsed by parse.hpp (decimal, ranges checked, "-1" is no seed).
 struct RunOptions {
-  int threads = 0;
+  std::string threads;
   std::string pin = "auto";
-  int reps = 5;
-  int warmup = 1;
-  std::uint64_t seed = 42;
+  std::string reps = "5";
+  std::string warmup = "1";
+  std::string seed = "42";
   std::string json;
   bool dry_run = false, quiet = false, share_gpu = false;
 };
@@ -40,21 +47,28 @@ struct RunOptionHelp {
   std::string threads, seed, dry_run, share_gpu;
 };
 void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help);
-// --threads as given (0 when not given); UsageError for a value <= 0 or an unknown --pin.
-int checked_threads(const RunOptions& o, const CLI::App& app);
+// The shared options, parsed and range-checked (UsageError naming the option).
+struct ParsedRunOptions {
+  int threads = 0;  // 0 when not given
+  int reps = 5, warmup = 1;
+  std::uint64_t seed = 42;
+  std::optional<std::string> json;
+};
+ParsedRunOptions parse_run_options(const RunOptions& o, const CLI::App& app);
 
 // Copies the shared options into a workload's configuration (GemmConfig, MonteCarloConfig).
 template <class Config>
 void apply_run_options(const RunOptions& o, const CLI::App& app, Config& cfg) {
-  cfg.threads = checked_threads(o, app);
+  const ParsedRunOptions p = parse_run_options(o, app);
+  cfg.threads = p.threads;
   cfg.pin = o.pin;
-  cfg.reps = o.reps;
-  cfg.warmup = o.warmup;
-  cfg.seed = o.seed;
+  cfg.reps = p.reps;
+  cfg.warmup = p.warmup;
+  cfg.seed = p.seed;
   cfg.dry_run = o.dry_run;
   cfg.quiet = o.quiet;
   cfg.share_gpu = o.share_gpu;
-  if (!o.json.empty()) cfg.json_path = o.json;
+  cfg.json_path = p.json;
 }
 
 // argc/argv as main received them (run_mpi_command needs them for MPI_Init).

@@ -1,9 +1,13 @@
+#include <cblas.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "scalebench/checked_size.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/record.hpp"
@@ -69,9 +73,32 @@ float round_to_bf16(float v) {
   return v;
 }
 
+std::int64_t blas_int_max() { return std::numeric_limits<blasint>::max(); }
+
+namespace {
+
+// Every dimension must fit the integer of the library that multiplies (OpenBLAS's blasint, 32
+// or 64 bits; cuBLAS's int), and every matrix's bytes a 64-bit count (size_t is as wide). MPI
+// counts above 2^31 are sent in chunks (mpi.hpp).
+void check_sizes(const GemmConfig& cfg) {
+  static_assert(sizeof(std::size_t) >= sizeof(std::int64_t), "byte counts are 64-bit");
+  const auto& s = cfg.shape;
+  const bool gpu = cfg.backend == GemmBackendKind::cublas;
+  const std::int64_t dim_max = gpu ? kInt32Max : blas_int_max();
+  const std::string lib = gpu ? std::string("the largest dimension cuBLAS's int holds")
+                              : fmt::format("the largest dimension OpenBLAS's {}-bit blasint holds", 8 * sizeof(blasint));
+  value_within("--n", s.n, dim_max, lib, "; use a smaller size");  // first: --n sets m and k too
+  value_within("--m", s.m, dim_max, lib, "; use a smaller size");
+  value_within("--k", s.k, dim_max, lib, "; use a smaller size");
+  host_bytes_per_rank(cfg, s.m, true);  // the largest share: throws if its bytes do not fit
+}
+
+}  // namespace
+
 void validate(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) throw UsageError("matrix sizes must be > 0; e.g. --n 4096");
+  check_sizes(cfg);
   if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
   if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
@@ -108,6 +135,16 @@ void validate(const GemmConfig& cfg) {
   }
 }
 
+std::string configuration_fields(const GemmConfig& cfg) {
+  const auto& s = cfg.shape;
+  return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
+                     "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
+                     "overlap={}",
+                     s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
+                     to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
+                     cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap);
+}
+
 std::pair<int, std::string> resolve_threads(int requested) {
   if (requested > 0) return {requested, "--threads"};
   for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
@@ -123,10 +160,16 @@ std::pair<int, std::string> resolve_threads(int requested) {
 std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const auto& s = cfg.shape;
+  const std::string limit = "the largest 64-bit byte count";
+  const std::string advice = "; use a smaller size";
   // A_i + B + C_i; rank 0 holds all of A and C instead (its own rows stay in place).
-  std::int64_t bytes = is_root ? (s.m * s.k + s.k * s.n + s.m * s.n) * e : (rows * s.k + s.k * s.n + rows * s.n) * e;
-  if (cfg.peer) bytes += rows * s.n * e;  // the peer's own C_i
-  return bytes;
+  const std::int64_t a_rows = is_root ? s.m : rows;
+  const std::int64_t a = product_within("bytes of A (rows x k x element size)", {a_rows, s.k, e}, kInt64Max, limit, advice);
+  const std::int64_t b = product_within("bytes of B (k x n x element size)", {s.k, s.n, e}, kInt64Max, limit, advice);
+  const std::int64_t c = product_within("bytes of C (rows x n x element size)", {a_rows, s.n, e}, kInt64Max, limit, advice);
+  // the peer's own C_i
+  const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {rows, s.n, e}, kInt64Max, limit) : 0;
+  return sum_within("host bytes of one rank (A + B + C + the peer's C_i)", {a, b, c, peer}, kInt64Max, limit, advice);
 }
 
 }  // namespace scalebench

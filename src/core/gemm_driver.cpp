@@ -38,7 +38,7 @@ std::int64_t mem_available_bytes() {
   return -1;
 }
 
-std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30)); }
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1 << 30)); }
 
 struct VerifyOutcome {
   bool ok = true;
@@ -379,6 +379,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   GemmConfig cfg = cfg_in;
   const auto& s = cfg.shape;
   std::unique_ptr<LocalGemm> backend;
+  agree_on_configuration(comm, "gemm", configuration_fields(cfg));
   agree(comm, [&] {
     validate(cfg);
     if (comm.size() > s.m) {
@@ -399,24 +400,26 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
     const RowPartition rows(s.m, comm.size());
     const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
     const Communicator node = comm.split_shared();
-    const std::int64_t node_need = node.sum(mine);
+    // Summed as doubles: many ranks' shares may exceed 64 bits together.
+    const double node_need = node.sum(static_cast<double>(mine));
     const std::int64_t avail = mem_available_bytes();
-    if (avail > 0 && node_need > avail) {
+    if (avail > 0 && node_need > static_cast<double>(avail)) {
       throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} (A_i + B + C_i per rank, plus A and C "
                                       "on rank 0) but only {} is available; use a smaller size or more nodes",
-                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(), gib(avail)));
+                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(), gib(static_cast<double>(avail))));
     }
   });
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
   // first-touched where it runs. A GPU rank binds near its GPU.
   RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
-                                cfg.backend == GemmBackendKind::cublas && !cfg.dry_run, cfg.share_gpu);
+                                cfg.backend == GemmBackendKind::cublas && !cfg.dry_run ? "--backend cublas" : "",
+                                cfg.share_gpu);
   cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : placed.threads;
   cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : placed.threads_source;
 
   GemmResult result;
   if (cfg.dry_run) {
-    if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
+    if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu, "--backend cublas");
     const RowPartition rows(s.m, comm.size());
     const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
     const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));
@@ -433,7 +436,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
         char host[256] = {};
         long long bytes = 0;
         std::sscanf(per_rank[r].c_str(), "%d %255s %lld", &rank, host, &bytes);
-        out += fmt::format("    rank {:>4}  {:<20} rows {:>8}  {}\n", rank, host, rows.block(r).count, gib(bytes));
+        out += fmt::format("    rank {:>4}  {:<20} rows {:>8}  {}\n", rank, host, rows.block(r).count, gib(static_cast<double>(bytes)));
       }
       std::fputs(out.c_str(), stdout);
     }

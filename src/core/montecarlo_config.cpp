@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/checked_size.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/montecarlo.hpp"
 #include "scalebench/record.hpp"
@@ -111,6 +112,9 @@ void validate(const MonteCarloConfig& cfg) {
   if (cfg.chunk_size < 4 || cfg.chunk_size % 4 != 0 || cfg.chunk_size > (std::int64_t{1} << 30)) {
     throw UsageError(fmt::format("--chunk-size must be a multiple of 4 in [4, 2^30] (got {})", cfg.chunk_size));
   }
+  // Chunk counts round samples up to whole chunks: samples + chunk_size must fit in 64 bits.
+  value_within("--samples", cfg.samples, kInt64Max - cfg.chunk_size,
+               fmt::format("the largest count whole chunks of {} can cover", cfg.chunk_size));
   if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
   if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
@@ -118,8 +122,11 @@ void validate(const MonteCarloConfig& cfg) {
   validate_curand(cfg);
   if (cfg.problem == McProblem::pi) return;
   const auto& m = cfg.market;
-  if (!(m.spot >= 0)) throw UsageError(fmt::format("--spot must be >= 0 (got {})", m.spot));
-  if (!(m.strike >= 0)) throw UsageError(fmt::format("--strike must be >= 0 (got {})", m.strike));
+  // Prices above 1e100 would overflow the sums of squared payoffs (the standard error).
+  if (!(m.spot >= 0 && m.spot <= 1e100)) throw UsageError(fmt::format("--spot must be in [0, 1e100] (got {})", m.spot));
+  if (!(m.strike >= 0 && m.strike <= 1e100)) {
+    throw UsageError(fmt::format("--strike must be in [0, 1e100] (got {})", m.strike));
+  }
   if (!(m.sigma > 0)) throw UsageError(fmt::format("--sigma must be > 0 (got {}); e.g. --sigma 0.2", m.sigma));
   if (!(m.maturity > 0)) throw UsageError(fmt::format("--maturity must be > 0 years (got {}); e.g. --maturity 1", m.maturity));
   if (!std::isfinite(m.rate) || std::fabs(m.rate) > 10) {
@@ -135,6 +142,17 @@ void validate(const MonteCarloConfig& cfg) {
   } else if (cfg.control_variate != ControlVariate::none) {
     throw UsageError("--control-variate applies to --problem asian only");
   }
+}
+
+std::string configuration_fields(const MonteCarloConfig& cfg) {
+  const auto& m = cfg.market;
+  return fmt::format("problem={} backend={} samples={} chunk_size={} seed={} spot={} strike={} rate={} sigma={} "
+                     "maturity={} option={} steps={} control_variate={} reps={} warmup={} dry_run={} share_gpu={} batch={} "
+                     "curand_generator={}",
+                     to_string(cfg.problem), to_string(cfg.backend), cfg.samples, cfg.chunk_size, cfg.seed, m.spot,
+                     m.strike, m.rate, m.sigma, m.maturity, to_string(cfg.option), cfg.steps,
+                     to_string(cfg.control_variate), cfg.reps, cfg.warmup, cfg.dry_run, cfg.share_gpu, cfg.batch,
+                     to_string(cfg.curand_generator));
 }
 
 std::pair<int, std::string> resolve_mc_threads(int requested) {

@@ -42,6 +42,9 @@ McOutcome reduce_partial(const MonteCarloConfig& cfg, const Communicator& comm, 
   return estimate_option(cfg, total, cfg.samples);
 }
 
+// The option that asked for a GPU, for messages ("--backend curand").
+std::string backend_option(McBackendKind b) { return "--backend " + to_string(b); }
+
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 nlohmann::json estimate_json(const McEstimate& e) {
@@ -166,13 +169,15 @@ std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, c
 MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, const Communicator& comm) {
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
+  agree_on_configuration(comm, "montecarlo", configuration_fields(cfg));
   agree(comm, [&] {
     validate(cfg);
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
   });
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
   RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
-                                uses_gpu(cfg.backend) && !cfg.dry_run, cfg.share_gpu, {"OMP_NUM_THREADS"});
+                                uses_gpu(cfg.backend) && !cfg.dry_run ? backend_option(cfg.backend) : "",
+                                cfg.share_gpu, {"OMP_NUM_THREADS"});
   if (cfg.backend == McBackendKind::cpu) {
     cfg.threads = placed.threads;
     cfg.threads_source = placed.threads_source;
@@ -189,7 +194,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   MonteCarloResult result;
   if (cfg.dry_run) {
-    if (uses_gpu(cfg.backend)) check_gpu_ranks_dry_run(comm, cfg.share_gpu);
+    if (uses_gpu(cfg.backend)) check_gpu_ranks_dry_run(comm, cfg.share_gpu, backend_option(cfg.backend));
     print_dry_run(cfg, comm, chunks);
     result.ok = true;
     return result;

@@ -11,11 +11,13 @@
 
 namespace scalebench {
 
-RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, bool uses_gpu, bool share_gpu,
-                     const std::vector<std::string>& thread_env) {
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_option,
+                     bool share_gpu, const std::vector<std::string>& thread_env) {
   std::string gpu_pci_bus_id;
-  if (uses_gpu) {
-    agree(comm, [&] { gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu)).value("pci_bus_id", ""); });
+  if (!gpu_option.empty()) {
+    agree(comm, [&] {
+      gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu, gpu_option)).value("pci_bus_id", "");
+    });
   }
   const Communicator node = comm.split_shared();
   RankSetup out;
@@ -60,10 +62,11 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
 
 namespace scalebench {
 
-void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu) {
+void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu, const std::string& gpu_option) {
   const Communicator node = comm.split_shared();
   const int gpus = visible_gpu_count();
   agree(comm, [&] {
+    if (!gpu_support_built()) throw NoCudaError(gpu_option);
     if (share_gpu || gpus < 2 || node.size() <= gpus) return;
     throw ResourceError(fmt::format("{} ranks on {} but {} GPUs visible there; launch at most one rank per GPU or pass "
                                     "--share-gpu",

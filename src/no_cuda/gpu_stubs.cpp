@@ -8,7 +8,7 @@ bool gpu_support_built() { return false; }
 int visible_gpu_count() { return 0; }
 std::string gpu_absence_reason() { return "this scalebench was built without CUDA"; }
 
-int select_gpu_for_rank(const Communicator&, bool) { throw NoCudaError("a GPU backend (--backend cublas, cuda or curand)"); }
+int select_gpu_for_rank(const Communicator&, bool, const std::string& asked_by) { throw NoCudaError(asked_by); }
 nlohmann::json gpu_info(int) { return nlohmann::json::object(); }
 
 std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig&, const Communicator&) {

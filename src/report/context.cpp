@@ -159,36 +159,4 @@ nlohmann::json run_context(const Communicator& comm, const nlohmann::json& extra
   };
 }
 
-void check_output_path(const std::string& path) {
-  if (path.empty()) throw ResourceError("--json needs a file name");
-  std::string dir = ".";
-  const auto slash = path.find_last_of('/');
-  if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
-  if (path.back() == '/') throw ResourceError(fmt::format("--json {} names a folder; give a file name", path));
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw ResourceError(fmt::format("cannot write --json {}: folder {} does not exist or is not writable; "
-                                    "create it or choose another path", path, dir));
-  }
-}
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ResourceError(fmt::format("cannot write {}: check the folder exists and is writable", path));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw ResourceError(fmt::format("writing {} failed (disk full?)", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ResourceError(fmt::format("cannot rename {} to {}", tmp, path));
-  }
-}
-
-void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
-
 }  // namespace scalebench

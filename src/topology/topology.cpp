@@ -53,20 +53,22 @@ const char* info(hwloc_obj_t obj, const char* name) {
 }  // namespace
 
 Topology Topology::load(IoDiscovery io) {
+  // hwloc itself falls back to this machine when HWLOC_XMLFILE cannot be read, and the result
+  // would be labelled with the file: read the file explicitly, so that a bad one is an error.
+  if (const char* xml = std::getenv("HWLOC_XMLFILE"); xml != nullptr && *xml != '\0') {
+    try {
+      return load_xml(xml);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("HWLOC_XMLFILE: {}; or unset HWLOC_XMLFILE to use this machine", e.what()));
+    }
+  }
   hwloc_topology_t t = new_handle(io);
   if (hwloc_topology_load(t) != 0) {
     const int err = errno;
     hwloc_topology_destroy(t);
-    const char* xml = std::getenv("HWLOC_XMLFILE");
-    if (xml != nullptr && *xml != '\0') {
-      throw UsageError(fmt::format("HWLOC_XMLFILE={} could not be loaded by hwloc {} ({}); point it at an hwloc "
-                                   "XML export or unset it",
-                                   xml, HWLOC_VERSION, std::strerror(err)));
-    }
     throw RuntimeLibraryError(fmt::format("hwloc could not discover this machine's topology: {}", std::strerror(err)));
   }
-  const char* xml = std::getenv("HWLOC_XMLFILE");
-  return Topology(t, xml != nullptr && *xml != '\0' ? fmt::format("xml:{}", xml) : "this machine");
+  return Topology(t, "this machine");
 }
 
 Topology Topology::load_xml(const std::string& path) {

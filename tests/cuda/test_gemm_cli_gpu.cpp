@@ -6,10 +6,11 @@
 #include "../cli/cli_runner.hpp"
 #include "scalebench/gpu.hpp"
 
+using scalebench::gpu_absence_reason;
 using scalebench::visible_gpu_count;
 
 TEST(GemmCliGpu, EveryPrecisionRunsAndVerifies) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   for (const char* p : {"fp64", "fp32", "tf32", "bf16"}) {
     const CliRun r = run_scalebench_mpi(1, std::string("gemm --backend cublas --n 333 --reps 2 --precision ") + p);
     EXPECT_EQ(r.exit_code, 0) << p << "\n" << r.output;
@@ -21,7 +22,7 @@ TEST(GemmCliGpu, EveryPrecisionRunsAndVerifies) {
 }
 
 TEST(GemmCliGpu, WrongElementFailsTheRun) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 200 --reps 1 --inject-error-rank 0");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("verification failed"), std::string::npos) << r.output;
@@ -29,7 +30,7 @@ TEST(GemmCliGpu, WrongElementFailsTheRun) {
 
 TEST(GemmCliGpu, MoreRanksThanGpusNeedShareGpu) {
   const int gpus = visible_gpu_count();
-  if (gpus == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (gpus == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   const int ranks = gpus + 1;
   const CliRun refused = run_scalebench_mpi(ranks, "gemm --backend cublas --n 64 --reps 1");
   EXPECT_EQ(refused.exit_code, 3) << refused.output;
@@ -40,7 +41,7 @@ TEST(GemmCliGpu, MoreRanksThanGpusNeedShareGpu) {
 }
 
 TEST(GemmCliGpu, NcclWithOneRankNotesThatNothingMoves) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 128 --reps 1 --transport nccl");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("nothing to move"), std::string::npos) << r.output;

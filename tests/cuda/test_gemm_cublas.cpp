@@ -24,7 +24,7 @@ namespace {
 
 #define SKIP_WITHOUT_GPU()                                                            \
   do {                                                                                \
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";           \
+    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();           \
   } while (0)
 
 template <class T>

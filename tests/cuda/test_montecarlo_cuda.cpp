@@ -54,7 +54,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 class MonteCarloCuda : public testing::Test {
  protected:
   void SetUp() override {
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   }
   const Communicator world_ = Communicator::world();
 };

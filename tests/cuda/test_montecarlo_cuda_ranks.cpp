@@ -13,7 +13,7 @@
 using namespace scalebench;
 
 TEST(MonteCarloCudaRanks, PiOnEveryGpuCountHasTheCpuBits) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
   const auto comm = Communicator::world();
   MonteCarloConfig cfg;
   cfg.problem = McProblem::pi;

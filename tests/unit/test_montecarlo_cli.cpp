@@ -102,13 +102,24 @@ TEST_F(MonteCarloCli, DryRunComputesNothing) {
   EXPECT_NE(o.output.find("chunks [476838, 953675)"), std::string::npos) << o.output;
 }
 
-TEST_F(MonteCarloCli, CudaWithoutAGpuIsAResourceErrorOnEveryRank) {
+TEST_F(MonteCarloCli, CudaWithoutAGpuNamesTheBackendAndWhatIsMissingOnEveryRank) {
   if (scalebench::visible_gpu_count() > 0) GTEST_SKIP() << "a GPU is visible: the cuda backend would run";
-  const Outcome o = run_two_ranks("--backend cuda --samples 1000");
-  // 3: no GPU visible; 6: built without CUDA
-  const int resource = count(o.output, "rank-exit 3"), no_cuda = count(o.output, "rank-exit 6");
-  EXPECT_EQ(resource + no_cuda, 2) << o.output;
-  EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << o.output;
+  for (const char* extra : {"", " --dry-run"}) {
+    const Outcome o = run_two_ranks(std::string("--backend cuda --samples 1000") + extra);
+    const bool fails = !scalebench::gpu_support_built() || std::string(extra).empty();
+    EXPECT_EQ(count(o.output, "scalebench: error:"), fails ? 1 : 0) << o.output;
+    if (!scalebench::gpu_support_built()) {
+      EXPECT_EQ(count(o.output, "rank-exit 6"), 2) << o.output;
+      EXPECT_NE(o.output.find("--backend cuda needs CUDA, but this scalebench was built without CUDA"),
+                std::string::npos)
+          << o.output;
+    } else if (std::string(extra).empty()) {
+      EXPECT_EQ(count(o.output, "rank-exit 3"), 2) << o.output;
+      EXPECT_NE(o.output.find("--backend cuda needs a GPU"), std::string::npos) << o.output;
+    } else {
+      EXPECT_EQ(count(o.output, "rank-exit 0"), 2) << "a dry run may plan for a GPU node elsewhere\n" << o.output;
+    }
+  }
 }
 
 TEST_F(MonteCarloCli, CurandInABuildWithoutCudaExitsSixOnEveryRank) {

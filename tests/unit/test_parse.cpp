@@ -28,3 +28,37 @@ TEST(ParseReal, RejectsNonNumbers) {
   EXPECT_THROW(parse_real("--sigma", "x"), UsageError);
   EXPECT_THROW(parse_real("--sigma", "inf"), UsageError);
 }
+
+TEST(ParseCount, RejectsHexBlanksAndNonFiniteSpellings) {
+  for (const char* bad : {"0x10", " 12", "12 ", "inf", "nan", "1e99", "9223372036854775808"}) {
+    EXPECT_THROW(parse_positive_count("--n", bad), UsageError) << bad;
+  }
+  EXPECT_EQ(parse_positive_count("--n", "9223372036854775807"), 9223372036854775807LL);
+}
+
+TEST(ParseInteger, TakesDecimalsInTheRangeOnly) {
+  EXPECT_EQ(parse_integer("--inject-error-rank", "-1", -1, 5), -1);
+  EXPECT_EQ(parse_integer("--reps", "010", 1, 100), 10);  // decimal, not octal
+  for (const char* bad : {"6", "-2", "0x3", "1.0", "1e1", "", "3abc", "99999999999999999999"}) {
+    try {
+      parse_integer("--reps", bad, -1, 5);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--reps must be a whole number in [-1, 5]"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ParseUnsigned, MinusOneIsAnErrorNotTwoToTheSixtyFourMinusOne) {
+  EXPECT_EQ(parse_unsigned("--seed", "18446744073709551615"), 18446744073709551615ULL);
+  for (const char* bad : {"-1", "18446744073709551616", "+1", "0x10", "", "1e3"}) {
+    EXPECT_THROW(parse_unsigned("--seed", bad), UsageError) << bad;
+  }
+}
+
+TEST(ParseReal, RejectsNanTrailingCharactersAndHex) {
+  for (const char* bad : {"nan", "-inf", "0.05x", "0x1p3", " 1", "1e400"}) {
+    EXPECT_THROW(parse_real("--rate", bad), UsageError) << bad;
+  }
+  EXPECT_DOUBLE_EQ(parse_real("--rate", "-5e-2"), -0.05);
+}

@@ -1,0 +1,49 @@
+// Size arithmetic: overflow is detected, and the messages carry exact figures.
+#include <gtest/gtest.h>
+
+#include "scalebench/checked_size.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/gemm.hpp"
+
+using namespace scalebench;
+
+TEST(CheckedSize, DetectsOverflowOfProductsAndSums) {
+  EXPECT_EQ(checked_mul(3037000499, 3037000499).value(), 9223372030926249001LL);
+  EXPECT_FALSE(checked_mul(3037000500, 3037000500).has_value());
+  EXPECT_FALSE(checked_add(kInt64Max, 1).has_value());
+}
+
+TEST(CheckedSize, ExactProductBeyondEveryBuiltinType) {
+  EXPECT_EQ(exact_product({99999999999, 99999999999, 8}), "79999999998400000000008");
+  EXPECT_EQ(exact_product({2147483648, 2147483648, 8}), "36893488147419103232");
+  EXPECT_EQ(exact_product({}), "1");
+}
+
+TEST(CheckedSize, MessagesGiveFactorsProductAndLimit) {
+  try {
+    product_within("bytes of A", {2147483648, 2147483648, 8}, kInt64Max, "a 64-bit count");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "bytes of A = 2147483648 x 2147483648 x 8 = 36893488147419103232 exceeds a 64-bit count "
+                           "(9223372036854775807)");
+  }
+  try {
+    sum_within("total", {kInt64Max, kInt64Max}, kInt64Max, "a 64-bit count");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("= 18446744073709551614 exceeds"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckedSize, GemmMemoryEstimateIsTheTrueFigureOrAnError) {
+  GemmConfig cfg;
+  cfg.shape = {1000000, 1000000, 1000000};
+  // A + B + C + the peer's C_i, 8 bytes each, on rank 0 holding every row.
+  EXPECT_EQ(host_bytes_per_rank(cfg, 1000000, true), 32000000000000LL);
+  cfg.shape = {2147483648, 2147483648, 2147483648};
+  EXPECT_THROW(host_bytes_per_rank(cfg, 1, false), UsageError);
+  EXPECT_THROW(validate(cfg), UsageError);
+  cfg.shape = {3037000500, 1, 3037000500};
+  cfg.backend = GemmBackendKind::openblas;
+  EXPECT_THROW(validate(cfg), UsageError);
+}
