@@ -35,7 +35,8 @@ cluster_pids_inside() {
     match+=(-o -lname "${ns//]/\\]}")
   done
   [ ${#match[@]} -gt 0 ] || return 0
-  find /proc -mindepth 3 -maxdepth 3 -path '/proc/[0-9]*/ns/net' \( "${match[@]:1}" \) -printf '%h\n' 2>/dev/null |
+  # (find complains about processes that end while it runs: not an error here)
+  { find /proc -mindepth 3 -maxdepth 3 -path '/proc/[0-9]*/ns/net' \( "${match[@]:1}" \) -printf '%h\n' 2>/dev/null || true; } |
     cut -d/ -f3
 }
 
