@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by tests/cluster/{start,stop,rsh} and the cluster tests (sourced, not run).
 # A test cluster's state folder holds:
 #   created   one line per thing start made, in order: "holder PID", "pidfile FILE NAME",

@@ -16,7 +16,7 @@ for d in "$cluster" "$other"; do
     n=$((n + 1))
     [ "$("$d/rsh" "$name" hostname)" = "$name" ] || fail "$name: wrong hostname"
     routes=$("$d/rsh" "$name" ip -4 route)
-    [ "$(wc -l <<<"$routes")" = 1 ] && grep -q "^${addr%.*}.0/24 dev eth0" <<<"$routes" ||
+    { [ "$(wc -l <<<"$routes")" = 1 ] && grep -q "^${addr%.*}.0/24 dev eth0" <<<"$routes"; } ||
       fail "$name: routes other than its subnet: $routes"
     "$d/rsh" "$name" ip -4 -o addr | grep -q " $addr/24 " || fail "$name: not at $addr"
   done <"$d/hosts"

@@ -34,9 +34,10 @@ for w in ("gemm", "montecarlo"):
 ' "$1"
 }
 
+srun --mpi=list 2>&1 | grep -qw pmix ||
+  { echo "Skipped: this Slurm has no pmix plugin (srun --mpi=list): Open MPI cannot start under its srun"; exit 77; }
 if [ "$trap_case" = none ]; then
   grep -qx MpiDefault=none "$SLURM_CONF" || fail "the cluster's Slurm should default to MpiDefault=none"
-  srun --mpi=list 2>&1 | grep -qw pmix || { echo "Skipped: this Slurm has no pmix plugin, so the sbatch script cannot choose it"; exit 77; }
   # The trap avoided: no SLURM_MPI_TYPE given, the script picks pmix and says so.
   contrast chosen || { show; fail "contrast.sbatch under MpiDefault=none failed (exit $?)"; }
   grep -q "srun steps use --mpi=pmix" "$work/chosen.out" || { show; fail "the job does not say it chose pmix"; }

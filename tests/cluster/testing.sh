@@ -1,9 +1,12 @@
+# shellcheck shell=bash
 # Shared by the cluster tests (sourced): a test cluster for the test's lifetime, stopped and its
 # folders removed on any exit; fail/check helpers.
 #   cluster_up [start options]   -> $work (the test's folder), $cluster (the state folder);
 #                                   the cluster's env sourced; exits 77 with start's reason
 src="${SCALEBENCH_SOURCE_DIR:?}"
+# shellcheck disable=SC2034 # used by the tests that source this
 bin="${SCALEBENCH_BINARY:?}"
+# shellcheck disable=SC2034
 mpiexec="${SCALEBENCH_MPIEXEC:-mpirun}"
 work=$(mktemp -d /tmp/scalebench-cluster-test.XXXXXX)
 cluster="$work/cluster"
@@ -33,5 +36,5 @@ host_pids() {
   done
   return 0
 }
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$src/tests/cluster/lib.sh"

@@ -8,7 +8,7 @@
 set -euo pipefail
 cmd="$1"; dir="$2"
 skip() { echo "localhost_slurm.sh: Skipped"; echo "$1"; exit 77; }
-# shellcheck source=slurm_common.sh
+# shellcheck source-path=SCRIPTDIR source=slurm_common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/slurm_common.sh"
 if [ "$cmd" = stop ]; then
   for p in slurmd slurmctld munged; do

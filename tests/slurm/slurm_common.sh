@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the test Slurms (sourced): tests/slurm/localhost_slurm.sh (one node, this machine)
 # and tests/cluster/slurm (one node per test-cluster host). Each caller defines skip MESSAGE
 # (prints the reason, exits 77).
