@@ -8,6 +8,9 @@
 #   env       shell lines to source: the rsh agent, the MCA settings, SLURM_CONF
 #   rsh       the rsh agent for Open MPI (plm_rsh_agent): rsh HOST COMMAND...
 
+# ip, tc and sysctl live in /usr/sbin, which a non-login PATH may lack.
+export PATH="$PATH:/usr/sbin:/sbin"
+
 # The namespace a process lives in (empty if it is gone).
 cluster_ns_of() { readlink "/proc/$1/ns/net" 2>/dev/null || true; }
 
