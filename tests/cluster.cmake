@@ -1,0 +1,20 @@
+# Multi-node tests on a test cluster started on this machine by each test (tests/cluster/start:
+# hosts as network namespaces on a bridge, an rsh agent for mpirun, optionally an N-node Slurm)
+# and stopped by it, also on failure. They skip, with the reason, where this is not root or
+# namespaces, bridges or Slurm are not available. Serial: the hosts share this machine's cores.
+set(SCALEBENCH_CLUSTER_TESTS
+  "cluster_lifecycle\;test_lifecycle.sh"
+  "cluster_mpirun\;test_mpirun.sh"
+  "cluster_mpirun_kill\;test_kill.sh"
+  "cluster_slurm\;test_slurm.sh\;pmix"
+  "cluster_slurm_no_pmix_default\;test_slurm.sh\;none")
+foreach(entry ${SCALEBENCH_CLUSTER_TESTS})
+  list(POP_FRONT entry name script)
+  add_test(NAME ${name} COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/${script} ${entry})
+  set(labels cluster)
+  if(name MATCHES slurm)
+    list(APPEND labels slurm)
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77
+                       LABELS "${labels}" TIMEOUT 300 RUN_SERIAL TRUE)
+endforeach()

@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Shared by tests/cluster/{start,stop,rsh} and the cluster tests (sourced, not run).
+# A test cluster's state folder holds:
+#   created   one line per thing start made, in order: "holder PID", "pidfile FILE NAME",
+#             "link IFNAME" (stop undoes them in reverse)
+#   hosts     one line per host: NAME ADDRESS HOLDER-PID NET-NAMESPACE (e.g. net:[4026532250])
+#   hostfile  Open MPI hostfile (the hosts' addresses, slots=S)
+#   env       shell lines to source: the rsh agent, the MCA settings, SLURM_CONF
+#   rsh       the rsh agent for Open MPI (plm_rsh_agent): rsh HOST COMMAND...
+
+# ip, tc and sysctl live in /usr/sbin, which a non-login PATH may lack.
+export PATH="$PATH:/usr/sbin:/sbin"
+
+# The namespace a process lives in (empty if it is gone).
+cluster_ns_of() { readlink "/proc/$1/ns/net" 2>/dev/null || true; }
+
+# The fields "name address pid netns" of host $2 (by name or address) of cluster $1.
+cluster_host() {
+  awk -v h="$2" '$1 == h || $2 == h { print; found = 1; exit } END { exit !found }' "$1/hosts"
+}
+
+# Runs COMMAND... inside host $2's namespaces (net, UTS, mount) in the current folder; refuses
+# when the holder process is gone or is no longer in the namespace start made (pid reuse).
+cluster_enter() {
+  local dir="$1" host="$2" line name addr pid ns
+  shift 2
+  line=$(cluster_host "$dir" "$host") || { echo "tests/cluster: no host $host in $dir/hosts" >&2; return 255; }
+  read -r name addr pid ns <<<"$line"
+  [ "$(cluster_ns_of "$pid")" = "$ns" ] || { echo "tests/cluster: host $name ($addr) is not running" >&2; return 255; }
+  nsenter --target "$pid" --net --uts --mount --wd="$PWD" -- "$@"
+}
+
+# The pids of every process inside any of cluster $1's host namespaces (one find over /proc).
+cluster_pids_inside() {
+  local dir="$1" ns match=()
+  [ -f "$dir/hosts" ] || return 0
+  for ns in $(awk '{ print $4 }' "$dir/hosts"); do
+    ns="${ns//[/\\[}"
+    match+=(-o -lname "${ns//]/\\]}")
+  done
+  [ ${#match[@]} -gt 0 ] || return 0
+  # (find complains about processes that end while it runs: not an error here)
+  { find /proc -mindepth 3 -maxdepth 3 -path '/proc/[0-9]*/ns/net' \( "${match[@]:1}" \) -printf '%h\n' 2>/dev/null || true; } |
+    cut -d/ -f3
+}
+
+# Bits per second of a tc rate such as 10gbit, 100gbit, 500mbit.
+cluster_rate_bits() {
+  local r="${1,,}" n
+  n="${r%%[a-z]*}"
+  case "${r#"$n"}" in
+    gbit) echo $((n * 1000000000)) ;;
+    mbit) echo $((n * 1000000)) ;;
+    kbit) echo $((n * 1000)) ;;
+    bit | "") echo "$n" ;;
+    *) return 1 ;;
+  esac
+}

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# Shared by the cluster tests (sourced): a test cluster for the test's lifetime, stopped and its
+# folders removed on any exit; fail/check helpers.
+#   cluster_up [start options]   -> $work (the test's folder), $cluster (the state folder);
+#                                   the cluster's env sourced; exits 77 with start's reason
+src="${SCALEBENCH_SOURCE_DIR:?}"
+# shellcheck disable=SC2034 # used by the tests that source this
+bin="${SCALEBENCH_BINARY:?}"
+# shellcheck disable=SC2034
+mpiexec="${SCALEBENCH_MPIEXEC:-mpirun}"
+work=$(mktemp -d /tmp/scalebench-cluster-test.XXXXXX)
+cluster="$work/cluster"
+cluster_down() {
+  "$src/tests/cluster/stop" "$cluster" || echo "FAIL: tests/cluster/stop did not clean up"
+  rm -rf "$work"
+}
+trap cluster_down EXIT
+cluster_up() {
+  local out rc=0
+  out=$("$src/tests/cluster/start" --state "$cluster" "$@" 2>&1) || rc=$?
+  if [ "$rc" = 77 ]; then echo "$out"; exit 77; fi
+  [ "$rc" = 0 ] || { echo "$out"; echo "FAIL: tests/cluster/start failed (exit $rc)"; exit 1; }
+  # shellcheck disable=SC1091
+  . "$cluster/env"
+  export PATH="$PATH:/usr/sbin"
+}
+fail() { echo "FAIL: $*"; exit 1; }
+# check PYTHON-CODE ARGS...: a Python assertion over files.
+check() { python3 -c "$1" "${@:2}" || fail "check failed: $1"; }
+# The pids of the processes named $2 inside host $1 of the cluster.
+host_pids() {
+  local ns
+  ns=$(cluster_host "$cluster" "$1" | awk '{ print $4 }')
+  for p in $(cluster_pids_inside "$cluster"); do
+    [ "$(cluster_ns_of "$p")" = "$ns" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ] && echo "$p"
+  done
+  return 0
+}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$src/tests/cluster/lib.sh"
