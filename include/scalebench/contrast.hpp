@@ -31,6 +31,8 @@ struct ContrastOptions {
   std::optional<std::string> csv_path;
   bool dry_run = false;
   std::string launcher = "auto";     // auto | mpirun | srun
+  std::string hosts, hostfile;       // mpirun's hosts (--hosts a,b / --hostfile FILE): multinode runs on them
+  std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments of every step
   std::string binary;                // scalebench itself (default /proc/self/exe)
   bool quiet = false;
 };
@@ -45,13 +47,16 @@ struct ContrastStep {
   std::string record_path, log_path;
   int exit_code = -1;
   bool timed_out = false;
+  bool launch_failed = false;        // failed without scalebench's own error: the launcher's
+  int nodes = 1;
   nlohmann::json record;             // the run's record, when it wrote one
   nlohmann::json summary;            // the contrast row
 };
 
 struct ContrastResult {
   std::vector<ContrastStep> steps;
-  int exit_code = 0;                 // 0, or ExitCode::partial when a step failed
+  int exit_code = 0;                 // 0; ExitCode::partial when a step failed; ExitCode::launch when a
+                                     // step failed to launch (no scalebench error) or none ran
   nlohmann::json report;             // the whole contrast (--json)
 };
 

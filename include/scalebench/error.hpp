@@ -17,6 +17,7 @@ enum class ExitCode : int {
   no_cuda = 6,              // a GPU feature was asked of a build without CUDA
   timeout = 7,              // a launched step ran past its time limit
   partial = 8,              // a driver (contrast, study) finished but some of its runs failed
+  launch = 9,               // a driver's runs failed to launch (launcher, MPI start-up) or none could run
 };
 
 std::string_view exit_code_name(ExitCode code);
@@ -48,6 +49,10 @@ class VerificationError : public Error {
 class RuntimeLibraryError : public Error {
  public:
   explicit RuntimeLibraryError(const std::string& m) : Error(ExitCode::runtime, m) {}
+};
+class LaunchError : public Error {
+ public:
+  explicit LaunchError(const std::string& m) : Error(ExitCode::launch, m) {}
 };
 class NoCudaError : public Error {
  public:

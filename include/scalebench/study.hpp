@@ -23,6 +23,8 @@ struct StudySpec {
   std::vector<std::pair<std::string, std::vector<std::string>>> sweep;
   std::vector<std::string> mpirun_args;  // extra launcher arguments (mpirun)
   std::vector<std::string> srun_args;    // extra launcher arguments (srun)
+  std::string hosts;                     // mpirun's hosts, "a,b:4" (key hosts)
+  std::string hostfile;                  // mpirun's hostfile (key hostfile)
   double timeout_s = 900;                // per run
 };
 
@@ -31,7 +33,10 @@ StudySpec load_study(const std::string& path);
 
 struct StudyRun {
   int index = 0;                    // 1-based, in plan order
-  int ranks = 1;
+  int ranks = 1;                    // in all: nodes x ranks_per_node
+  int nodes = 1;                    // key nodes (1 when not given: every rank on one node)
+  int ranks_per_node = 1;           // key ranks_per_node, or ranks / nodes
+  bool placed = false;              // the study names nodes or ranks_per_node
   std::vector<std::pair<std::string, std::string>> options;  // args then the sweep point
   std::string key;                  // identity for resume: workload, ranks and sorted options
   std::vector<std::string> workload_argv;  // `<workload> --opt value …` (no launcher, no --json)
@@ -49,11 +54,14 @@ struct StudyOptions {
   bool rerun = false;               // run again runs that already finished (appended, never replacing)
   bool quiet = false;
   double timeout_s = 0;             // > 0: overrides the file's timeout_s
+  std::string hosts, hostfile;      // non-empty: override the file's hosts/hostfile
 };
 
 struct StudyResult {
-  int exit_code = 0;                // 0, or ExitCode::partial when a run failed
+  int exit_code = 0;                // 0; ExitCode::partial when a run failed; ExitCode::launch when a
+                                    // run failed to launch or none could run here
   int ran = 0, from_earlier = 0, failed = 0;  // runs run now, found done in runs.jsonl, failed now
+  int launch_failed = 0;            // of the failed: without scalebench's own error (the launcher's)
   nlohmann::json summary;           // what summary.json holds
 };
 

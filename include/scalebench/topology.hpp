@@ -80,6 +80,9 @@ class Topology {
   const NumaDomainInfo* numa_domain(int os_index) const;
   const std::vector<CoreInfo>& cores() const noexcept { return cores_; }
   std::vector<int> cpus() const;  // every PU, OS indices
+  // This topology narrowed to the PUs `cpus` (what an allocation or cpuset gives): cores, NUMA
+  // domains and packages without them are gone, I/O devices kept. UsageError if none is left.
+  Topology restricted_to(const std::vector<int>& cpus) const;
   const std::vector<GpuInfo>& gpus() const noexcept { return gpus_; }
   // The GPU with this PCI bus id ("0000:3b:00.0"; the 8-digit domain form "00000000:3B:00.0"
   // that CUDA prints is accepted too), or nullptr.

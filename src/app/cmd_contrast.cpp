@@ -16,8 +16,17 @@ struct ContrastCli {
   std::string workload = "both";
   std::string modes;
   std::string json, csv;
+  std::string mpirun_args, srun_args;
   ContrastOptions o;
 };
+
+// "--mpi=pmix --exclusive": launcher arguments, split at white space.
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string w; ss >> w;) out.push_back(w);
+  return out;
+}
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -49,6 +58,8 @@ int run(ContrastCli& c) {
     if (o.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", o.reps));
     if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", o.warmup));
     if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+    o.mpirun_args = split_words(c.mpirun_args);
+    o.srun_args = split_words(c.srun_args);
     if (!c.json.empty()) o.json_path = c.json;
     if (!c.csv.empty()) o.csv_path = c.csv;
     return run_contrast(o).exit_code;
@@ -86,6 +97,15 @@ Subcommand register_contrast(CLI::App& root) {
   app->add_option("--json", c->json, "Also write the whole contrast as JSON to this file");
   app->add_option("--csv", c->csv, "Also write the contrast table as CSV to this file");
   app->add_option("--launcher", c->o.launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_option("--hosts", c->o.hosts,
+                  "mpirun's hosts, comma-separated, each optionally host:slots: the multinode mode runs on all of "
+                  "them, the other modes on the first");
+  app->add_option("--hostfile", c->o.hostfile, "mpirun's hosts as an Open MPI hostfile (one 'host [slots=N]' a line)");
+  app->add_option("--mpirun-args", c->mpirun_args,
+                  "Extra mpirun arguments for every step, one string: --mpirun-args='--mca pml ucx'");
+  app->add_option("--srun-args", c->srun_args,
+                  "Extra srun arguments for every step, one string: --srun-args='--mpi=pmix --exclusive' [--mpi= "
+                  "from SLURM_MPI_TYPE, else pmix when srun offers it]");
   app->add_flag("--dry-run", c->o.dry_run, "Print the plan and the launch command of every mode; run nothing");
   app->add_flag("--quiet", c->o.quiet, "No table, no progress lines");
   Subcommand sub;

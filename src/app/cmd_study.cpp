@@ -18,6 +18,9 @@ Subcommand register_study(CLI::App& root) {
   app->add_option("file", o->file, "The study file, e.g. jobs/strong-scaling-cpu.yaml")->required();
   app->add_option("--out-dir", o->out_dir, "Folder of the study's results [results/<study name>]");
   app->add_option("--launcher", o->launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_option("--hosts", o->hosts,
+                  "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
+  app->add_option("--hostfile", o->hostfile, "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
   app->add_option("--timeout", o->timeout_s, "Seconds one run may take before it is killed [the file's timeout_s, 900]");
   app->add_flag("--rerun", o->rerun,
                 "Run again the runs already in runs.jsonl (appended beside the earlier ones, never replacing them)");

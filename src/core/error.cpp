@@ -15,6 +15,7 @@ std::string_view exit_code_name(ExitCode code) {
     case ExitCode::no_cuda: return "built without CUDA";
     case ExitCode::timeout: return "timeout";
     case ExitCode::partial: return "some runs failed";
+    case ExitCode::launch: return "launch failed";
   }
   return "unknown";
 }
@@ -23,7 +24,7 @@ std::string exit_code_table() {
   std::string out;
   const ExitCode all[] = {ExitCode::ok, ExitCode::internal, ExitCode::usage, ExitCode::resource,
                           ExitCode::verification_failed, ExitCode::runtime, ExitCode::no_cuda,
-                          ExitCode::timeout, ExitCode::partial};
+                          ExitCode::timeout, ExitCode::partial, ExitCode::launch};
   const char* why[] = {"success, every result verified",
                        "a bug in scalebench (please report it)",
                        "bad option or value (see --help)",
@@ -32,7 +33,8 @@ std::string exit_code_table() {
                        "MPI, BLAS, CUDA, cuBLAS, NCCL or hwloc reported an error",
                        "a GPU feature was asked of a build without CUDA",
                        "a launched run exceeded its time limit",
-                       "a driver finished but some of its runs failed"};
+                       "a driver finished but some of its runs failed",
+                       "a driver's runs failed to launch (mpirun, srun, PMIx, a rank lost) or none could run here"};
   for (std::size_t i = 0; i < std::size(all); ++i) {
     out += fmt::format("  {}  {:<22} {}\n", static_cast<int>(all[i]), exit_code_name(all[i]), why[i]);
   }

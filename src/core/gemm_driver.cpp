@@ -18,6 +18,7 @@
 #include "scalebench/gemm_fill.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
+#include "scalebench/network.hpp"
 #include "scalebench/partition.hpp"
 #include "scalebench/rank_setup.hpp"
 #include "scalebench/record.hpp"
@@ -220,6 +221,13 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     }
   }
   if (cfg.peer && gpu_run) gpu_run->time_peers(peer_rec, loop);
+  // The network peer: the bare MPI calls of the scatter's and the broadcast's bytes.
+  PhaseRecorder net_rec;
+  if (cfg.peer && host_moves && comm.size() > 1) {
+    time_bare_collectives(loop, comm, net_rec, a_full.data(), a_counts, a_displs, a_mine, mine.count * s.k, b.data(),
+                          s.k * s.n);
+  }
+  const auto net_phases = summarize_phases(net_rec, comm);
 
   const auto phases = summarize_phases(rec, comm);
   const auto setup_phases = summarize_phases(setup, comm);
@@ -310,6 +318,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                      {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
                      {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}};
   record["peer"] = peer;
+  add_node_counts(record);
+  record["network"] = gemm_network(rank_hosts(record), a_counts, c_counts, s.k * s.n, sizeof(T), phases, net_phases);
   if (gpu_run) record["gpu"] = gpu_run->record_section(gpu_map, phases);
   record["verification"] = {{"method", "freivalds"},
                             {"ok", ok},

@@ -15,6 +15,7 @@
 #include "scalebench/rank_setup.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
+#include "scalebench/network.hpp"
 #include "scalebench/partition.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/repeats.hpp"
@@ -304,6 +305,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   nlohmann::json& record = result.record;
   record = ctx;
   record["subcommand"] = "montecarlo";
+  add_node_counts(record);
   record["config"] = config_json(cfg, chunks);
   record["backend"] = backend_info;
   if (cfg.backend == McBackendKind::naive) {

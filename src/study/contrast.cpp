@@ -14,6 +14,7 @@
 
 #include "scalebench/build_info.hpp"
 #include "scalebench/error.hpp"
+#include "scalebench/launch.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/topology.hpp"
@@ -65,6 +66,29 @@ std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
   return (naive ? o.naive_samples : o.samples) + " samples";
 }
 
+// The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
+std::vector<std::string> step_launcher_argv(const LaunchSetup& setup, const PlacementPlan& plan) {
+  const LaunchArgs la = launch_args(plan, setup.launcher == "srun" ? Launcher::srun : Launcher::mpirun);
+  std::vector<std::string> argv{setup.program};
+  argv.insert(argv.end(), la.launcher_args.begin(), la.launcher_args.end());
+  const auto hosts = host_args(setup, plan.nodes, plan.ranks_per_node);
+  argv.insert(argv.end(), hosts.begin(), hosts.end());
+  argv.insert(argv.end(), setup.extra.begin(), setup.extra.end());
+  return argv;
+}
+
+// The machine as the allocation gives it: narrowed to the CPUs it grants on each node (the least
+// of SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE and this process's CPU set), never the whole node.
+Topology allocation_topology(Topology topo) {
+  if (!topo.is_this_machine()) return topo;
+  std::vector<int> mine = affinity_cpus();
+  const int n = allocation_cpus(std::getenv("SLURM_CPUS_ON_NODE"), std::getenv("SLURM_JOB_CPUS_PER_NODE"),
+                                static_cast<int>(mine.size()));
+  if (n <= 0 || n >= static_cast<int>(topo.cpus().size())) return topo;
+  mine.resize(std::min(mine.size(), static_cast<std::size_t>(n)));
+  return topo.restricted_to(mine);
+}
+
 // One contrast row from a run record.
 nlohmann::json summarize(const ContrastStep& s) {
   const auto& r = s.record;
@@ -103,6 +127,7 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
     }
   }
   if (out.exit_code != 0) {
+    s.launch_failed = !out.timed_out && !has_scalebench_error(s.log_path);
     const std::string why = study::failure_lines(s.log_path);
     s.reason = out.timed_out   ? fmt::format("timed out after {:.0f} s", o.timeout_s)
                : out.not_found ? fmt::format("could not start {} (see {})", s.argv[0], s.log_path)
@@ -137,32 +162,23 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     throw UsageError("run `scalebench contrast` directly, not under mpirun: it launches each mode itself");
   }
   const StopSignals stop_signals;
-  const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
-  std::string launcher = o.launcher;
-  if (launcher == "auto") launcher = in_slurm ? "srun" : "mpirun";
-  if (launcher != "mpirun" && launcher != "srun") {
-    throw UsageError(fmt::format("unknown --launcher '{}'; use auto, mpirun or srun", o.launcher));
-  }
-  std::string launcher_program = launcher;
-  if (launcher == "mpirun") {
-    if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) launcher_program = m;
-  }
-  if (!o.dry_run && !program_available(launcher_program)) {
-    throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", launcher_program,
-                                    launcher == "srun" ? "slurm-client" : "openmpi-bin"));
-  }
-  // Open MPI refuses root unless told; the contrast is a deliberate run, so say it for the steps.
-  if (launcher == "mpirun") study::allow_mpirun_as_root();
+  LaunchRequest request;
+  request.launcher = o.launcher;
+  request.hosts = o.hosts;
+  request.hostfile = o.hostfile;
+  request.mpirun_args = o.mpirun_args;
+  request.srun_args = o.srun_args;
+  request.dry_run = o.dry_run;
+  const LaunchSetup setup = resolve_launch(request);
+  const std::string& launcher = setup.launcher;
 
-  const Topology topo = Topology::load();
+  const Topology topo = allocation_topology(Topology::load());
   if (!topo.is_this_machine() && !o.dry_run) {
     throw UsageError("HWLOC_XMLFILE describes another machine: use `scalebench contrast --dry-run` to see its plan, "
                      "or unset HWLOC_XMLFILE to run here");
   }
   PlanOptions plan_opts;
-  if (in_slurm && launcher == "srun") {
-    if (const char* nn = std::getenv("SLURM_JOB_NUM_NODES")) plan_opts.nodes = std::max(1, std::atoi(nn));
-  }
+  plan_opts.nodes = setup.nodes;
   const std::vector<Mode> modes = o.modes.empty() ? all_modes() : o.modes;
   std::vector<PlacementPlan> plans;
   for (Mode m : modes) {
@@ -202,9 +218,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     const std::string stem = fmt::format("{}-{}", workload_name(w), row_mode(s));
     s.record_path = out_dir + "/" + stem + ".json";
     s.log_path = out_dir + "/" + stem + ".log";
-    const LaunchArgs la = launch_args(plan, launcher == "srun" ? Launcher::srun : Launcher::mpirun);
-    s.argv.push_back(launcher_program);
-    s.argv.insert(s.argv.end(), la.launcher_args.begin(), la.launcher_args.end());
+    s.nodes = plan.nodes;
+    s.argv = step_launcher_argv(setup, plan);
+    const LaunchArgs la = launch_args(plan, setup.launcher == "srun" ? Launcher::srun : Launcher::mpirun);
     s.argv.push_back(binary);
     const auto wa = workload_args(o, s, s.record_path);
     s.argv.insert(s.argv.end(), wa.begin(), wa.end());
@@ -232,6 +248,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   const int failed = run_steps(o, result.steps);
   const int to_run = static_cast<int>(std::count_if(result.steps.begin(), result.steps.end(),
                                                     [](const ContrastStep& s) { return !s.skipped; }));
+  const auto launch_failed = std::count_if(result.steps.begin(), result.steps.end(),
+                                           [](const ContrastStep& s) { return s.launch_failed; });
 
   // Speed-up over single-core (rate ratio: naive runs a smaller problem), efficiency per core.
   std::map<std::string, double> single_core_rate;
@@ -245,7 +263,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   topo.host(), topo.cores().size(), topo.cpu_numa_domains().size(),
                                   topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
                                   topo.gpus().size() == 1 ? "" : "s", out_dir);
-  table += fmt::format("{:<11}{:<14}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode", "size",
+  table += fmt::format("{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode",
+                       "nodes", "size",
                        "ranks x thr", "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
     nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
@@ -255,6 +274,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
     if (!s.reason.empty()) row["reason"] = s.reason;
     if (!s.skipped) {
+      row["nodes"] = s.nodes;
       row["command"] = join_args(s.argv);
       row["record"] = s.record_path;
       row["exit_code"] = s.exit_code;
@@ -276,8 +296,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
     const std::string status = row["status"].get<std::string>();
     table += fmt::format(
-        "{:<11}{:<14}{:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
-        row["mode"].get<std::string>(), row["size"].get<std::string>(),
+        "{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
+        row["mode"].get<std::string>(), row.contains("nodes") ? std::to_string(row["nodes"].get<int>()) : "-",
+        row["size"].get<std::string>(),
         row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
                                             row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
                               : "-",
@@ -296,27 +317,31 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     std::fflush(stdout);
   }
 
-  result.exit_code = failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
+  result.exit_code = launch_failed > 0 ? static_cast<int>(ExitCode::launch)
+                     : failed > 0      ? static_cast<int>(ExitCode::partial)
+                                       : 0;
   result.report = {{"schema_version", kSchemaVersion},
                    {"subcommand", "contrast"},
                    {"command_line", command_line()},
                    {"host", topo.host()},
                    {"launcher", launcher},
+                   {"nodes", setup.nodes},
+                   {"nodes_from", setup.nodes_from},
                    {"out_dir", out_dir},
                    {"runs", rows},
                    {"ok", failed == 0},
                    {"exit_code", result.exit_code},
                    {"finished_at", utc_now_iso8601()}};
   write_json_atomic(out_dir + "/contrast.json", result.report);
-  std::string csv = "workload,mode,ranks,threads_per_rank,gpus,size,time_s,rate,rate_unit,speedup_vs_single_core,"
+  std::string csv = "workload,mode,nodes,ranks,threads_per_rank,gpus,size,time_s,rate,rate_unit,speedup_vs_single_core,"
                     "parallel_efficiency,compute_share,communication_share,transfer_share,status,reason\n";
   for (const auto& row : rows) {
     auto num = [&](const char* k) { return row.contains(k) ? fmt::format("{}", row[k].get<double>()) : std::string(); };
     auto share = [&](const char* k) {
       return row.contains("share") ? fmt::format("{}", row["share"][k].get<double>()) : std::string();
     };
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
-                       row["mode"].get<std::string>(), num("ranks"), num("threads_per_rank"), num("gpus"),
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
+                       row["mode"].get<std::string>(), num("nodes"), num("ranks"), num("threads_per_rank"), num("gpus"),
                        csv_escape(row.value("size", std::string())), num("time_s"), num("rate"),
                        row.value("rate_unit", std::string()), num("speedup_vs_single_core"), num("parallel_efficiency"),
                        share("compute"), share("communication"), share("transfer"), row["status"].get<std::string>(),
@@ -326,8 +351,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   if (o.json_path) write_json_atomic(*o.json_path, result.report);
   if (o.csv_path) write_file_atomic(*o.csv_path, csv);
   if (failed > 0) {
-    std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed (marked in the table); logs in %s\n", failed,
-                 to_run, out_dir.c_str());
+    std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed%s (marked in the table); logs in %s\n",
+                 failed, to_run, launch_failed > 0 ? ", some to launch" : "", out_dir.c_str());
   }
   return result;
 }

@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "scalebench/error.hpp"
+#include "scalebench/launch.hpp"
 #include "scalebench/placement.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
@@ -29,9 +30,10 @@ using study::failure_lines;
 using study::RunFigures;
 using study::human_rate;
 
-constexpr const char* kKeys = "study, description, workload, args, sweep, mpirun_args, srun_args, timeout_s";
-const std::set<std::string> kKeySet = {"study", "description", "workload", "args", "sweep",
-                                       "mpirun_args", "srun_args", "timeout_s"};
+constexpr const char* kKeys =
+    "study, description, workload, args, sweep, mpirun_args, srun_args, hosts, hostfile, timeout_s";
+const std::set<std::string> kKeySet = {"study",       "description", "workload", "args",     "sweep",
+                                       "mpirun_args", "srun_args",   "hosts",    "hostfile", "timeout_s"};
 // Early, cheap limits: a study file is a page of YAML, a sweep a few hundred runs at most in practice.
 constexpr long long kMaxStudyFileBytes = 1 << 20;
 constexpr std::size_t kMaxRuns = 10'000;
@@ -60,9 +62,14 @@ std::vector<std::string> scalar_list(const std::string& file, const YAML::Node& 
 // Options the study sets itself on every run.
 bool reserved_option(const std::string& name) { return name == "json" || name == "dry-run" || name == "quiet"; }
 
-// An option key of args or sweep: a plain option name (no leading --, no =value), not reserved.
+// The keys that place ranks (the launcher's), not options of the workload.
+bool placement_key(const std::string& k) { return k == "ranks" || k == "nodes" || k == "ranks_per_node"; }
+
+// An option key of args or sweep: a plain option name (no leading --, no =value), not reserved;
+// or a placement key.
 std::string option_key(const std::string& file, const YAML::Node& key, const char* section) {
   const std::string k = key.Scalar();
+  if (placement_key(k)) return k;
   const bool plain = !k.empty() && std::isalnum(static_cast<unsigned char>(k[0])) != 0 &&
                      std::all_of(k.begin(), k.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '-'; });
   if (!plain) {
@@ -79,13 +86,30 @@ bool valid_name(const std::string& s) {
   }) && s[0] != '.';
 }
 
-int parse_ranks(const std::string& file, const std::string& v) {
+// ranks, nodes, ranks_per_node: whole numbers >= 1.
+int parse_count(const std::string& file, const std::string& key, const std::string& v) {
   char* end = nullptr;
   const long r = std::strtol(v.c_str(), &end, 10);
   if (end == v.c_str() || *end != '\0' || r < 1 || r > 1'000'000) {
-    throw UsageError(fmt::format("{}: ranks must be whole numbers >= 1 (got '{}')", file, v));
+    throw UsageError(fmt::format("{}: {} must be whole numbers >= 1 (got '{}')", file, key, v));
   }
   return static_cast<int>(r);
+}
+
+// Sets a run's nodes, ranks per node and ranks from the keys given (0: not given).
+void place_run(const std::string& file, StudyRun& r, int ranks, int nodes, int per_node) {
+  r.placed = nodes > 0 || per_node > 0;
+  r.nodes = nodes > 0 ? nodes : 1;
+  if (per_node > 0 && ranks > 0 && ranks != r.nodes * per_node) {
+    throw UsageError(fmt::format("{}: ranks {} is not nodes {} x ranks_per_node {}; give two of the three", file,
+                                 ranks, r.nodes, per_node));
+  }
+  if (per_node == 0 && ranks > 0 && ranks % r.nodes != 0) {
+    throw UsageError(fmt::format("{}: ranks {} do not split evenly over {} nodes; use ranks_per_node", file, ranks,
+                                 r.nodes));
+  }
+  r.ranks_per_node = per_node > 0 ? per_node : ranks > 0 ? ranks / r.nodes : 1;
+  r.ranks = r.nodes * r.ranks_per_node;
 }
 
 // Where the summary goes and what it says of the launch.
@@ -136,25 +160,27 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   }
 
   std::vector<std::string> swept;
-  for (const auto& [k, vs] : spec.sweep) swept.push_back(k);
+  for (const auto& [k, vs] : spec.sweep) {
+    if (k != "nodes") swept.push_back(k);  // nodes has its own column
+  }
   nlohmann::json out_rows = nlohmann::json::array();
   std::string table =
       fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed, {} cannot run here); {}\n",
                   spec.name, runs.size(), result.ran, result.from_earlier, result.failed, cannot_run.size(), jsonl);
-  std::string head = fmt::format("{:>4}", "#");
+  std::string head = fmt::format("{:>4} {:>5}", "#", "nodes");
   for (const auto& k : swept) head += fmt::format(" {:>10}", k);
   head += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "rate", "speed-up", "eff.",
                       "compute/comm/transfer", "status");
   table += head;
-  std::string csv = "index,key,ranks";
+  std::string csv = "index,key,ranks,nodes,ranks_per_node";
   for (const auto& k : swept) {
-    if (k != "ranks") csv += "," + csv_escape(k);
+    if (k != "ranks" && k != "ranks_per_node") csv += fmt::format(",{}", csv_escape(k));
   }
   csv += ",resources,gpu,time_s,rate,rate_unit,compute_s,communication_s,transfer_s,speedup,efficiency,status,reason\n";
-  std::string md = fmt::format("# Study {}\n\n{}\n\n| # | ", spec.name, spec.description);
+  std::string md = fmt::format("# Study {}\n\n{}\n\n| # | nodes | ", spec.name, spec.description);
   for (const auto& k : swept) md += k + " | ";
   md += "cores or GPUs | time s | rate | speed-up | efficiency | compute / comm / transfer s | status |\n|";
-  for (std::size_t i = 0; i < swept.size() + 8; ++i) md += " --- |";
+  for (std::size_t i = 0; i < swept.size() + 9; ++i) md += " --- |";
   md += "\n";
 
   for (const auto& row : rows) {
@@ -163,7 +189,9 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     const std::string status = row.line               ? (*row.line)["status"].get<std::string>()
                                : skip != cannot_run.end() ? "skipped"
                                                           : "not run";
-    nlohmann::json j = {{"index", r.index}, {"key", r.key}, {"ranks", r.ranks}, {"status", status}};
+    nlohmann::json j = {{"index", r.index},         {"key", r.key},
+                        {"ranks", r.ranks},         {"nodes", r.nodes},
+                        {"ranks_per_node", r.ranks_per_node}, {"status", status}};
     nlohmann::json opts = nlohmann::json::object();
     for (const auto& [k, v] : r.options) opts[k] = v;
     j["options"] = opts;
@@ -193,13 +221,14 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
 
     auto swept_value = [&](const std::string& k) {
       if (k == "ranks") return std::to_string(r.ranks);
+      if (k == "ranks_per_node") return std::to_string(r.ranks_per_node);
       for (const auto& [ok, ov] : r.options) {
         if (ok == k) return ov;
       }
       return std::string("-");
     };
     const bool ok = status == "ok";
-    std::string line = fmt::format("{:>4}", r.index);
+    std::string line = fmt::format("{:>4} {:>5}", r.index, r.nodes);
     for (const auto& k : swept) line += fmt::format(" {:>10}", swept_value(k));
     const std::string shares = ok ? fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s)
                                   : "-";
@@ -209,15 +238,15 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
                         speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-", eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-",
                         shares, ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
     table += line;
-    csv += fmt::format("{},{},{}", r.index, csv_escape(r.key), r.ranks);
+    csv += fmt::format("{},{},{},{},{}", r.index, csv_escape(r.key), r.ranks, r.nodes, r.ranks_per_node);
     for (const auto& k : swept) {
-      if (k != "ranks") csv += "," + csv_escape(swept_value(k));
+      if (k != "ranks" && k != "ranks_per_node") csv += fmt::format(",{}", csv_escape(swept_value(k)));
     }
     csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},\n", row.f.resources(), row.f.gpu ? 1 : 0, row.f.time_s,
                             row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
                             speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status)
               : fmt::format(",,,,,,,,,,,{},{}\n", status, csv_escape(j.value("reason", std::string())));
-    md += fmt::format("| {} | ", r.index);
+    md += fmt::format("| {} | {} | ", r.index, r.nodes);
     for (const auto& k : swept) md += swept_value(k) + " | ";
     md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} |\n", row.f.resources(), row.f.gpu ? " GPU" : "",
                            row.f.time_s, human_rate(row.f.rate, row.f.rate_unit),
@@ -327,19 +356,27 @@ StudySpec load_study(const std::string& path) {
   }
   if (const auto a = root["mpirun_args"]) s.mpirun_args = scalar_list(path, a, "mpirun_args");
   if (const auto a = root["srun_args"]) s.srun_args = scalar_list(path, a, "srun_args");
+  if (const auto h = root["hosts"]) {
+    s.hosts = h.IsSequence() ? [&] {
+      std::string joined;
+      for (const auto& name : scalar_list(path, h, "hosts")) joined += (joined.empty() ? "" : ",") + name;
+      return joined;
+    }() : scalar(path, h, "hosts");
+  }
+  if (const auto h = root["hostfile"]) s.hostfile = scalar(path, h, "hostfile");
   if (const auto t = root["timeout_s"]) {
     const std::string v = scalar(path, t, "timeout_s");
     char* end = nullptr;
     s.timeout_s = std::strtod(v.c_str(), &end);
     if (end == v.c_str() || *end != '\0' || !(s.timeout_s > 0)) bad(path, t, "timeout_s must be a number of seconds > 0");
   }
-  // Rank counts are checked here, the workload's own options by the runs' --dry-run.
+  // Rank and node counts are checked here, the workload's own options by the runs' --dry-run.
   for (const auto& [k, v] : s.args) {
-    if (k == "ranks") parse_ranks(path, v);
+    if (placement_key(k)) parse_count(path, k, v);
   }
   for (const auto& [k, vs] : s.sweep) {
-    if (k == "ranks") {
-      for (const auto& v : vs) parse_ranks(path, v);
+    if (placement_key(k)) {
+      for (const auto& v : vs) parse_count(path, k, v);
     }
   }
   check_run_count(s);
@@ -352,15 +389,17 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
   for (bool more = true; more;) {
     StudyRun r;
     r.index = static_cast<int>(runs.size()) + 1;
+    std::map<std::string, int> counts;  // ranks, nodes, ranks_per_node as given
     auto take = [&](const std::string& k, const std::string& v) {
-      if (k == "ranks") {
-        r.ranks = parse_ranks(spec.file, v);
+      if (placement_key(k)) {
+        counts[k] = parse_count(spec.file, k, v);
       } else {
         r.options.emplace_back(k, v);
       }
     };
     for (const auto& [k, v] : spec.args) take(k, v);
     for (std::size_t i = 0; i < spec.sweep.size(); ++i) take(spec.sweep[i].first, spec.sweep[i].second[at[i]]);
+    place_run(spec.file, r, counts["ranks"], counts["nodes"], counts["ranks_per_node"]);
     r.workload_argv.push_back(spec.workload);
     // --k=v: a value is never read as an option of its own, whatever it starts with.
     for (const auto& [k, v] : r.options) {
@@ -370,6 +409,7 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
     auto sorted = r.options;
     std::sort(sorted.begin(), sorted.end());
     r.key = fmt::format("{} ranks={}", spec.workload, r.ranks);
+    if (r.placed) r.key += fmt::format(" nodes={}", r.nodes);
     for (const auto& [k, v] : sorted) r.key += fmt::format(" {}={}", k, v);
     runs.push_back(std::move(r));
     // The last swept key varies fastest.
@@ -387,41 +427,73 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
 
 namespace {
 
-// How a study launches its runs: the launcher program and arguments, this binary.
+bool names_option(const std::vector<std::string>& args, std::initializer_list<const char*> options) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+    return std::any_of(options.begin(), options.end(), [&](const char* o) { return a == o; });
+  });
+}
+
+// How a study launches its runs: the launch (launcher, hosts, extra arguments), this binary.
 struct StudyLauncher {
   const StudySpec* spec;
-  std::string launcher;  // mpirun | srun
-  std::string program;   // the launcher's executable
+  LaunchSetup setup;
   std::string binary;
+  int cpus_per_node = 0;  // what this host or allocation gives (0: unknown)
 
+  // A run's launch command, without --json or --dry-run. With nodes, ranks per node or hosts,
+  // mpirun places ranks_per_node ranks on each node (--map-by ppr:K:node) and leaves the binding
+  // to the ranks (--pin), unless mpirun_args say otherwise; srun always says how many nodes.
   std::vector<std::string> argv(const StudyRun& r) const {
-    std::vector<std::string> a = {program};
-    const bool mpirun = launcher == "mpirun";
-    a.insert(a.end(), {mpirun ? "-np" : "-n", std::to_string(r.ranks)});
-    const auto& extra = mpirun ? spec->mpirun_args : spec->srun_args;
-    a.insert(a.end(), extra.begin(), extra.end());
+    const LaunchSetup& s = setup;
+    std::vector<std::string> a = {s.program};
+    const std::string k = std::to_string(r.ranks_per_node);
+    if (s.launcher == "mpirun") {
+      a.insert(a.end(), {"-np", std::to_string(r.ranks)});
+      if (r.placed || !s.hosts.empty()) {
+        if (!names_option(s.extra, {"--map-by", "-map-by", "--npernode", "-npernode"})) {
+          a.insert(a.end(), {"--map-by", fmt::format("ppr:{}:node", k)});
+        }
+        if (!names_option(s.extra, {"--bind-to", "-bind-to"})) a.insert(a.end(), {"--bind-to", "none"});
+        const auto h = host_args(s, r.nodes, r.ranks_per_node);
+        a.insert(a.end(), h.begin(), h.end());
+      }
+    } else {
+      a.insert(a.end(), {"-n", std::to_string(r.ranks), fmt::format("--nodes={}", r.nodes),
+                         fmt::format("--ntasks-per-node={}", k)});
+    }
+    a.insert(a.end(), s.extra.begin(), s.extra.end());
     a.push_back(binary);
     a.insert(a.end(), r.workload_argv.begin(), r.workload_argv.end());
     return a;
   }
+
+  // Why the launch cannot hold a run (more nodes than given, more ranks per node than the CPUs of
+  // this host or allocation without --oversubscribe); empty when it can.
+  std::string limit(const StudyRun& r) const {
+    const LaunchSetup& s = setup;
+    if (r.nodes > s.nodes) return fmt::format("needs {} nodes; {} gives {}", r.nodes, s.nodes_from, s.nodes);
+    const bool local = s.launcher == "srun" || s.hosts.empty();
+    if (local && cpus_per_node > 0 && r.ranks_per_node > cpus_per_node &&
+        !names_option(s.extra, {"--oversubscribe", "-oversubscribe", "--overcommit", "-O"})) {
+      return fmt::format("{} ranks per node but {} gives {} CPUs per node (add --oversubscribe to mpirun_args to "
+                         "run them anyway)", r.ranks_per_node, s.nodes_from, cpus_per_node);
+    }
+    return "";
+  }
 };
 
 StudyLauncher make_launcher(const StudyOptions& o, const StudySpec& spec) {
-  const bool in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
-  StudyLauncher l{&spec, o.launcher == "auto" ? (in_slurm ? "srun" : "mpirun") : o.launcher, "", ""};
-  if (l.launcher != "mpirun" && l.launcher != "srun") {
-    throw UsageError(fmt::format("unknown --launcher '{}'; use auto, mpirun or srun", o.launcher));
-  }
-  l.program = l.launcher;
-  if (l.launcher == "mpirun") {
-    if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) l.program = m;
-    study::allow_mpirun_as_root();
-  }
-  if (!o.dry_run && !program_available(l.program)) {
-    throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", l.program,
-                                    l.launcher == "srun" ? "slurm-client" : "openmpi-bin"));
-  }
-  l.binary = o.binary.empty() ? study::self_binary() : o.binary;
+  LaunchRequest request;
+  request.launcher = o.launcher;
+  const bool cli_hosts = !o.hosts.empty() || !o.hostfile.empty();
+  request.hosts = cli_hosts ? o.hosts : spec.hosts;
+  request.hostfile = cli_hosts ? o.hostfile : spec.hostfile;
+  request.mpirun_args = spec.mpirun_args;
+  request.srun_args = spec.srun_args;
+  request.dry_run = o.dry_run;
+  StudyLauncher l{&spec, resolve_launch(request), o.binary.empty() ? study::self_binary() : o.binary, 0};
+  l.cpus_per_node = allocation_cpus(std::getenv("SLURM_CPUS_ON_NODE"), std::getenv("SLURM_JOB_CPUS_PER_NODE"),
+                                    static_cast<int>(affinity_cpus().size()));
   return l;
 }
 
@@ -440,6 +512,7 @@ std::vector<const StudyRun*> runs_to_check(const std::vector<const StudyRun*>& t
     bool adds = r == todo.back();
     for (const auto& [k, v] : r->options) adds = seen.insert(k + "=" + v).second || adds;
     adds = seen.insert(fmt::format("ranks={}", r->ranks)).second || adds;
+    adds = seen.insert(fmt::format("nodes={}", r->nodes)).second || adds;
     if (adds) out.push_back(r);
   }
   return out;
@@ -456,8 +529,12 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
                             "others are checked as they run", checked.size(), todo.size()));
   }
   std::map<int, std::string> cannot_run;
+  for (const StudyRun* r : todo) {
+    if (const std::string why = l.limit(*r); !why.empty()) cannot_run[r->index] = why;
+  }
   int k = 0;
   for (const StudyRun* r : checked) {
+    if (cannot_run.count(r->index) != 0) continue;
     throw_if_stopped("nothing was run");
     progress(o, fmt::format("[{}/{}] checking run {} ({})", ++k, checked.size(), r->index, r->key));
     auto argv = l.argv(*r);
@@ -466,16 +543,25 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
     std::remove(log.c_str());
     const StepOutcome out = run_step(argv, log, 120);
     throw_if_stopped("nothing was run");
-    if (out.exit_code == static_cast<int>(ExitCode::usage)) {
-      const std::string why = failure_lines(log);
+    const bool own = has_scalebench_error(log);
+    if (out.exit_code == static_cast<int>(ExitCode::usage) && own) {
       throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", l.spec->name,
-                                   r->index, r->key, why.empty() ? "see " + log : why, l.spec->file));
+                                   r->index, r->key, failure_lines(log), l.spec->file));
+    }
+    const bool limit = out.exit_code == static_cast<int>(ExitCode::resource) ||
+                       out.exit_code == static_cast<int>(ExitCode::no_cuda);
+    if (out.exit_code != 0 && limit && own) {
+      // Not the file's fault: this machine cannot hold the run (memory, GPUs, CUDA), as scalebench says.
+      cannot_run[r->index] = fmt::format("{} (exit code {}; {})", failure_lines(log), out.exit_code, log);
+      continue;
     }
     if (out.exit_code != 0) {
-      // Not the file's fault: this machine cannot hold the run (memory, GPUs, launcher slots).
-      const std::string why = failure_lines(log);
-      cannot_run[r->index] = fmt::format("{} (exit code {}; {})", why.empty() ? "no output" : why, out.exit_code, log);
-      continue;
+      // The launch itself failed (launcher, PMI, MPI start-up): no run can be trusted to start.
+      const std::string why = out.timed_out ? "the check timed out after 120 s" : failure_lines(log);
+      throw LaunchError(fmt::format("study {}: run {} ({}) could not be launched: {} (exit code {}; {}); no run was "
+                                    "started: fix the launch (srun_args, mpirun_args, hosts) and run the study again",
+                                    l.spec->name, r->index, r->key, why.empty() ? "no output" : why, out.exit_code,
+                                    log));
     }
     std::remove(log.c_str());
   }
@@ -509,8 +595,10 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   }
   nlohmann::json opts = nlohmann::json::object();
   for (const auto& [k, v] : r.options) opts[k] = v;
+  const bool launch_failed = code != 0 && !out.timed_out && !has_scalebench_error(stem + ".log");
   return {{"study", l.spec->name},  {"index", r.index},       {"key", r.key},
-          {"ranks", r.ranks},       {"options", opts},        {"command", join_args(argv)},
+          {"ranks", r.ranks},       {"nodes", r.nodes},       {"launch_failed", launch_failed},
+          {"options", opts},        {"command", join_args(argv)},
           {"started_at", started},  {"finished_at", utc_now_iso8601()},
           {"exit_code", code},      {"status", code == 0 ? "ok" : out.timed_out ? "timeout" : "failed"},
           {"reason", reason},       {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
@@ -566,6 +654,7 @@ StudyResult run_study(const StudyOptions& o) {
   }
 
   study::make_dirs(out_dir + "/runs");
+  const std::size_t to_do = todo.size();
   const std::map<int, std::string> cannot_run = check_runs(o, launcher, out_dir, todo);
   todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
              todo.end());
@@ -577,19 +666,25 @@ StudyResult run_study(const StudyOptions& o) {
     progress(o, fmt::format("[{}/{}] run {} ({})", ++result.ran, todo.size(), r->index, r->key));
     nlohmann::json line = run_one(launcher, *r, stem, timeout);
     if (line["status"] != "ok") ++result.failed;
+    if (line["launch_failed"].get<bool>()) ++result.launch_failed;
     study::append_jsonl(jsonl, line);
     lines.push_back(std::move(line));
   }
 
   const std::string table = write_summary(spec, runs, lines, cannot_run, static_cast<int>(earlier.unusable.size()),
-                                          {launcher.launcher, out_dir, jsonl}, result);
+                                          {launcher.setup.launcher, out_dir, jsonl}, result);
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);
     std::fflush(stdout);
   }
-  if (result.failed > 0) {
-    std::fprintf(stderr, "scalebench: error: %d of %d study runs failed (marked in the table); logs in %s/runs\n",
-                 result.failed, result.ran, out_dir.c_str());
+  if (to_do > 0 && result.ran == 0) {
+    result.exit_code = static_cast<int>(ExitCode::launch);
+    std::fprintf(stderr, "scalebench: error: none of the %zu runs of study %s to do can run here (%s); see the "
+                 "table\n", to_do, spec.name.c_str(), cannot_run.begin()->second.c_str());
+  } else if (result.failed > 0) {
+    if (result.launch_failed > 0) result.exit_code = static_cast<int>(ExitCode::launch);
+    std::fprintf(stderr, "scalebench: error: %d of %d study runs failed%s (marked in the table); logs in %s/runs\n",
+                 result.failed, result.ran, result.launch_failed > 0 ? ", some to launch" : "", out_dir.c_str());
   }
   return result;
 }

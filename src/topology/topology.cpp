@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "scalebench/error.hpp"
 #include "scalebench/record.hpp"
@@ -86,6 +87,22 @@ Topology Topology::load_xml(const std::string& path) {
                                  path, HWLOC_VERSION, std::strerror(err)));
   }
   return Topology(t, fmt::format("xml:{}", path));
+}
+
+Topology Topology::restricted_to(const std::vector<int>& cpus) const {
+  hwloc_topology_t t = nullptr;
+  if (hwloc_topology_dup(&t, handle_) != 0) throw RuntimeLibraryError("hwloc could not copy the topology");
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  for (int c : cpus) hwloc_bitmap_set(set, static_cast<unsigned>(c));
+  const int rc = hwloc_topology_restrict(t, set, HWLOC_RESTRICT_FLAG_REMOVE_CPULESS | HWLOC_RESTRICT_FLAG_ADAPT_IO);
+  hwloc_bitmap_free(set);
+  if (rc != 0) {
+    hwloc_topology_destroy(t);
+    throw UsageError(fmt::format("none of the CPUs {} is in the topology of {}", fmt::join(cpus, ","), host_));
+  }
+  Topology out(t, source_);
+  out.this_machine_ = this_machine_;
+  return out;
 }
 
 Topology::Topology(hwloc_topology* handle, std::string source) : handle_(handle), source_(std::move(source)) {

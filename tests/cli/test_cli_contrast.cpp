@@ -188,7 +188,7 @@ TEST(ContrastCli, ALauncherFailureShowsTheLaunchersOwnLines) {
   const CliRun r = run_command("OMPI_MCA_plm=nosuch " + std::string(std::getenv("SCALEBENCH_BINARY")) +
                                " contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
                                "--quiet --out-dir " + dir + "/runs --json " + dir + "/c.json");
-  EXPECT_EQ(r.exit_code, 8) << r.output;
+  EXPECT_EQ(r.exit_code, 9) << r.output;  // failed to launch: no scalebench error, the launcher's
   const json report = json::parse(read_file(dir + "/c.json"));
   const std::string reason = (*row_of(report, "montecarlo", "single-core"))["reason"];
   EXPECT_EQ(reason.find("exit code"), std::string::npos) << reason;
