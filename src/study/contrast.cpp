@@ -128,7 +128,7 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
   }
   if (out.exit_code != 0) {
     s.launch_failed = !out.timed_out && !has_scalebench_error(s.log_path);
-    const std::string why = study::failure_lines(s.log_path);
+    const std::string why = failure_lines(s.log_path);
     s.reason = out.timed_out   ? fmt::format("timed out after {:.0f} s", o.timeout_s)
                : out.not_found ? fmt::format("could not start {} (see {})", s.argv[0], s.log_path)
                : why.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)

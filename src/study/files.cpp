@@ -7,7 +7,6 @@
 #include <climits>
 #include <cerrno>
 #include <cstring>
-#include <vector>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -92,22 +91,6 @@ std::string last_error_line(const std::string& log_path) {
     if (line.find("scalebench: error") != std::string::npos) last = line;
   }
   return last;
-}
-
-std::string failure_lines(const std::string& log_path) {
-  const std::string error = last_error_line(log_path);
-  if (!error.empty()) return error;
-  constexpr std::size_t kLines = 3, kChars = 400;
-  std::vector<std::string> last;
-  std::ifstream log(log_path);
-  for (std::string line; std::getline(log, line);) {
-    if (line.find_first_not_of(" \t-*=") == std::string::npos) continue;  // blank or a rule
-    last.push_back(line.substr(line.find_first_not_of(" \t")));
-    if (last.size() > kLines) last.erase(last.begin());
-  }
-  std::string out;
-  for (const auto& l : last) out += (out.empty() ? "" : " | ") + l;
-  return out.size() > kChars ? "…" + out.substr(out.size() - kChars) : out;
 }
 
 namespace {

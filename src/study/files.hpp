@@ -32,9 +32,6 @@ struct RunFigures {
 RunFigures run_figures(const nlohmann::json& record);
 // The last "scalebench: error" line of a run's log (empty when none).
 std::string last_error_line(const std::string& log_path);
-// Why a step failed, from its log: its last "scalebench: error" line, else the last lines that say
-// anything (a launcher's own error: mpirun, srun), joined with " | "; empty when the log is.
-std::string failure_lines(const std::string& log_path);
 // Checked before any work, so that a driver never runs for an hour and then cannot write:
 // ResourceError saying what is wrong with the file `option` names (a folder, a name too long, a
 // folder that is missing or not writable).

@@ -26,7 +26,6 @@ namespace scalebench {
 namespace {
 
 using study::csv_escape;
-using study::failure_lines;
 using study::RunFigures;
 using study::human_rate;
 

@@ -24,7 +24,7 @@ cluster_host() {
 cluster_enter() {
   local dir="$1" host="$2" line name addr pid ns
   shift 2
-  line=$(cluster_host "$dir" "$host") || { echo "tests/cluster: no host $host in $dir/hosts" >&2; return 255; }
+  line=$(cluster_host "$dir" "$host") || { echo "tests/cluster: cannot enter $host: no such host in $dir/hosts" >&2; return 255; }
   read -r name addr pid ns <<<"$line"
   [ "$(cluster_ns_of "$pid")" = "$ns" ] || { echo "tests/cluster: host $name ($addr) is not running" >&2; return 255; }
   nsenter --target "$pid" --net --uts --mount --wd="$PWD" -- "$@"

@@ -89,3 +89,55 @@ TEST(AllocationCpus, TheLeastOfWhatSlurmAndTheCpuSetGive) {
   EXPECT_EQ(allocation_cpus("12", "12,16", 6), 6);
   EXPECT_EQ(allocation_cpus("", "junk", 4), 4);
 }
+
+// failure_lines on logs captured from real failed steps (tests/data/launch-logs/README.md).
+namespace {
+std::string log_sample(const std::string& name) {
+  return std::string(SCALEBENCH_TEST_DATA_DIR) + "/launch-logs/" + name;
+}
+}  // namespace
+
+TEST(FailureLines, PmiMissingShowsTheCauseNotTheAbortTrailer) {
+  // srun --mpi=none of an Open MPI that needs PMIx: the cause first, the generic abort banner and
+  // srun's task lines after it, on both nodes.
+  const std::string why = scalebench::failure_lines(log_sample("pmi-none.log"));
+  EXPECT_EQ(why, "[node1:11928] OPAL ERROR: Unreachable in file ext3x_client.c at line 112 | The application appears "
+                 "to have been direct launched using \"srun\", but OMPI was not built with SLURM's PMI support and "
+                 "therefore cannot execute.");
+  EXPECT_EQ(why.find("MPI_ERRORS_ARE_FATAL"), std::string::npos);
+  EXPECT_EQ(why.find("Exited with exit code"), std::string::npos);
+}
+
+TEST(FailureLines, LaunchersOwnCauses) {
+  using scalebench::failure_lines;
+  EXPECT_EQ(failure_lines(log_sample("srun-toomany.log")),
+            "srun: error: Unable to create step for job 1: More processors requested than permitted");
+  EXPECT_EQ(failure_lines(log_sample("mpirun-slots.log")),
+            "There are not enough slots available in the system to satisfy the 4 slots that were requested by the "
+            "application:");
+  // The remote shell's line before Open MPI's help text; not the advice that follows.
+  EXPECT_EQ(failure_lines(log_sample("mpirun-nohost.log")),
+            "tests/cluster: cannot enter 10.77.1.9: no such host in /tmp/scalebench-cluster.q3Xk2P/hosts | ORTE was "
+            "unable to reliably start one or more daemons.");
+  // A rank killed on the second host: the signal, not "Primary job terminated normally".
+  EXPECT_EQ(failure_lines(log_sample("mpirun-killed.log")),
+            "mpirun noticed that process rank 1 with PID 12920 on node 10.77.1.2 exited on signal 9 (Killed).");
+}
+
+TEST(FailureLines, ScalebenchsOwnErrorFirst) {
+  const std::string why = scalebench::failure_lines(log_sample("own-error.log"));
+  EXPECT_EQ(why.rfind("scalebench: error: a GPU backend (gemm --backend cublas", 0), 0u) << why;
+  EXPECT_TRUE(scalebench::has_scalebench_error(log_sample("own-error.log")));
+  EXPECT_FALSE(scalebench::has_scalebench_error(log_sample("pmi-none.log")));
+}
+
+TEST(FailureLines, WithoutACauseTheLastLines) {
+  // A rank that exits 1 saying nothing under srun: only the generic lines are left to show.
+  const TempFile f("gemm: n=64, 2 ranks\n\nsrun: error: node1: task 0: Exited with exit code 1\n"
+                   "srun: error: node2: task 1: Exited with exit code 1\n");
+  EXPECT_EQ(scalebench::failure_lines(f.path), "gemm: n=64, 2 ranks | srun: error: node1: task 0: Exited with exit "
+                                               "code 1 | srun: error: node2: task 1: Exited with exit code 1");
+  const TempFile empty("");
+  EXPECT_EQ(scalebench::failure_lines(empty.path), "");
+  EXPECT_EQ(scalebench::failure_lines("/nonexistent/scalebench-no-such.log"), "");
+}
