@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,7 +75,11 @@ std::vector<std::string> log_messages(std::istream& in) {
     } else if (start == npos) {
       if (!paragraph.empty()) take();
     } else if (!taken) {
-      paragraph += (paragraph.empty() ? "" : " ") + line.substr(start);
+      std::istringstream words(line);  // one space between words: the texts align their values
+      for (std::string w; words >> w;) {
+        if (!paragraph.empty()) paragraph += ' ';
+        paragraph += w;
+      }
     }
   }
   if (in_help) take();
@@ -101,7 +106,10 @@ std::string join_distinct(const std::vector<const std::string*>& picked, bool fr
   }
   if (from_end) std::reverse(shown.begin(), shown.end());
   std::string out;
-  for (const auto* m : shown) out += (out.empty() ? "" : " | ") + *m;
+  for (const auto* m : shown) {
+    if (!out.empty()) out += " | ";
+    out += *m;
+  }
   return out.size() > kMaxChars ? out.substr(0, kMaxChars) + "…" : out;
 }
 

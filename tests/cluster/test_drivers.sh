@@ -47,7 +47,7 @@ grep -qE '^ *# +nodes ' "$work/study.out" || { cat "$work/study.out"; fail "the 
 check '
 import json, sys
 s = json.load(open(sys.argv[1] + "/summary.json"))
-rows = {r["nodes"]: r for r in s["rows"]}
+rows = {r["nodes"]: r for r in s["runs"]}
 assert sorted(rows) == [1, 2], sorted(rows)
 for n, r in rows.items():
     assert r["status"] == "ok" and r["ranks"] == n and r["ranks_per_node"] == 1, r
