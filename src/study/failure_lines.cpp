@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -51,38 +52,68 @@ std::string first_sentence(const std::string& paragraph) {
   return stop == npos ? paragraph : paragraph.substr(0, stop + 1);
 }
 
-// The log as messages: each line outside a help text, and the first sentence of each help text.
+// Words separated by one space: the help texts align their values with runs of spaces.
+std::string squeezed(const std::string& line) {
+  std::istringstream words(line);
+  std::string out;
+  for (std::string w; words >> w;) out += (out.empty() ? w : " " + w);
+  return out;
+}
+
+// "Key: value" of a help text's detail lines ("Component: nosuch", "Local host: node1"), else "".
+std::string detail(const std::string& squeezed_line) {
+  const auto colon = squeezed_line.find(": ");
+  if (colon == npos || colon == 0 || colon > 24) return "";
+  const bool plain_key = std::all_of(squeezed_line.begin(), squeezed_line.begin() + static_cast<long>(colon),
+                                     [](unsigned char c) { return std::isalpha(c) || c == ' ' || c == '_'; });
+  return plain_key ? squeezed_line : "";
+}
+
+// One Open MPI help text: the first sentence of its first paragraph, with its detail lines.
+struct HelpText {
+  std::string paragraph, first, details;
+  void add(const std::string& line) {
+    const std::string words = squeezed(line);
+    if (const std::string kv = detail(words); !kv.empty()) {
+      end_paragraph();  // the details end the paragraph they follow
+      details += (details.empty() ? "" : "; ") + kv;
+    } else if (words.empty()) {
+      end_paragraph();
+    } else if (first.empty()) {
+      paragraph += (paragraph.empty() ? "" : " ") + words;
+    }
+  }
+  void end_paragraph() {
+    if (first.empty() && !paragraph.empty()) first = first_sentence(paragraph);
+    paragraph.clear();
+  }
+  std::string message() {
+    end_paragraph();
+    if (details.empty()) return first;
+    return (first.ends_with(':') ? first.substr(0, first.size() - 1) : first) + " (" + details + ")";
+  }
+};
+
+// The log as messages: each line outside a help text, and each help text as one (HelpText).
 std::vector<std::string> log_messages(std::istream& in) {
   std::vector<std::string> out;
-  bool in_help = false, taken = false;
-  std::string paragraph;
-  auto take = [&] {
-    if (!paragraph.empty() && !taken) out.push_back(first_sentence(paragraph));
-    paragraph.clear();
-    taken = true;
+  std::optional<HelpText> help;
+  auto close = [&] {
+    if (const std::string m = help->message(); !m.empty()) out.push_back(m);
+    help.reset();
   };
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (is_rule(line)) {
-      if (in_help) take();
-      in_help = !in_help;
-      taken = false;
-      continue;
-    }
-    const auto start = line.find_first_not_of(" \t");
-    if (!in_help) {
-      if (start != npos && line.find_first_not_of(" \t-*=", start) != npos) out.push_back(line.substr(start));
-    } else if (start == npos) {
-      if (!paragraph.empty()) take();
-    } else if (!taken) {
-      std::istringstream words(line);  // one space between words: the texts align their values
-      for (std::string w; words >> w;) {
-        if (!paragraph.empty()) paragraph += ' ';
-        paragraph += w;
-      }
+      if (help) close(); else help.emplace();
+    } else if (help) {
+      help->add(line);
+    } else if (const auto start = line.find_first_not_of(" \t");
+               start != npos && line.find_first_not_of(" \t-*=", start) != npos) {
+      out.push_back(line.substr(start));
     }
   }
-  if (in_help) take();
+  if (help) close();
   return out;
 }
 

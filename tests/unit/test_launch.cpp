@@ -115,13 +115,12 @@ TEST(FailureLines, LaunchersOwnCauses) {
   EXPECT_EQ(failure_lines(log_sample("mpirun-slots.log")),
             "There are not enough slots available in the system to satisfy the 4 slots that were requested by the "
             "application:");
-  // The remote shell's line before Open MPI's help texts, of each text its first sentence, not the
-  // advice that follows ("This usually is caused by: * not finding the required libraries...").
+  // The remote shell's line before Open MPI's help texts; of each text its first sentence and its
+  // details ("Local host: node1"), not the advice ("This usually is caused by: * not finding ...").
   EXPECT_EQ(failure_lines(log_sample("mpirun-nohost.log")),
             "tests/cluster: cannot enter 10.77.1.9: no such host in /tmp/scalebench-cluster.q3Xk2P/hosts | ORTE was "
             "unable to reliably start one or more daemons. | A process or daemon was unable to complete a TCP "
-            "connection to another process: Local host: node1 Remote host: vm This is usually caused by a firewall "
-            "on the remote host.");
+            "connection to another process (Local host: node1; Remote host: vm)");
   // A rank killed on the second host: the signal, not "Primary job terminated normally".
   EXPECT_EQ(failure_lines(log_sample("mpirun-killed.log")),
             "mpirun noticed that process rank 1 with PID 12920 on node 10.77.1.2 exited on signal 9 (Killed).");
