@@ -62,12 +62,11 @@ std::vector<int> affinity_cpus();
 bool has_scalebench_error(const std::string& log_path);
 // Why a failed step failed, from its log: its last "scalebench: error" line; else the launcher's
 // cause lines (srun, Open MPI, PMIx, the remote shell: lines that name an error, a failure, a
-// signal...; of an Open MPI help text its first sentence and its "Key: value" details), the
-// first 3 distinct ones (the same
-// line from several ranks counts once), rather than the generic trailers printed after any
-// failure ("MPI_ERRORS_ARE_FATAL ... potentially your MPI job", "Primary job terminated ...",
-// "srun: error: ... Exited with exit code 1"); else the last 3 lines that say anything. Joined with
-// " | ", at most 400 characters; empty when the log is.
+// signal...; of an Open MPI help text its first sentence and its "Key: value" details), the first
+// 3 distinct ones (the same line from several ranks counts once), rather than the generic
+// trailers printed after any failure ("MPI_ERRORS_ARE_FATAL ... potentially your MPI job",
+// "Primary job terminated ...", "srun: error: ... Exited with exit code 1"); else the last 3 lines
+// that say anything. Joined with " | ", at most 400 characters; empty when the log is.
 std::string failure_lines(const std::string& log_path);
 
 }  // namespace scalebench
