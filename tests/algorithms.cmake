@@ -1,0 +1,5 @@
+# The distributed algorithms: Summa2D on every grid of 1 to 9 ranks against Row1D and the exact
+# product (9 ranks oversubscribe a small machine: the sizes stay small).
+foreach(np 1 2 3 4 6 9)
+  scalebench_add_test(NAME gemm_algorithms SOURCES mpi/test_gemm_algorithms.cpp RANKS ${np} TIMEOUT 180)
+endforeach()
