@@ -3,3 +3,5 @@
 foreach(np 1 2 3 4 6 9)
   scalebench_add_test(NAME gemm_algorithms SOURCES mpi/test_gemm_algorithms.cpp RANKS ${np} TIMEOUT 180)
 endforeach()
+scalebench_add_test(NAME cli_gemm_algorithms SOURCES cli/test_cli_gemm_algorithms.cpp cli/cli_runner.cpp LABELS cli
+                    TIMEOUT 300)
