@@ -5,3 +5,7 @@ foreach(np 1 2 3 4 6 9)
 endforeach()
 scalebench_add_test(NAME cli_gemm_algorithms SOURCES cli/test_cli_gemm_algorithms.cpp cli/cli_runner.cpp LABELS cli
                     TIMEOUT 300)
+# Summa2D with the cuBLAS local multiply: needs a visible GPU (skips with the reason otherwise).
+foreach(np 1 2)
+  scalebench_add_test(NAME gemm_gpu_summa SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} GPU TIMEOUT 300)
+endforeach()

@@ -119,7 +119,7 @@ TEST(Summa2D, RecordCountsTheBytesEachRankMoves) {
       ok = ok && bytes.at("scatter").at(rank).get<std::int64_t>() == (rank == 0 ? 0 : 8 * (mi * ka + kb * nj));
       ok = ok && bytes.at("gather").at(rank).get<std::int64_t>() == (rank == 0 ? 0 : 8 * mi * nj);
     }
-    ok = ok && r.record.at("config").at("algorithm") == "summa2d";
+    ok = ok && r.record.at("config").at("algorithm").get<std::string>() == "summa2d";
     for (const char* ph : {"scatter", "broadcast", "compute", "gather", "verify", "end_to_end"}) {
       ok = ok && r.record.at("phases").contains(ph);
     }
