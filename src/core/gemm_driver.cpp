@@ -290,9 +290,9 @@ std::string share_text(const GemmConfig& cfg, const Communicator& comm, int r) {
 }
 
 void check_algorithm(const GemmConfig& cfg, const Communicator& comm) {
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 && cfg.grid_cols != comm.size()) {
-    // row1d is the 1 x P grid; any other --grid belongs to summa2d.
-    throw UsageError(fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on 1x{})", cfg.grid_rows,
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 && (cfg.grid_rows != comm.size() || cfg.grid_cols != 1)) {
+    // row1d is the P x 1 grid (a row block of A and C per rank); any other --grid is summa2d's.
+    throw UsageError(fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", cfg.grid_rows,
                                  cfg.grid_cols, comm.size()));
   }
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
@@ -363,7 +363,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
           cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed, to_string(cfg.fill), to_string(cfg.verify),
           cfg.peer ? "on" : "off", to_string(cfg.algorithm),
           cfg.algorithm == GemmAlgorithm::summa2d ? to_string(resolve_grid(cfg, comm.size()))
-                                                  : fmt::format("1x{}", comm.size()),
+                                                  : fmt::format("{}x1", comm.size()),
           cfg.algorithm == GemmAlgorithm::summa2d ? fmt::format("  panel width {}", cfg.panel_width) : std::string(),
           cfg.json_path.value_or("(none)"), held_text(cfg));
       for (int r = 0; r < comm.size(); ++r) {

@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "--grid 3x2 has 6 processes but the run has 4 ranks; give PR*PC = 4 (e.g. --grid 2x2)"},
         Refusal{"grid_product_differs_dry_run", 3, "--n 32 --algorithm summa2d --grid 2x2 --dry-run",
                 "--grid 2x2 has 4 processes but the run has 3 ranks"},
-        Refusal{"grid_with_row1d", 2, "--n 32 --grid 2x1", "--grid 2x1 needs --algorithm summa2d"},
+        Refusal{"grid_with_row1d", 2, "--n 32 --grid 1x2", "--grid 1x2 needs --algorithm summa2d (row1d runs on 2x1)"},
         Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
                 "--grid 4x1 needs at least 4 rows and 1 columns of C"},
         Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
