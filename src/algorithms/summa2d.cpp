@@ -201,9 +201,11 @@ class Summa2D final : public DistributedGemm {
                      const std::vector<std::pair<std::string, PhaseStats>>&) override {
     if (!comm_.is_root()) return;
     const auto& s = cfg_.shape;
-    std::vector<std::int64_t> scatter, bcast, gather;
+    std::vector<std::int64_t> scatter, bcast, gather, rows, cols;
     for (int r = 0; r < comm_.size(); ++r) {
       const Shape o = shape_of(r);
+      rows.push_back(o.mi);
+      cols.push_back(o.nj);
       scatter.push_back(r == 0 ? 0 : o.mi * o.ka + o.kb * o.nj);
       bcast.push_back(o.mi * (s.k - o.ka) + (s.k - o.kb) * o.nj);  // the panels it does not own
       gather.push_back(r == 0 ? 0 : o.mi * o.nj);
@@ -218,7 +220,7 @@ class Summa2D final : public DistributedGemm {
                               {"bytes_per_rank", {{"scatter", bytes_per_rank_json(scatter, e)},
                                                   {"broadcast", bytes_per_rank_json(bcast, e)},
                                                   {"gather", bytes_per_rank_json(gather, e)}}}};
-    record["partition"] = {{"rows_per_rank", layout_.rows.counts()}, {"cols_per_rank", layout_.cols.counts()}};
+    record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
     record["network"] = nullptr;
   }
 
