@@ -320,6 +320,23 @@ void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& 
   download(c, shape_.m, rec);
 }
 
+void CublasGemm::begin_sum(void*) {
+  SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(c_.get(), 0, c_.bytes(), stream_.get()));
+}
+
+void CublasGemm::add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
+  timer_.start();
+  copy_in(a, a_.get(), shape_.m * width);
+  copy_in(b, b_.get(), width * shape_.n);
+  timer_.stop_into(rec, "h2d");
+  timer_.start_gated();
+  row_major_gemm(handle_->get(), precision_,
+                 GemmCall{shape_.m, shape_.n, width, a_.get(), width, b_.get(), shape_.n, c_.get(), shape_.n, true});
+  timer_.stop_into(rec, "compute");
+}
+
+void CublasGemm::end_sum(void* c, PhaseRecorder& rec) { download(c, shape_.m, rec); }
+
 void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {
   // Distinct keys for A and B, the host generator's (gemm_fill.hpp); rows of A are numbered
   // globally so ranks never overlap.

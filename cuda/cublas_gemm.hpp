@@ -38,6 +38,11 @@ class CublasGemm final : public GpuGemm {
   void prepare(const GemmShape& local, Precision p, PhaseRecorder& rec) override;
   void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override;
   nlohmann::json describe() const override;
+  // The sum over panels keeps C on the device: each panel goes up ("h2d") and is added
+  // (beta = 1, "compute"); C comes down once at the end ("d2h").
+  void begin_sum(void* c) override;
+  void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
+  void end_sum(void* c, PhaseRecorder& rec) override;
 
   void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
   void hold_pack(std::int64_t elements) override { pack_elements_ = elements; }

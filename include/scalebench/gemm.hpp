@@ -19,12 +19,15 @@ enum class GemmBackendKind { naive, openblas, cublas };
 enum class Fill { uniform, integer };
 enum class VerifyMode { freivalds, full };
 enum class Transport { mpi, nccl };
+// How the matrices are distributed over the ranks (distributed_gemm.hpp).
+enum class GemmAlgorithm { row1d, summa2d };
 
 std::string to_string(Precision p);
 std::string to_string(GemmBackendKind b);
 std::string to_string(Fill f);
 std::string to_string(VerifyMode v);
 std::string to_string(Transport t);
+std::string to_string(GemmAlgorithm a);
 Precision parse_precision(const std::string& s);        // throws UsageError
 GemmBackendKind parse_gemm_backend(const std::string& s);
 // Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
@@ -40,6 +43,10 @@ float round_to_bf16(float v);
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;  // C (m×n) = A (m×k) · B (k×n), row-major
 };
+
+// Summa2D's default k-panel: wide enough for the local multiply to run near its peak, narrow
+// enough that the panel buffers stay small (docs/architecture.md, "Distributed algorithms").
+inline constexpr std::int64_t kDefaultPanelWidth = 512;
 
 struct GemmConfig {
   GemmShape shape{4096, 4096, 4096};
@@ -66,6 +73,10 @@ struct GemmConfig {
   bool resident = false;            // generate inputs on the device: no host→device phase
   bool share_gpu = false;           // allow several ranks per GPU
   bool overlap = false;             // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
+  // Distribution (distributed_gemm.hpp)
+  GemmAlgorithm algorithm = GemmAlgorithm::row1d;
+  int grid_rows = 0, grid_cols = 0;  // --grid PRxPC for summa2d; 0 = the most square grid
+  std::int64_t panel_width = kDefaultPanelWidth;  // summa2d: widest k-panel broadcast at once
 };
 
 // Throws UsageError for values that can never work, whatever the machine, sizes included: every
@@ -97,6 +108,13 @@ class LocalGemm {
   virtual void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) = 0;
   // Library, version, threads, device: goes into the record.
   virtual nlohmann::json describe() const = 0;
+  // A sum over k-panels (Summa2D): C = Σ_p A_p·B_p with A_p (m × w_p) and B_p (w_p × n)
+  // contiguous, w_p at most the prepared k, m and n the prepared ones. begin_sum starts C at
+  // zero; add_panel records "compute" (plus "h2d" where the sum is kept on a device); end_sum
+  // leaves C in `c` (host, m × n; "d2h" on a device). `c` is the same in all three calls.
+  virtual void begin_sum(void* c) = 0;
+  virtual void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) = 0;
+  virtual void end_sum(void* c, PhaseRecorder& rec) = 0;
 };
 
 // naive (the newcomer's triple loop, one thread) or openblas with `threads` threads.

@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "app/run_support.hpp"
 #include "scalebench/checked_size.hpp"
+#include "scalebench/distributed_gemm.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/mpi.hpp"
@@ -20,6 +21,9 @@ struct GemmOptions {
   std::string fill = "uniform";
   std::string verify = "freivalds";
   std::string transport = "mpi";
+  std::string algorithm = "row1d";
+  std::string grid;
+  std::string panel_width;
   RunOptions run;
   bool force = false, no_peer = false, resident = false, overlap = false;
   std::string mpi_chunk;
@@ -55,6 +59,13 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   } else {
     throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
   }
+  cfg.algorithm = parse_gemm_algorithm(o.algorithm);
+  if (!o.grid.empty()) {
+    const ProcessGrid g = parse_grid(o.grid);
+    cfg.grid_rows = g.rows;
+    cfg.grid_cols = g.cols;
+  }
+  if (!o.panel_width.empty()) cfg.panel_width = parse_positive_count("--panel-width", o.panel_width);
   apply_run_options(o.run, app, cfg);
   cfg.force = o.force;
   cfg.peer = !o.no_peer;
@@ -70,7 +81,7 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
 
 Subcommand register_gemm(CLI::App& root) {
   auto opts = std::make_shared<GemmOptions>();
-  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: scatter rows of A, broadcast B, "
+  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: distribute A and B (row1d or summa2d), "
                                           "multiply per rank, gather C, verify, time every phase");
   app->add_option("--n", opts->n, "Matrix size n (C is m x n); sets m and k too unless given [4096]");
   app->add_option("--m", opts->m, "Rows of A and C [n]");
@@ -93,6 +104,13 @@ Subcommand register_gemm(CLI::App& root) {
   app->add_flag("--overlap", opts->overlap,
                 "GPU runs: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
                 "one rank, or --transport nccl)");
+  app->add_option("--algorithm", opts->algorithm,
+                  "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
+                  "broadcast along grid rows and columns) [row1d]");
+  app->add_option("--grid", opts->grid,
+                  "summa2d: process grid PRxPC, PR*PC = ranks [the most square grid, e.g. 2x3 for 6 ranks]");
+  app->add_option("--panel-width", opts->panel_width,
+                  "summa2d: widest k-panel broadcast at once, cut at block edges [512]");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");

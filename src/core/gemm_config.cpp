@@ -102,6 +102,10 @@ void validate(const GemmConfig& cfg) {
   if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
   if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
+  if (cfg.panel_width < 1) throw UsageError(fmt::format("--panel-width must be >= 1 (got {})", cfg.panel_width));
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {
+    throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
+  }
   if (cfg.backend != GemmBackendKind::cublas && (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
     throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
                                  to_string(cfg.precision), to_string(cfg.backend)));
@@ -139,10 +143,11 @@ std::string configuration_fields(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
-                     "overlap={}",
+                     "overlap={} algorithm={} grid={}x{} panel_width={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
-                     cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap);
+                     cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap,
+                     to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width);
 }
 
 std::pair<int, std::string> resolve_threads(int requested) {

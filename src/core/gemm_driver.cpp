@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "core/gemm_gpu_run.hpp"
+#include "scalebench/distributed_gemm.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/gemm_fill.hpp"
@@ -41,159 +41,47 @@ std::int64_t mem_available_bytes() {
 
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1 << 30)); }
 
-struct VerifyOutcome {
-  bool ok = true;
-  std::int64_t rows_failed = 0;
-  double worst_ratio = 0;
-  bool gather_ok = true;
-  int first_failed_rank = -1;
-  std::int64_t first_failed_row = -1;  // global row
-};
+// The verdict over all repeats: every repeat must pass; the first failure is the one reported.
+void merge(GemmCheck& overall, const GemmCheck& v) {
+  overall.ok = overall.ok && v.ok;
+  overall.rows_failed = std::max(overall.rows_failed, v.rows_failed);
+  overall.worst_ratio = std::max(overall.worst_ratio, v.worst_ratio);
+  overall.gather_ok = overall.gather_ok && v.gather_ok;
+  if (overall.first_failed_rank < 0 && v.first_failed_rank >= 0) {
+    overall.first_failed_rank = v.first_failed_rank;
+    overall.first_failed_row = v.first_failed_row;
+  }
+}
 
 template <class T>
-int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, GemmResult& result,
-              nlohmann::json& record, PlacementReport& placement) {
+int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, DistributedGemm& alg,
+              GemmResult& result, nlohmann::json& record, PlacementReport& placement) {
   const auto& s = cfg.shape;
-  const RowPartition rows(s.m, comm.size());
-  const Block mine = rows.block(comm.rank());
-  const auto a_counts = rows.counts_times(s.k), a_displs = rows.offsets_times(s.k);
-  const auto c_counts = rows.counts_times(s.n), c_displs = rows.offsets_times(s.n);
-  const std::int64_t chunk = cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount;
-
   PhaseRecorder setup;
-  // Rank 0's A, B and C are GiBs at benchmark sizes: allocated uninitialised, then written by
-  // every thread this rank may use (HostMatrix, gemm_fill.hpp).
-  HostMatrix<T> a_full, c_full, b;
-  std::vector<T> a_i, c_i, c_peer;
-  // --backend cublas: the GPU steps (gemm_gpu_run.hpp). Declared after the host matrices, so
-  // that their page-locking ends before they are freed.
-  std::optional<GpuGemmRun> gpu_run;
-  if (auto* gpu = dynamic_cast<GpuGemm*>(&backend)) gpu_run.emplace(cfg, comm, *gpu, rows);
-  const bool host_matrices = !gpu_run || gpu_run->needs_host_matrices();
-  const bool host_moves = !gpu_run || gpu_run->moves_through_host();
-  int generate_threads = 0;  // rank 0's host generation; 0 when the inputs are made on the device
-  if (host_matrices) {
-    ScopedPhase t(setup, "generate");
-    if (comm.is_root()) {
-      // Counter-based (gemm_fill.hpp): the values --resident makes on the device, on every CPU
-      // this rank may run on.
-      a_full.resize(static_cast<std::size_t>(s.m * s.k));
-      c_full.resize(static_cast<std::size_t>(s.m * s.n));
-      b.resize(static_cast<std::size_t>(s.k * s.n));
-      generate_threads = host_fill_threads();
-      fill_zero(c_full.data(), s.m * s.n, generate_threads);
-      fill_matrix(a_full.data(), s.m * s.k, 0, gemm_input_key(cfg.seed, GemmInput::a), cfg.fill, cfg.precision,
-                  generate_threads);
-      fill_matrix(b.data(), s.k * s.n, 0, gemm_input_key(cfg.seed, GemmInput::b), cfg.fill, cfg.precision,
-                  generate_threads);
-    } else if (host_moves) {
-      // B arrives by broadcast (with transport nccl it goes device to device: no host copy).
-      b.resize(static_cast<std::size_t>(s.k * s.n));
-      fill_zero(b.data(), s.k * s.n, host_fill_threads());
-    }
-    // Rank 0 keeps its own rows in A and C (MPI_IN_PLACE): no copy of its block, no extra memory.
-    if (!comm.is_root()) {
-      a_i.assign(static_cast<std::size_t>(mine.count * s.k), T(0));
-      c_i.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
-    }
-    if (cfg.peer && !gpu_run) c_peer.assign(static_cast<std::size_t>(mine.count * s.n), T(0));
-  }
-  // This rank's rows of A and C: its own buffers, or (rank 0) its rows inside A and C.
-  T* a_mine = comm.is_root() && host_matrices ? a_full.data() + mine.offset * s.k : a_i.data();
-  T* c_mine = comm.is_root() && host_matrices ? c_full.data() + mine.offset * s.n : c_i.data();
-  const GemmShape local{mine.count, s.n, s.k};
-  if (gpu_run) {
-    if (host_matrices) {
-      auto range = [](auto& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
-      gpu_run->pin({range(a_full), range(c_full), range(a_i), range(b), range(c_i)}, setup);
-    }
-    gpu_run->prepare(local, setup);
-  } else {
-    agree(comm, [&] { backend.prepare(local, cfg.precision, setup); });
-  }
+  alg.prepare(setup);
   setup.next_repeat();
-
   const auto x = freivalds_vector(cfg.seed, s.n);
-  std::vector<double> bx, abs_bx;
   const double u = unit_roundoff(cfg.precision);
 
   PhaseRecorder rec;
-  VerifyOutcome overall;
+  GemmCheck overall;
   const RepeatLoop loop("gemm", cfg.warmup, cfg.reps, comm, cfg.quiet);
   const int total_reps = loop.total();
   for (int rep = 0; rep < total_reps; ++rep) {
     const double t0 = loop.begin(rep, rec);
-    if (host_moves) {
-      ScopedPhase t(rec, "scatter");
-      scatterv(a_full.data(), a_counts, a_displs, a_mine, mine.count * s.k, 0, comm, chunk);
-    }
-    if (host_moves) {
-      ScopedPhase t(rec, "broadcast");
-      bcast(b.data(), s.k * s.n, 0, comm, chunk);
-    }
-    if (gpu_run) {
-      gpu_run->multiply(a_full.data(), a_mine, b.data(), c_mine, c_full.data(), rec);
-    } else {
-      backend.multiply(a_mine, b.data(), c_mine, rec);
-      if (cfg.inject_error_rank == comm.rank() && mine.count > 0) {
-        c_mine[static_cast<std::size_t>((mine.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
-      }
-    }
-    if (host_moves) {
-      ScopedPhase t(rec, "gather");
-      gatherv(c_mine, mine.count * s.n, c_full.data(), c_counts, c_displs, 0, comm, chunk);
-    }
+    alg.multiply(rec);
     rec.add("end_to_end", wall_seconds() - t0);
-
-    VerifyOutcome v;
+    GemmCheck v;
     {
       ScopedPhase t(rec, "verify");
-      RowCheck rc;
-      int gather_ok = 1;
-      if (gpu_run) {
-        // The same check computed on each rank's device (gemm_gpu_run.hpp).
-        const auto check = gpu_run->verify(x, c_mine, c_full.data());
-        rc = check.rows;
-        gather_ok = check.gather_ok ? 1 : 0;
-      } else {
-        if (bx.empty()) b_times_x(b.data(), s.k, s.n, x, bx, abs_bx);
-        std::vector<double> cx;
-        rc = freivalds_rows(a_mine, c_mine, mine.count, s.n, s.k, x, bx, abs_bx, u, &cx);
-        // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
-        std::vector<double> cx_all(comm.is_root() ? static_cast<std::size_t>(s.m) : 0);
-        gatherv(cx.data(), mine.count, cx_all.data(), rows.counts(), rows.offsets(), 0, comm, chunk);
-        if (comm.is_root()) {
-          std::vector<double> cx_full;
-          c_times_x(c_full.data(), s.m, s.n, x, cx_full);
-          gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
-        }
-        SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm.get()));
-      }
-      v.gather_ok = gather_ok == 1;
-      v.rows_failed = comm.sum(rc.rows_failed);
-      v.worst_ratio = comm.max(std::isfinite(rc.worst_ratio) ? rc.worst_ratio : 1e300);
-      const int my_fail = rc.rows_failed > 0 ? comm.rank() : comm.size();
-      int first = comm.size();
-      SCALEBENCH_MPI(MPI_Allreduce(&my_fail, &first, 1, MPI_INT, MPI_MIN, comm.get()));
-      if (first < comm.size()) {
-        std::int64_t row = rc.first_failed_row + mine.offset;
-        SCALEBENCH_MPI(MPI_Bcast(&row, 1, MPI_INT64_T, first, comm.get()));
-        v.first_failed_rank = first;
-        v.first_failed_row = row;
-      }
-      v.ok = v.rows_failed == 0 && v.gather_ok;
+      v = alg.verify(x);
     }
     rec.next_repeat();
-    overall.ok = overall.ok && v.ok;
-    overall.rows_failed = std::max(overall.rows_failed, v.rows_failed);
-    overall.worst_ratio = std::max(overall.worst_ratio, v.worst_ratio);
-    overall.gather_ok = overall.gather_ok && v.gather_ok;
-    if (overall.first_failed_rank < 0 && v.first_failed_rank >= 0) {
-      overall.first_failed_rank = v.first_failed_rank;
-      overall.first_failed_row = v.first_failed_row;
-    }
+    merge(overall, v);
     loop.end(rep);
   }
+  const HostMatrices whole = alg.full();
+  const int generate_threads = comm.is_root() && whole.a != nullptr ? host_fill_threads() : 0;
 
   // --verify full: the last C against a reference product in double, on rank 0.
   nlohmann::json full = nullptr;
@@ -201,7 +89,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     int full_ok = 1;
     double worst = 0;
     if (comm.is_root()) {
-      const RowCheck rc = full_check(a_full.data(), b.data(), c_full.data(), s.m, s.n, s.k, u);
+      const RowCheck rc = full_check(static_cast<const T*>(whole.a), static_cast<const T*>(whole.b),
+                                     static_cast<const T*>(whole.c), s.m, s.n, s.k, u);
       full_ok = rc.rows_failed == 0 ? 1 : 0;
       worst = rc.worst_ratio;
     }
@@ -210,24 +99,11 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     full = {{"ok", full_ok == 1}, {"worst_ratio", worst}, {"tolerance", full_tolerance_text()}};
   }
 
-  // The peer: the bare library call on the same block with the same threads.
+  // The peers: the bare library call on the same block with the same threads (the algorithm's
+  // network peers too).
   nlohmann::json peer = nullptr;
   PhaseRecorder peer_rec;
-  if (cfg.peer && cfg.backend == GemmBackendKind::openblas) {
-    for (int rep = 0; rep < total_reps; ++rep) {
-      loop.begin(rep, peer_rec);
-      peer_rec.add("bare_compute", time_bare_cblas(local, cfg.precision, a_mine, b.data(), c_peer.data()));
-      peer_rec.next_repeat();
-    }
-  }
-  if (cfg.peer && gpu_run) gpu_run->time_peers(peer_rec, loop);
-  // The network peer: the bare MPI calls of the scatter's and the broadcast's bytes.
-  PhaseRecorder net_rec;
-  if (cfg.peer && host_moves && comm.size() > 1) {
-    time_bare_collectives(loop, comm, net_rec, a_full.data(), a_counts, a_displs, a_mine, mine.count * s.k, b.data(),
-                          s.k * s.n);
-  }
-  const auto net_phases = summarize_phases(net_rec, comm);
+  alg.time_peers(loop, peer_rec);
 
   const auto phases = summarize_phases(rec, comm);
   const auto setup_phases = summarize_phases(setup, comm);
@@ -243,14 +119,11 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   const double e2e_s = median_of_phase("end_to_end");
   if (!peer_phases.empty()) {
     const double bare = peer_phases.front().second.median;
-    const std::string what = gpu_run ? gpu_run->peer_call_name()
-                                     : cfg.precision == Precision::fp64 ? "cblas_dgemm" : "cblas_sgemm";
-    peer = {{"what", what},
+    peer = {{"what", alg.peer_call_name()},
             {"on", "the same row block, same threads, same process"},
             {"compute", to_json(peer_phases.front().second)},
             {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
             {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
-    if (gpu_run) gpu_run->add_copy_peer(peer, phases, peer_phases);
   }
 
   // Warnings: threads beyond the CPUs a rank may use.
@@ -267,17 +140,20 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   }
   const auto warnings_all = comm.gather_strings(my_warning);
 
-  if (a_mine && mine.count > 0) placement.record_buffer("A_i", a_mine, static_cast<std::size_t>(mine.count * s.k) * sizeof(T));
-  if (c_mine && mine.count > 0) placement.record_buffer("C_i", c_mine, static_cast<std::size_t>(mine.count * s.n) * sizeof(T));
-  if (!b.empty()) placement.record_buffer("B", b.data(), b.size() * sizeof(T));
-  nlohmann::json extra = {{"threads", threads}, {"rows", mine.count}, {"row_offset", mine.offset},
-                          {"placement", placement.to_json()}};
-  if (gpu_run) extra.update(gpu_run->rank_info());
+  nlohmann::json extra = {{"threads", threads}};
+  extra.update(alg.rank_info(placement));
+  extra["placement"] = placement.to_json();
   nlohmann::json ctx = run_context(comm, extra);
-  const nlohmann::json gpu_map = gpu_run ? gpu_run->gather_map() : nlohmann::json();
   const bool ok = overall.ok;
   result.ok = ok;
-  if (cfg.keep_c && comm.is_root()) result.c.assign(c_full.begin(), c_full.end());
+  if (cfg.keep_c && comm.is_root()) {
+    const auto* c = static_cast<const T*>(whole.c);
+    result.c.assign(c, c + s.m * s.n);
+  }
+  // Collective: the algorithm's sections (distribution, partition, network, gpu) on rank 0.
+  nlohmann::json sections = {{"peer", peer}};
+  if (comm.is_root()) sections.update(ctx);
+  alg.add_to_record(sections, phases, peer_phases);
   if (!comm.is_root()) return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
 
   nlohmann::json warnings = nlohmann::json::array();
@@ -289,7 +165,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
       start = end + 1;
     }
   }
-  record = ctx;
+  record = sections;
   record["subcommand"] = "gemm";
   record["config"] = {{"m", s.m},
                       {"n", s.n},
@@ -307,9 +183,11 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                       {"transport", to_string(cfg.transport)},
                       {"resident", cfg.resident},
                       {"overlap", cfg.overlap},
-                      {"mpi_chunk", chunk}};
+                      {"algorithm", to_string(cfg.algorithm)},
+                      {"grid", record["distribution"]["grid"]},
+                      {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
+  if (cfg.algorithm == GemmAlgorithm::summa2d) record["config"]["panel_width"] = cfg.panel_width;
   record["backend"] = backend.describe();
-  record["partition"] = {{"rows_per_rank", rows.counts()}};
   nlohmann::json ph = nlohmann::json::object();
   for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
   for (const auto& [name, st] : phases) ph[name] = to_json(st);
@@ -317,10 +195,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   record["rates"] = {{"flops_per_multiply", flops},
                      {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
                      {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}};
-  record["peer"] = peer;
   add_node_counts(record);
-  record["network"] = gemm_network(rank_hosts(record), a_counts, c_counts, s.k * s.n, sizeof(T), phases, net_phases);
-  if (gpu_run) record["gpu"] = gpu_run->record_section(gpu_map, phases);
   record["verification"] = {{"method", "freivalds"},
                             {"ok", ok},
                             {"repeats_checked", total_reps},
@@ -340,8 +215,11 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   record["finished_at"] = utc_now_iso8601();
 
   if (!cfg.quiet) {
-    std::string out = fmt::format("scalebench gemm  {}x{}x{} {} {}  ranks={} threads/rank={} ({})  reps={} warm-up={}\n",
-                                  s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), comm.size(),
+    const auto& grid = record["distribution"]["grid"];
+    std::string out = fmt::format("scalebench gemm  {}x{}x{} {} {}  {} {}x{}  ranks={} threads/rank={} ({})  reps={} "
+                                  "warm-up={}\n",
+                                  s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
+                                  to_string(cfg.algorithm), grid[0].get<int>(), grid[1].get<int>(), comm.size(),
                                   threads, cfg.threads_source, cfg.reps, cfg.warmup);
     out += fmt::format("{:<14}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
     for (const auto& [name, st] : phases) {
@@ -360,12 +238,12 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                            peer["ratio_h2d_vs_pinned_copy"].get<double>());
       }
     }
-    if (gpu_run) {
+    if (cfg.backend == GemmBackendKind::cublas) {
       out += "set-up (once, never in compute):";
       for (const auto& [name, st] : setup_phases) out += fmt::format(" {} {:.3f} s;", name, st.median);
       out += '\n';
-      out += gpu_run->table_lines(record["gpu"]);
     }
+    out += alg.table_lines(record);
     out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
                        ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,
                        overall.gather_ok ? "matches the blocks" : "DOES NOT match the blocks");
@@ -383,6 +261,49 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
 }
 
+// Host bytes this rank needs for its share under the configured algorithm.
+std::int64_t rank_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
+  if (cfg.algorithm == GemmAlgorithm::summa2d) {
+    return summa_host_bytes(cfg, resolve_grid(cfg, comm.size()), comm.rank());
+  }
+  const RowPartition rows(cfg.shape.m, comm.size());
+  return host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
+}
+
+// What a rank holds, for the memory lines of --dry-run and the memory error.
+std::string held_text(const GemmConfig& cfg) {
+  if (cfg.algorithm == GemmAlgorithm::summa2d) {
+    return "A_ij + B_ij + C_ij + a panel of A and of B; rank 0 also holds A, B and C";
+  }
+  return fmt::format("A_i + B + C_i{}; rank 0 also holds A and C", cfg.peer ? " + peer C_i" : "");
+}
+
+// Rank r's share in words: its rows (Row1D) or its block of C (Summa2D).
+std::string share_text(const GemmConfig& cfg, const Communicator& comm, int r) {
+  if (cfg.algorithm == GemmAlgorithm::summa2d) {
+    const ProcessGrid g = resolve_grid(cfg, comm.size());
+    const RowPartition rows(cfg.shape.m, g.rows), cols(cfg.shape.n, g.cols);
+    return fmt::format("grid ({},{}) C block {:>6} x {:<6}", r / g.cols, r % g.cols, rows.block(r / g.cols).count,
+                       cols.block(r % g.cols).count);
+  }
+  return fmt::format("rows {:>8}", RowPartition(cfg.shape.m, comm.size()).block(r).count);
+}
+
+void check_algorithm(const GemmConfig& cfg, const Communicator& comm) {
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 && (cfg.grid_rows != comm.size() || cfg.grid_cols != 1)) {
+    // row1d is the P x 1 grid (a row block of A and C per rank); any other --grid is summa2d's.
+    throw UsageError(fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", cfg.grid_rows,
+                                 cfg.grid_cols, comm.size()));
+  }
+  if (cfg.algorithm == GemmAlgorithm::summa2d) {
+    if (cfg.transport == Transport::nccl || cfg.overlap || cfg.resident) {
+      throw UsageError("--algorithm summa2d moves blocks through the host with MPI; drop --transport nccl, "
+                       "--overlap and --resident (they are row1d's GPU schedules)");
+    }
+    resolve_grid(cfg, comm.size());
+  }
+}
+
 }  // namespace
 
 GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& comm) {
@@ -392,7 +313,8 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   agree_on_configuration(comm, "gemm", configuration_fields(cfg));
   agree(comm, [&] {
     validate(cfg);
-    if (comm.size() > s.m) {
+    check_algorithm(cfg, comm);
+    if (cfg.algorithm == GemmAlgorithm::row1d && comm.size() > s.m) {
       throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; "
                                    "use at most {} ranks or a larger --m/--n", comm.size(), s.m, s.m));
     }
@@ -407,16 +329,16 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
     }
   });
   agree(comm, [&] {
-    const RowPartition rows(s.m, comm.size());
-    const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
+    const std::int64_t mine = rank_host_bytes(cfg, comm);
     const Communicator node = comm.split_shared();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
     const double node_need = node.sum(static_cast<double>(mine));
     const std::int64_t avail = mem_available_bytes();
     if (avail > 0 && node_need > static_cast<double>(avail)) {
-      throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} (A_i + B + C_i per rank, plus A and C "
-                                      "on rank 0) but only {} is available; use a smaller size or more nodes",
-                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(), gib(static_cast<double>(avail))));
+      throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} ({}) but only {} is available; use a "
+                                      "smaller size or more nodes",
+                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(),
+                                      held_text(cfg), gib(static_cast<double>(avail))));
     }
   });
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
@@ -430,23 +352,27 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   GemmResult result;
   if (cfg.dry_run) {
     if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu, "--backend cublas");
-    const RowPartition rows(s.m, comm.size());
-    const std::int64_t mine = host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
+    const std::int64_t mine = rank_host_bytes(cfg, comm);
     const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));
     if (comm.is_root()) {
       std::string out = fmt::format(
           "scalebench gemm --dry-run: nothing is computed\n  C({}x{}) = A({}x{}) * B({}x{})  precision {}  backend {}\n"
           "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}\n"
-          "  json {}\n  host memory per rank (A_i + B + C_i{}; rank 0 also holds A and C):\n",
+          "  algorithm {}  grid {}{}\n  json {}\n  host memory per rank ({}):\n",
           s.m, s.n, s.m, s.k, s.k, s.n, to_string(cfg.precision), to_string(cfg.backend), comm.size(), cfg.threads,
           cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed, to_string(cfg.fill), to_string(cfg.verify),
-          cfg.peer ? "on" : "off", cfg.json_path.value_or("(none)"), cfg.peer ? " + peer C_i" : "");
+          cfg.peer ? "on" : "off", to_string(cfg.algorithm),
+          cfg.algorithm == GemmAlgorithm::summa2d ? to_string(resolve_grid(cfg, comm.size()))
+                                                  : fmt::format("{}x1", comm.size()),
+          cfg.algorithm == GemmAlgorithm::summa2d ? fmt::format("  panel width {}", cfg.panel_width) : std::string(),
+          cfg.json_path.value_or("(none)"), held_text(cfg));
       for (int r = 0; r < comm.size(); ++r) {
         int rank = 0;
         char host[256] = {};
         long long bytes = 0;
         std::sscanf(per_rank[r].c_str(), "%d %255s %lld", &rank, host, &bytes);
-        out += fmt::format("    rank {:>4}  {:<20} rows {:>8}  {}\n", rank, host, rows.block(r).count, gib(static_cast<double>(bytes)));
+        out += fmt::format("    rank {:>4}  {:<20} {}  {}\n", rank, host, share_text(cfg, comm, r),
+                           gib(static_cast<double>(bytes)));
       }
       std::fputs(out.c_str(), stdout);
     }
@@ -454,15 +380,24 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
     return result;
   }
 
+  // The local multiply, then the algorithm that distributes the blocks and calls it.
+  GpuGemm* gpu = nullptr;
   agree(comm, [&] {
-    backend = cfg.backend == GemmBackendKind::cublas ? make_cublas_gemm(cfg, comm) : make_cpu_gemm(cfg.backend, cfg.threads);
+    if (cfg.backend == GemmBackendKind::cublas) {
+      auto g = make_gpu_gemm(cfg, comm);
+      gpu = g.get();
+      backend = std::move(g);
+    } else {
+      backend = make_cpu_gemm(cfg.backend, cfg.threads);
+    }
   });
+  const auto alg = make_distributed_gemm(cfg, comm, *backend, gpu);
 
   nlohmann::json record;
   if (cfg.precision == Precision::fp64) {
-    run_typed<double>(cfg, comm, *backend, result, record, placed.report);
+    run_typed<double>(cfg, comm, *backend, *alg, result, record, placed.report);
   } else {
-    run_typed<float>(cfg, comm, *backend, result, record, placed.report);
+    run_typed<float>(cfg, comm, *backend, *alg, result, record, placed.report);
   }
   result.record = std::move(record);
   if (comm.is_root() && cfg.json_path) {

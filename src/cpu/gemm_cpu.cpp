@@ -2,6 +2,8 @@
 // and OpenBLAS (the reference every other backend is tested against).
 #include <cblas.h>
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "scalebench/error.hpp"
@@ -12,28 +14,46 @@ namespace {
 
 // The seeds' loop as a newcomer writes it: i, j, then the dot product over k (B walked by
 // columns). One thread, no blocking: slow by design.
+// `accumulate`: C += A·B (the panels of a Summa2D sum), else C = A·B.
 template <class T>
-void naive_multiply(const T* a, const T* b, T* c, std::int64_t rows, std::int64_t n, std::int64_t k) {
+void naive_multiply(const T* a, const T* b, T* c, std::int64_t rows, std::int64_t n, std::int64_t k,
+                    bool accumulate = false) {
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
-      T sum = 0;
+      T sum = accumulate ? c[i * n + j] : T(0);
       for (std::int64_t l = 0; l < k; ++l) sum += a[i * k + l] * b[l * n + j];
       c[i * n + j] = sum;
     }
   }
 }
 
+void naive_multiply(Precision p, const void* a, const void* b, void* c, std::int64_t rows, std::int64_t n,
+                    std::int64_t k, bool accumulate) {
+  if (p == Precision::fp64) {
+    naive_multiply(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c), rows, n, k,
+                   accumulate);
+  } else {
+    naive_multiply(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c), rows, n, k,
+                   accumulate);
+  }
+}
+
 void blas_multiply(Precision p, const void* a, const void* b, void* c, std::int64_t rows, std::int64_t n,
-                   std::int64_t k) {
+                   std::int64_t k, bool accumulate = false) {
   if (rows == 0 || n == 0) return;
   const auto m = static_cast<blasint>(rows), nn = static_cast<blasint>(n), kk = static_cast<blasint>(k);
   if (p == Precision::fp64) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, static_cast<const double*>(a), kk,
-                static_cast<const double*>(b), nn, 0.0, static_cast<double*>(c), nn);
+                static_cast<const double*>(b), nn, accumulate ? 1.0 : 0.0, static_cast<double*>(c), nn);
   } else {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, static_cast<const float*>(a), kk,
-                static_cast<const float*>(b), nn, 0.0f, static_cast<float*>(c), nn);
+                static_cast<const float*>(b), nn, accumulate ? 1.0f : 0.0f, static_cast<float*>(c), nn);
   }
+}
+
+// C = 0 for a host sum over panels (begin_sum of both CPU backends).
+void zero_c(void* c, const GemmShape& s, Precision p) {
+  std::memset(c, 0, static_cast<std::size_t>(s.m * s.n) * host_element_bytes(p));
 }
 
 void require_cpu_precision(Precision p, const char* backend) {
@@ -53,19 +73,23 @@ class NaiveGemm final : public LocalGemm {
   }
   void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
     ScopedPhase t(rec, "compute");
-    if (precision_ == Precision::fp64) {
-      naive_multiply(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c), shape_.m,
-                     shape_.n, shape_.k);
-    } else {
-      naive_multiply(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c), shape_.m,
-                     shape_.n, shape_.k);
-    }
+    naive_multiply(precision_, a, b, c, shape_.m, shape_.n, shape_.k, false);
   }
+  void begin_sum(void* c) override {
+    sum_ = c;
+    zero_c(c, shape_, precision_);
+  }
+  void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
+    ScopedPhase t(rec, "compute");
+    naive_multiply(precision_, a, b, sum_, shape_.m, shape_.n, width, true);
+  }
+  void end_sum(void*, PhaseRecorder&) override {}
   nlohmann::json describe() const override {
     return {{"library", "none (triple loop)"}, {"threads", 1}};
   }
 
  private:
+  void* sum_ = nullptr;
   GemmShape shape_;
   Precision precision_ = Precision::fp64;
 };
@@ -84,6 +108,15 @@ class OpenBlasGemm final : public LocalGemm {
     ScopedPhase t(rec, "compute");
     blas_multiply(precision_, a, b, c, shape_.m, shape_.n, shape_.k);
   }
+  void begin_sum(void* c) override {
+    sum_ = c;
+    zero_c(c, shape_, precision_);
+  }
+  void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
+    ScopedPhase t(rec, "compute");
+    blas_multiply(precision_, a, b, sum_, shape_.m, shape_.n, width, true);
+  }
+  void end_sum(void*, PhaseRecorder&) override {}
   nlohmann::json describe() const override {
     return {{"library", "OpenBLAS"},
             {"config", openblas_get_config()},
@@ -93,6 +126,7 @@ class OpenBlasGemm final : public LocalGemm {
 
  private:
   int threads_;
+  void* sum_ = nullptr;
   GemmShape shape_;
   Precision precision_ = Precision::fp64;
 };

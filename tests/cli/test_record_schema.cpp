@@ -81,7 +81,8 @@ std::string schema_path() {
 TEST(RecordSchema, GemmRecordConformsForPassingAndFailingRuns) {
   const json schema = load(schema_path());
   const std::string dir = make_temp_dir();
-  for (const std::string extra : {"", " --inject-error-rank 0"}) {
+  for (const std::string extra : {"", " --inject-error-rank 0", " --algorithm summa2d --grid 1x2",
+                                  " --algorithm summa2d --inject-error-rank 1"}) {
     const CliRun r = run_scalebench_mpi(2, "gemm --n 50 --m 31 --reps 2 --verify full --json " + dir + "/r.json" + extra);
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.output;
     const json rec = load(dir + "/r.json");

@@ -1,0 +1,101 @@
+// --algorithm, --grid and --panel-width with the real binary under the real mpirun: usage errors
+// are one line and exit 2 on every rank before any work; the help and --dry-run show the grid;
+// the ranks of an MPMD launch must agree on the algorithm and the grid.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+std::string mpiexec() {
+  const char* v = std::getenv("SCALEBENCH_MPIEXEC");
+  return v != nullptr && *v != '\0' ? v : "mpirun";
+}
+std::string binary() {
+  const char* v = std::getenv("SCALEBENCH_BINARY");
+  return v != nullptr && *v != '\0' ? v : "scalebench";
+}
+
+struct Refusal {
+  const char* name;
+  int ranks;
+  std::string args;
+  std::string message;  // a fragment of the one error line
+};
+
+class AlgorithmRefused : public testing::TestWithParam<Refusal> {};
+
+TEST_P(AlgorithmRefused, ExitTwoWithOneLineBeforeAnyWork) {
+  const auto& c = GetParam();
+  const CliRun r = run_scalebench_mpi(c.ranks, "gemm --threads 1 " + c.args);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
+  EXPECT_NE(r.output.find(c.message), std::string::npos) << "expected '" << c.message << "' in:\n" << r.output;
+  EXPECT_EQ(r.output.find("verification"), std::string::npos) << "the work ran:\n" << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, AlgorithmRefused,
+    testing::Values(
+        Refusal{"unknown_algorithm", 1, "--n 32 --algorithm cannon", "unknown --algorithm 'cannon'; use row1d or summa2d"},
+        Refusal{"grid_not_PRxPC", 2, "--n 32 --algorithm summa2d --grid 2", "--grid '2' is not PRxPC"},
+        Refusal{"grid_zero", 2, "--n 32 --algorithm summa2d --grid 0x2", "--grid (rows)"},
+        Refusal{"grid_letters", 2, "--n 32 --algorithm summa2d --grid 2xb", "--grid (columns)"},
+        Refusal{"grid_product_differs", 4, "--n 32 --algorithm summa2d --grid 3x2",
+                "--grid 3x2 has 6 processes but the run has 4 ranks; give PR*PC = 4 (e.g. --grid 2x2)"},
+        Refusal{"grid_product_differs_dry_run", 3, "--n 32 --algorithm summa2d --grid 2x2 --dry-run",
+                "--grid 2x2 has 4 processes but the run has 3 ranks"},
+        Refusal{"grid_with_row1d", 2, "--n 32 --grid 1x2", "--grid 1x2 needs --algorithm summa2d (row1d runs on 2x1)"},
+        Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
+                "--grid 4x1 needs at least 4 rows and 1 columns of C"},
+        Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
+        Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64", "--panel-width is the k-panel of --algorithm summa2d"},
+        Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
+                "--transport nccl, --resident and --overlap need --backend cublas"}),
+    [](const testing::TestParamInfo<Refusal>& p) { return std::string(p.param.name); });
+
+TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
+  const CliRun r = run_scalebench("gemm --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* what : {"--algorithm", "row1d", "summa2d", "--grid", "PRxPC", "--panel-width"}) {
+    EXPECT_NE(r.output.find(what), std::string::npos) << what << " missing from:\n" << r.output;
+  }
+}
+
+TEST(AlgorithmCli, DryRunShowsTheMostSquareGridAndEveryRanksBlock) {
+  const CliRun r = run_scalebench_mpi(6, "gemm --n 100 --threads 1 --algorithm summa2d --dry-run");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("algorithm summa2d  grid 2x3  panel width 512"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("grid (1,2) C block     50 x 33"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("verification"), std::string::npos) << r.output;
+}
+
+TEST(AlgorithmCli, RunRecordNamesAlgorithmGridAndBytes) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(
+      4, "gemm --n 48 --threads 1 --reps 1 --quiet --algorithm summa2d --grid 4x1 --fill integer --json " + dir + "/r.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string rec = read_file(dir + "/r.json");
+  EXPECT_NE(rec.find("\"algorithm\": \"summa2d\""), std::string::npos) << rec.substr(0, 400);
+  EXPECT_NE(rec.find("\"bytes_per_rank\""), std::string::npos);
+  EXPECT_NE(rec.find("\"grid\": [\n      4,\n      1\n    ]"), std::string::npos);
+}
+
+// The algorithm and the grid decide which collectives run: two halves of an MPMD launch that
+// differ in them must stop with the field named, not hang.
+TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
+  const std::string launch = "timeout 60 " + mpiexec() + " --oversubscribe -np 1 " + binary();
+  CliRun r = run_command(launch + " gemm --n 32 --reps 1 --quiet : -np 1 " + binary() +
+                         " gemm --n 32 --reps 1 --quiet --algorithm summa2d");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("rank 0 has algorithm=row1d, rank 1 has algorithm=summa2d"), std::string::npos) << r.output;
+  r = run_command(launch + " gemm --n 32 --reps 1 --quiet --algorithm summa2d --grid 1x2 : -np 1 " + binary() +
+                  " gemm --n 32 --reps 1 --quiet --algorithm summa2d --grid 2x1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("rank 0 has grid=1x2, rank 1 has grid=2x1"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,144 @@
+// Summa2D against Row1D and against the exact integer product: every grid of the rank count
+// (1×P, P×1 and the squares between), uneven blocks, k-panels cut at block edges, fp64 and fp32,
+// both CPU backends. On integer fill every product is exact, so C must agree bit for bit.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gemm_reference.hpp"
+#include "mpi_test_util.hpp"
+#include "scalebench/distributed_gemm.hpp"
+#include "scalebench/gemm.hpp"
+#include "scalebench/mpi.hpp"
+#include "scalebench/partition.hpp"
+
+using namespace scalebench;
+
+namespace {
+
+GemmConfig exact_config(const GemmShape& shape, Precision p, GemmAlgorithm alg, ProcessGrid grid,
+                        std::int64_t panel) {
+  GemmConfig cfg;
+  cfg.shape = shape;
+  cfg.precision = p;
+  cfg.fill = Fill::integer;
+  cfg.reps = 1;
+  cfg.warmup = 0;
+  cfg.threads = 1;
+  cfg.quiet = true;
+  cfg.keep_c = true;
+  cfg.peer = false;
+  cfg.seed = 4321;
+  cfg.algorithm = alg;
+  if (alg == GemmAlgorithm::summa2d) {
+    cfg.grid_rows = grid.rows;
+    cfg.grid_cols = grid.cols;
+    cfg.panel_width = panel;
+  }
+  return cfg;
+}
+
+// Every grid PR × PC of the world's ranks.
+std::vector<ProcessGrid> grids_of(int ranks) {
+  std::vector<ProcessGrid> out;
+  for (int r = 1; r <= ranks; ++r) {
+    if (ranks % r == 0) out.push_back({r, ranks / r});
+  }
+  return out;
+}
+
+void expect_summa_exact(const GemmShape& shape, Precision p, GemmBackendKind backend, std::int64_t panel) {
+  const auto comm = Communicator::world();
+  GemmConfig row = exact_config(shape, p, GemmAlgorithm::row1d, {}, panel);
+  row.backend = backend;
+  const GemmResult reference = run_distributed_gemm(row, comm);
+  const auto exact = comm.is_root() ? exact_integer_product(shape, row.seed) : std::vector<double>();
+  for (const ProcessGrid g : grids_of(comm.size())) {
+    GemmConfig cfg = exact_config(shape, p, GemmAlgorithm::summa2d, g, panel);
+    cfg.backend = backend;
+    const GemmResult r = run_distributed_gemm(cfg, comm);
+    bool same = true;
+    if (comm.is_root()) {
+      same = r.c == exact && r.c == reference.c &&
+             r.record.at("distribution").at("grid") == nlohmann::json({g.rows, g.cols});
+    }
+    const std::string what = to_string(backend) + " " + to_string(p) + " " + std::to_string(shape.m) + "x" +
+                             std::to_string(shape.n) + "x" + std::to_string(shape.k) + " grid " + to_string(g) +
+                             " panel " + std::to_string(panel);
+    EXPECT_TRUE(all_ranks(r.ok)) << "verification failed: " << what;
+    EXPECT_TRUE(all_ranks(same)) << "C differs from Row1D's or the exact product: " << what;
+  }
+  EXPECT_TRUE(all_ranks(reference.ok));
+}
+
+}  // namespace
+
+TEST(Summa2D, ExactAndIdenticalToRow1DOnEveryGridFp64) {
+  expect_summa_exact({37, 41, 53}, Precision::fp64, GemmBackendKind::openblas, 5);
+  expect_summa_exact({61, 47, 97}, Precision::fp64, GemmBackendKind::openblas, kDefaultPanelWidth);
+}
+
+TEST(Summa2D, ExactAndIdenticalToRow1DOnEveryGridFp32) {
+  expect_summa_exact({43, 39, 59}, Precision::fp32, GemmBackendKind::openblas, 7);
+}
+
+TEST(Summa2D, NaiveBackendSumsPanelsExactly) {
+  expect_summa_exact({29, 31, 17}, Precision::fp64, GemmBackendKind::naive, 3);
+}
+
+TEST(Summa2D, ChunkedTransportGivesTheSameC) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{37, 23, 41};
+  GemmConfig cfg = exact_config(shape, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()), 6);
+  cfg.mpi_chunk = 50;
+  const GemmResult r = run_distributed_gemm(cfg, comm);
+  bool same = true;
+  if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
+  EXPECT_TRUE(all_ranks(r.ok && same));
+}
+
+TEST(Summa2D, RecordCountsTheBytesEachRankMoves) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{64, 64, 64};
+  const ProcessGrid g = most_square_grid(comm.size());
+  GemmConfig cfg = exact_config(shape, Precision::fp64, GemmAlgorithm::summa2d, g, 16);
+  cfg.reps = 2;
+  cfg.peer = true;
+  const GemmResult r = run_distributed_gemm(cfg, comm);
+  bool ok = r.ok;
+  if (comm.is_root()) {
+    const auto& d = r.record.at("distribution");
+    const auto& bytes = d.at("bytes_per_rank");
+    // Rank (i, j) receives the panels of A and B it does not own: (n/PR)·(n - n/PC) + (n - n/PR)·(n/PC).
+    for (int rank = 0; rank < comm.size(); ++rank) {
+      const std::int64_t mi = RowPartition(64, g.rows).block(rank / g.cols).count;
+      const std::int64_t nj = RowPartition(64, g.cols).block(rank % g.cols).count;
+      const std::int64_t ka = RowPartition(64, g.cols).block(rank % g.cols).count;
+      const std::int64_t kb = RowPartition(64, g.rows).block(rank / g.cols).count;
+      ok = ok && bytes.at("broadcast").at(rank).get<std::int64_t>() == 8 * (mi * (64 - ka) + (64 - kb) * nj);
+      ok = ok && bytes.at("scatter").at(rank).get<std::int64_t>() == (rank == 0 ? 0 : 8 * (mi * ka + kb * nj));
+      ok = ok && bytes.at("gather").at(rank).get<std::int64_t>() == (rank == 0 ? 0 : 8 * mi * nj);
+    }
+    ok = ok && r.record.at("config").at("algorithm").get<std::string>() == "summa2d";
+    for (const char* ph : {"scatter", "broadcast", "compute", "gather", "verify", "end_to_end"}) {
+      ok = ok && r.record.at("phases").contains(ph);
+    }
+    ok = ok && r.record.at("peer").at("ratio_backend_vs_bare").get<double>() > 0;
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+TEST(Summa2D, CorruptedBlockIsFoundAndItsRankNamed) {
+  const auto comm = Communicator::world();
+  GemmConfig cfg = exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()), 8);
+  cfg.fill = Fill::uniform;
+  cfg.inject_error_rank = comm.size() - 1;
+  testing::internal::CaptureStderr();
+  const GemmResult r = run_distributed_gemm(cfg, comm);
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(all_ranks(!r.ok));
+  if (comm.is_root()) {
+    EXPECT_FALSE(r.record.at("ok").get<bool>());
+    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
+  }
+}
