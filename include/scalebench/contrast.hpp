@@ -35,6 +35,7 @@ struct ContrastOptions {
   std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments of every step
   std::string binary;                // scalebench itself (default /proc/self/exe)
   bool quiet = false;
+  bool report = true;                // write report.html at the end (scalebench report)
 };
 
 struct ContrastStep {

@@ -108,6 +108,8 @@ Subcommand register_contrast(CLI::App& root) {
                   "from SLURM_MPI_TYPE, else pmix when srun offers it]");
   app->add_flag("--dry-run", c->o.dry_run, "Print the plan and the launch command of every mode; run nothing");
   app->add_flag("--quiet", c->o.quiet, "No table, no progress lines");
+  app->add_flag("--no-report", [c](std::int64_t) { c->o.report = false; },
+                "Do not write report.html in the out-dir at the end (scalebench report DIR writes it later)");
   Subcommand sub;
   sub.app = app;
   sub.run = [c]() { return run(*c); };

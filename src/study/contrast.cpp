@@ -17,6 +17,7 @@
 #include "scalebench/launch.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/report.hpp"
 #include "scalebench/topology.hpp"
 #include "study/files.hpp"
 
@@ -350,6 +351,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   write_file_atomic(out_dir + "/contrast.csv", csv);
   if (o.json_path) write_json_atomic(*o.json_path, result.report);
   if (o.csv_path) write_file_atomic(*o.csv_path, csv);
+  if (o.report && failed < to_run) write_report_after_run(out_dir, o.quiet);
   if (failed > 0) {
     std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed%s (marked in the table); logs in %s\n",
                  failed, to_run, launch_failed > 0 ? ", some to launch" : "", out_dir.c_str());
