@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "study/baseline.hpp"
 #include "study/files.hpp"
 #include "study/jsonl.hpp"
+#include "study/time_left.hpp"
 #include "study/yaml_keys.hpp"
 
 namespace scalebench {
@@ -720,6 +722,20 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
           {"reason", reason},       {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
 }
 
+// A run's work for the estimate of the time left: its size, repeats and workers (ranks x threads).
+double run_work(const StudySpec& spec, const StudyRun& r) {
+  std::string size, reps = "5", warmup = "1", threads = "1";
+  const std::string size_key = study::size_key_of(spec.workload);
+  for (const auto& [k, v] : r.options) {
+    if (k == size_key) size = v;
+    if (k == "reps") reps = v;
+    if (k == "warmup") warmup = v;
+    if (k == "threads") threads = v;
+  }
+  const int repeats = static_cast<int>(study::size_value(reps) + study::size_value(warmup));
+  return study::run_work(spec.workload, size, repeats, r.ranks * std::max(1, static_cast<int>(study::size_value(threads))));
+}
+
 std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,
                             const std::vector<const StudyRun*>& todo, const std::string& jsonl) {
   std::string out = fmt::format("scalebench study {} --dry-run: {} runs, {} already in {}; nothing is run\n",
@@ -776,11 +792,19 @@ StudyResult run_study(const StudyOptions& o) {
              todo.end());
 
   const std::string stamp = study::utc_stamp();
+  double work_to_come = 0;
+  for (const StudyRun* r : todo) work_to_come += run_work(spec, *r);
+  study::TimeLeft left;
   for (const StudyRun* r : todo) {
     throw_if_stopped("runs.jsonl keeps every run finished before; run the study again to go on");
     const std::string stem = fmt::format("{}/runs/{}-{}-{}", out_dir, r->index, stamp, static_cast<long>(getpid()));
-    progress(o, fmt::format("[{}/{}] run {} ({})", ++result.ran, todo.size(), r->index, r->key));
+    const std::string eta = left.text(work_to_come);
+    progress(o, fmt::format("[{}/{}]{} run {} ({})", ++result.ran, todo.size(), eta.empty() ? "" : " (" + eta + ")",
+                            r->index, r->key));
+    const auto start = std::chrono::steady_clock::now();
     nlohmann::json line = run_one(launcher, *r, stem, timeout);
+    left.finished(run_work(spec, *r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    work_to_come -= run_work(spec, *r);
     if (line["status"] != "ok") ++result.failed;
     if (line["launch_failed"].get<bool>()) ++result.launch_failed;
     study::append_jsonl(jsonl, line);
