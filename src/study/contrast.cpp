@@ -87,6 +87,17 @@ std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
   return row_size(o, w, mode) + " samples";
 }
 
+// The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
+std::vector<std::string> step_launcher_argv(const LaunchSetup& setup, const PlacementPlan& plan) {
+  const LaunchArgs la = launch_args(plan, setup.launcher == "srun" ? Launcher::srun : Launcher::mpirun);
+  std::vector<std::string> argv{setup.program};
+  argv.insert(argv.end(), la.launcher_args.begin(), la.launcher_args.end());
+  const auto hosts = host_args(setup, plan.nodes, plan.ranks_per_node);
+  argv.insert(argv.end(), hosts.begin(), hosts.end());
+  argv.insert(argv.end(), setup.extra.begin(), setup.extra.end());
+  return argv;
+}
+
 // The gpu mode's rows (see kMultiGpu) and the placement each runs on.
 std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(Workload w, const PlacementPlan& every_gpu) {
   PlacementPlan one = every_gpu;
@@ -139,17 +150,6 @@ ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, Workloa
   s.argv.insert(s.argv.end(), wa.begin(), wa.end());
   s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
   return s;
-}
-
-// The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
-std::vector<std::string> step_launcher_argv(const LaunchSetup& setup, const PlacementPlan& plan) {
-  const LaunchArgs la = launch_args(plan, setup.launcher == "srun" ? Launcher::srun : Launcher::mpirun);
-  std::vector<std::string> argv{setup.program};
-  argv.insert(argv.end(), la.launcher_args.begin(), la.launcher_args.end());
-  const auto hosts = host_args(setup, plan.nodes, plan.ranks_per_node);
-  argv.insert(argv.end(), hosts.begin(), hosts.end());
-  argv.insert(argv.end(), setup.extra.begin(), setup.extra.end());
-  return argv;
 }
 
 // The machine as the allocation gives it: narrowed to the CPUs it grants on each node (the least
@@ -386,7 +386,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
 
   ContrastResult result;
   const StepContext ctx{&setup, binary, out_dir};
-  std::vector<std::pair<Workload, std::pair<std::string, PlacementPlan>>> rows;
+  std::vector<std::pair<Workload, std::pair<std::string, PlacementPlan>>> planned;
   for (Workload w : o.workloads) {
     for (const auto& plan : plans) {
       for (auto& row : plan.mode == Mode::gpu ? gpu_rows(w, plan)
@@ -397,14 +397,14 @@ ContrastResult run_contrast(const ContrastOptions& o) {
         if (asked && !row.second.possible) {
           throw ResourceError(fmt::format("mode {} cannot run here: {}", name, row.second.reason));
         }
-        rows.emplace_back(w, std::move(row));
+        planned.emplace_back(w, std::move(row));
       }
     }
   }
   if (!o.dry_run) make_dirs(out_dir);
   ContrastOptions sized = o;
   const nlohmann::json sizing = choose_sizes(sized, ctx, plans);
-  for (const auto& [w, row] : rows) result.steps.push_back(make_step(sized, ctx, w, row.second, row.first));
+  for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, w, row.second, row.first));
 
   if (o.dry_run) {
     std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
