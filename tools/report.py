@@ -322,8 +322,8 @@ def mark_crossovers(ax, groups, size_key):
         c = g.get("crossover") or {}
         if c.get("kind") == "at":
             ax.axvline(c["size"], color="#c44e52", linestyle=":", linewidth=1.5)
-            ax.annotate(f"{g['group']}: {size_key} ≈ {c['size']:.0f}", (c["size"], 0.97), xycoords=("data", "axes fraction"),
-                        fontsize="small", color="#c44e52", ha="center", va="top",
+            ax.annotate(f"{g['group']}: {size_key} ≈ {c['size']:.0f}", (c["size"], 0.03), xycoords=("data", "axes fraction"),
+                        fontsize="small", color="#c44e52", ha="center", va="bottom",
                         bbox={"boxstyle": "round", "fc": "white", "ec": "#c44e52", "alpha": 0.9})
 
 
@@ -388,8 +388,9 @@ def study_figures(figs, data):
     if len(sizes) > 1:
         fig, ax = plt.subplots(figsize=(6.2, 4.4))
         series = {}
+        swept = {k for k, _ in doc_sweep(doc)}
         for r in ok:
-            key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k not in ("threads", size_key))
+            key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k in swept and k not in ("threads", size_key))
             series.setdefault(key, []).append(r)
         for key, rs in series.items():
             rs = sorted(rs, key=lambda r: num(r["options"].get(size_key)) or 0)
@@ -558,7 +559,7 @@ def page(data, figs):
 <style>{CSS}</style></head>
 <body data-kind="{esc(data['kind'])}" data-figures="{esc(ids)}">
 <h1>scalebench {esc(data['title'])}</h1>
-<p class="note">{esc(doc.get('description') or '')} Report written {generated}; every figure is drawn from the
+<p class="note">{esc((doc.get('description') or '').rstrip('.') + '.' if doc.get('description') else '')} Report written {generated}; every figure is drawn from the
 records in this folder.</p>
 <section id="context"><h2>What ran, and where</h2><dl class="context">{ctx}</dl>
 <details><summary>Every command line ({sum(1 for r in data['rows'] if r['command'])})</summary><pre id="commands">{esc(cmds)}</pre></details>
