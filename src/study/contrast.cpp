@@ -215,7 +215,10 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
 // A step's work for the estimate of the time left (study::run_work): its size over its cores, a
 // GPU counted as kGpuCores cores (rough: the estimate is refined by every step that finishes).
 constexpr int kGpuCores = 32;
+// The naive rows run some hundred times slower per unit of work: they count as none, so that they
+// neither feed the estimate nor take part in it.
 double step_work(const ContrastOptions& o, const ContrastStep& s) {
+  if (s.mode == Mode::naive) return 0.0;
   return study::run_work(std::string(workload_name(s.workload)), row_size(o, s.workload, s.mode), o.reps + o.warmup,
                          s.mode == Mode::gpu ? s.ranks * kGpuCores : s.cores);
 }

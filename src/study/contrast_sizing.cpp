@@ -16,8 +16,13 @@ std::string scaled_gemm_n(double probe_n, double probe_s, double seconds) {
 std::string scaled_samples(double probe_samples, double probe_s, double seconds) {
   const double s = probe_s > 0 ? probe_samples * seconds / probe_s : probe_samples;
   const double clamped = std::clamp(s, 1e6, 1e12);
-  const double scale = std::pow(10.0, std::floor(std::log10(clamped)) - 1);
-  return fmt::format("{:.0f}", std::floor(clamped / scale) * scale);
+  int exponent = static_cast<int>(std::floor(std::log10(clamped))) - 1;
+  auto mantissa = static_cast<long>(std::floor(clamped / std::pow(10.0, exponent)));
+  if (mantissa % 10 == 0) {
+    mantissa /= 10;
+    ++exponent;
+  }
+  return fmt::format("{}e{}", mantissa, exponent);
 }
 
 }  // namespace scalebench::study

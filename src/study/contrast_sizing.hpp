@@ -22,7 +22,7 @@ inline const std::string kFallbackSamples = "1e8";
 // gemm n (a multiple of 256, 512..32768) taking about `seconds` a repeat when the probe of size
 // `probe_n` took `probe_s` a repeat (time grows as n^3).
 std::string scaled_gemm_n(double probe_n, double probe_s, double seconds);
-// Monte Carlo samples (two significant digits, 1e6..1e12) taking about `seconds` a repeat (time
+// Monte Carlo samples ("25e8": two significant digits, 1e6..1e12) taking about `seconds` a repeat (time
 // grows as the samples).
 std::string scaled_samples(double probe_samples, double probe_s, double seconds);
 

@@ -71,8 +71,9 @@ TEST(ContrastSizing, ScalesTheProbeToTheTargetTime) {
   EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 0.01, 6.0), "4096");
   EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 100.0, 6.0), "512");      // never below the floor
   EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 1e-9, 6.0), "32768");     // nor above the ceiling
-  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.1, 6.0), "600000000");  // 60 times, two digits
-  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.07, 6.0), "850000000");
+  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.1, 6.0), "6e8");  // 60 times, two digits at most
+  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.07, 6.0), "85e7");
+  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 1e-9, 6.0), "1e12");
 }
 
 TEST(TimeLeft, ScalesTheFinishedRunsByTheirWork) {
