@@ -17,11 +17,16 @@ std::string_view workload_name(Workload w);
 struct ContrastOptions {
   std::vector<Workload> workloads{Workload::gemm, Workload::montecarlo};
   std::vector<Mode> modes;           // empty: every mode, skipping those not possible here
+  std::vector<std::string> rows;     // the rows asked for by name (--modes); empty: every row of `modes`
   bool modes_explicit = false;       // a requested mode that cannot run is an error
-  std::string n = "2048";            // gemm size
+  // Sizes; empty: measured (contrast_sizing.hpp) — the CPU rows from a quick single-core run, the
+  // GPU rows from a quick one-GPU run.
+  std::string n;                     // gemm size of the CPU rows
+  std::string gpu_n;                 // gemm size of the GPU rows (default: measured, or n when given)
   std::string naive_n = "512";       // the triple loop's size (it runs at ~1 GFLOP/s)
   std::string precision = "fp64";
-  std::string samples = "1e8";       // Monte Carlo pi samples
+  std::string samples;               // Monte Carlo pi samples of the CPU rows
+  std::string gpu_samples;           // of the GPU rows
   std::string naive_samples = "1e7";
   int reps = 3;
   int warmup = 1;
@@ -35,12 +40,13 @@ struct ContrastOptions {
   std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments of every step
   std::string binary;                // scalebench itself (default /proc/self/exe)
   bool quiet = false;
+  bool report = true;                // write report.html at the end (scalebench report)
 };
 
 struct ContrastStep {
   Workload workload = Workload::gemm;
   Mode mode = Mode::naive;
-  std::string label;                 // the row's name when it is not the mode's ("gpu-naive")
+  std::string label;                 // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
   bool skipped = false;
   std::string reason;                // why skipped, or why failed
   std::vector<std::string> argv;     // the launch command
@@ -49,6 +55,8 @@ struct ContrastStep {
   bool timed_out = false;
   bool launch_failed = false;        // failed without scalebench's own error: the launcher's
   int nodes = 1;
+  int ranks = 0;                     // in all
+  int cores = 0;                     // the cores its ranks own, in all
   nlohmann::json record;             // the run's record, when it wrote one
   nlohmann::json summary;            // the contrast row
 };
@@ -59,6 +67,11 @@ struct ContrastResult {
                                      // step failed to launch (no scalebench error) or none ran
   nlohmann::json report;             // the whole contrast (--json)
 };
+
+// The rows a contrast can show, in order: the modes' names and the gpu mode's extra rows.
+const std::vector<std::string>& contrast_row_names();
+// The mode a row name runs in (UsageError naming the rows for an unknown name).
+Mode contrast_row_mode(const std::string& name);
 
 // Plans, launches and collects. Throws UsageError/ResourceError for requests that cannot start.
 ContrastResult run_contrast(const ContrastOptions& options);

@@ -26,6 +26,9 @@ struct StudySpec {
   std::string hosts;                     // mpirun's hosts, "a,b:4" (key hosts)
   std::string hostfile;                  // mpirun's hostfile (key hostfile)
   double timeout_s = 900;                // per run
+  // The named baseline (key baseline): swept keys and the value each takes in the baseline run.
+  // Empty: each series is compared with its own run on the fewest cores or GPUs.
+  std::vector<std::pair<std::string, std::string>> baseline;
 };
 
 // Reads and checks a study file. UsageError naming the file (and line) for anything wrong.
@@ -53,6 +56,7 @@ struct StudyOptions {
   bool dry_run = false;             // print the plan; check nothing, run nothing
   bool rerun = false;               // run again runs that already finished (appended, never replacing)
   bool quiet = false;
+  bool report = true;               // write report.html at the end (scalebench report)
   double timeout_s = 0;             // > 0: overrides the file's timeout_s
   std::string hosts, hostfile;      // non-empty: override the file's hosts/hostfile
 };

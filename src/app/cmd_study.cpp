@@ -26,6 +26,8 @@ Subcommand register_study(CLI::App& root) {
                 "Run again the runs already in runs.jsonl (appended beside the earlier ones, never replacing them)");
   app->add_flag("--dry-run", o->dry_run, "Print every run's command and whether it is done; run nothing");
   app->add_flag("--quiet", o->quiet, "No table, no progress lines");
+  app->add_flag("--no-report", [o](std::int64_t) { o->report = false; },
+                "Do not write report.html at the end (scalebench report DIR writes it later)");
   Subcommand sub;
   sub.app = app;
   sub.run = [o]() {

@@ -17,5 +17,6 @@ Subcommand register_montecarlo(CLI::App& root);
 Subcommand register_topology(CLI::App& root);
 Subcommand register_contrast(CLI::App& root);
 Subcommand register_study(CLI::App& root);
+Subcommand register_report(CLI::App& root);
 
 }  // namespace scalebench::app

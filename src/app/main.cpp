@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   subs.push_back(app::register_topology(root));
   subs.push_back(app::register_contrast(root));
   subs.push_back(app::register_study(root));
+  subs.push_back(app::register_report(root));
   for (auto& s : subs) {
     s.app->footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table());
   }

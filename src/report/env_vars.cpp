@@ -14,6 +14,7 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
       {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast, study) on a workstation"},
+      {"SCALEBENCH_PYTHON", "unset", "report (and contrast, study at their end): the Python with matplotlib that draws report.html; else python3 on PATH, else /usr/bin/python3"},
       {"SLURM_JOB_ID", "unset", "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
       {"SLURM_MPI_TYPE", "unset", "drivers' srun steps carry --mpi= of this value (else pmix when srun --mpi=list offers it)"},
       {"SLURM_JOB_NUM_NODES", "unset", "drivers: the nodes of the allocation (the multinode plan, a study's nodes); with --launcher mpirun the hosts come from SLURM_JOB_NODELIST"},

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,8 +18,11 @@
 #include "scalebench/launch.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/report.hpp"
 #include "scalebench/topology.hpp"
+#include "study/contrast_sizing.hpp"
 #include "study/files.hpp"
+#include "study/time_left.hpp"
 
 namespace scalebench {
 
@@ -32,11 +36,22 @@ using study::make_dirs;
 using study::self_binary;
 using study::utc_stamp;
 
-// The Monte Carlo `gpu-naive` row: the gpu mode's placement running the cuRAND backend (arrays of
-// library random numbers, then a kernel and a reduction), beside the fused kernel's `gpu` row.
+// The gpu mode's rows. `gpu` runs on one GPU with the best schedule the build has (gemm:
+// --overlap); `multi-gpu` on every GPU of the node (gemm: --transport nccl --overlap), only with
+// two or more; `gpu-staged` (gemm) moves every byte through the host, unpipelined, on the widest
+// of those placements: the transfer lesson. Monte Carlo's `gpu-naive` runs the cuRAND backend
+// (arrays of library random numbers, then a kernel and a reduction) beside the fused `gpu` row.
 constexpr const char* kGpuNaive = "gpu-naive";
+constexpr const char* kMultiGpu = "multi-gpu";
+constexpr const char* kGpuStaged = "gpu-staged";
 
 std::string row_mode(const ContrastStep& s) { return s.label.empty() ? std::string(mode_name(s.mode)) : s.label; }
+
+// The size a row runs: the naive rows a smaller one, the GPU rows their own.
+std::string row_size(const ContrastOptions& o, Workload w, Mode mode) {
+  if (w == Workload::gemm) return mode == Mode::naive ? o.naive_n : mode == Mode::gpu ? o.gpu_n : o.n;
+  return mode == Mode::naive ? o.naive_samples : mode == Mode::gpu ? o.gpu_samples : o.samples;
+}
 
 std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastStep& step, const std::string& record) {
   const Workload w = step.workload;
@@ -45,13 +60,20 @@ std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastS
   const std::string reps = std::to_string(o.reps), warmup = std::to_string(o.warmup);
   if (w == Workload::gemm) {
     const std::string backend = mode == Mode::naive ? "naive" : mode == Mode::gpu ? "cublas" : "openblas";
-    a = {"gemm", "--n", mode == Mode::naive ? o.naive_n : o.n, "--precision", o.precision, "--backend", backend,
+    a = {"gemm", "--n", row_size(o, w, mode), "--precision", o.precision, "--backend", backend,
          "--reps", reps, "--warmup", warmup, "--no-peer"};
+    if (mode == Mode::gpu && step.label == kGpuStaged) {
+      a.insert(a.end(), {"--transport", "mpi"});
+    } else if (mode == Mode::gpu) {
+      // One rank overlaps its own copies; several move their blocks GPU to GPU with NCCL.
+      if (step.ranks > 1) a.insert(a.end(), {"--transport", "nccl"});
+      a.emplace_back("--overlap");
+    }
   } else {
     const std::string backend = mode == Mode::naive ? "naive"
                                 : mode == Mode::gpu ? (step.label == kGpuNaive ? "curand" : "cuda")
                                                     : "cpu";
-    a = {"montecarlo", "--problem", "pi", "--samples", mode == Mode::naive ? o.naive_samples : o.samples,
+    a = {"montecarlo", "--problem", "pi", "--samples", row_size(o, w, mode),
          "--backend", backend, "--reps", reps, "--warmup", warmup};
   }
   // Not --quiet: the step's log holds its table (and its errors).
@@ -59,11 +81,10 @@ std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastS
   return a;
 }
 
-// The problem a step runs: the naive modes run a smaller one.
+// The problem a step runs, for the table.
 std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
-  const bool naive = mode == Mode::naive;
-  if (w == Workload::gemm) return "n=" + (naive ? o.naive_n : o.n);
-  return (naive ? o.naive_samples : o.samples) + " samples";
+  if (w == Workload::gemm) return "n=" + row_size(o, w, mode);
+  return row_size(o, w, mode) + " samples";
 }
 
 // The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
@@ -75,6 +96,60 @@ std::vector<std::string> step_launcher_argv(const LaunchSetup& setup, const Plac
   argv.insert(argv.end(), hosts.begin(), hosts.end());
   argv.insert(argv.end(), setup.extra.begin(), setup.extra.end());
   return argv;
+}
+
+// The gpu mode's rows (see kMultiGpu) and the placement each runs on.
+std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(Workload w, const PlacementPlan& every_gpu) {
+  PlacementPlan one = every_gpu;
+  if (one.possible && one.ranks_per_node > 1) {
+    one.ranks_per_node = 1;
+    one.ranks.resize(1);
+  }
+  PlacementPlan multi = every_gpu;
+  if (multi.possible && multi.total_ranks() < 2) {
+    multi.possible = false;
+    multi.reason = "one GPU: the gpu row runs on it";
+  }
+  std::vector<std::pair<std::string, PlacementPlan>> rows{{"", one}};
+  if (w == Workload::montecarlo) rows.emplace_back(kGpuNaive, one);
+  rows.emplace_back(kMultiGpu, multi);
+  if (w == Workload::gemm) rows.emplace_back(kGpuStaged, multi.possible ? multi : one);
+  return rows;
+}
+
+// What every step of a contrast shares: the launch, the binary, the folder.
+struct StepContext {
+  const LaunchSetup* setup;
+  std::string binary, out_dir;
+};
+
+// A step of workload `w` on `plan` as row `label` ("" for the mode's own row), or skipped with the
+// plan's reason.
+ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan,
+                       const std::string& label) {
+  ContrastStep s;
+  s.workload = w;
+  s.mode = plan.mode;
+  s.label = label;
+  if (!plan.possible) {
+    s.skipped = true;
+    s.reason = plan.reason;
+    return s;
+  }
+  const std::string stem = fmt::format("{}-{}", workload_name(w), row_mode(s));
+  s.record_path = ctx.out_dir + "/" + stem + ".json";
+  s.log_path = ctx.out_dir + "/" + stem + ".log";
+  s.nodes = plan.nodes;
+  s.ranks = plan.total_ranks();
+  for (const auto& r : plan.ranks) s.cores += plan.nodes * std::max(r.cores, 1);
+  const Launcher launcher = ctx.setup->launcher == "srun" ? Launcher::srun : Launcher::mpirun;
+  s.argv = step_launcher_argv(*ctx.setup, plan);
+  const LaunchArgs la = launch_args(plan, launcher);
+  s.argv.push_back(ctx.binary);
+  const auto wa = workload_args(o, s, s.record_path);
+  s.argv.insert(s.argv.end(), wa.begin(), wa.end());
+  s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
+  return s;
 }
 
 // The machine as the allocation gives it: narrowed to the CPUs it grants on each node (the least
@@ -137,25 +212,134 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
   s.summary = summarize(s);
 }
 
+// A step's work for the estimate of the time left (study::run_work): its size over its cores, a
+// GPU counted as kGpuCores cores (rough: the estimate is refined by every step that finishes).
+constexpr int kGpuCores = 32;
+// The naive rows run some hundred times slower per unit of work: they count as none, so that they
+// neither feed the estimate nor take part in it.
+double step_work(const ContrastOptions& o, const ContrastStep& s) {
+  if (s.mode == Mode::naive) return 0.0;
+  return study::run_work(std::string(workload_name(s.workload)), row_size(o, s.workload, s.mode), o.reps + o.warmup,
+                         s.mode == Mode::gpu ? s.ranks * kGpuCores : s.cores);
+}
+
 // Runs the steps that are not skipped, in order; returns how many failed.
 int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
   const auto to_run = std::count_if(steps.begin(), steps.end(), [](const ContrastStep& s) { return !s.skipped; });
+  double work_to_come = 0;
+  for (const auto& s : steps) work_to_come += s.skipped ? 0.0 : step_work(o, s);
+  study::TimeLeft left;
   int failed = 0, ran = 0;
   for (auto& s : steps) {
     if (s.skipped) continue;
     throw_if_stopped("no contrast table was written");
     if (!o.quiet) {
-      std::fprintf(stderr, "scalebench contrast: [%d/%ld] %s %s: %s\n", ++ran, static_cast<long>(to_run),
-                   std::string(workload_name(s.workload)).c_str(), row_mode(s).c_str(),
-                   join_args(s.argv).c_str());
+      const std::string eta = left.text(work_to_come);
+      std::fprintf(stderr, "scalebench contrast: [%d/%ld]%s %s %s: %s\n", ++ran, static_cast<long>(to_run),
+                   eta.empty() ? "" : (" (" + eta + ")").c_str(), std::string(workload_name(s.workload)).c_str(),
+                   row_mode(s).c_str(), join_args(s.argv).c_str());
     }
+    const auto start = std::chrono::steady_clock::now();
     run_one(o, s);
+    const double work = step_work(o, s);
+    left.finished(work, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    work_to_come -= work;
     if (s.exit_code != 0) ++failed;
   }
   return failed;
 }
 
+// Sets the sizes left empty from a quick run of the probe's row (contrast_sizing.hpp); says so on
+// stderr and returns what it measured, for the report. A probe that fails leaves the fallback.
+nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan,
+                          bool gpu) {
+  const bool gemm = w == Workload::gemm;
+  std::string& size = gemm ? (gpu ? o.gpu_n : o.n) : (gpu ? o.gpu_samples : o.samples);
+  const double probe = gemm ? (gpu ? study::kProbeGpuGemmN : study::kProbeGemmN)
+                            : (gpu ? study::kProbeSamples * 100 : study::kProbeSamples);
+  ContrastOptions po = o;
+  po.reps = 1;
+  po.warmup = 1;
+  (gemm ? (gpu ? po.gpu_n : po.n) : (gpu ? po.gpu_samples : po.samples)) = fmt::format("{:.0f}", probe);
+  ContrastStep s = make_step(po, ctx, w, plan, "probe-" + std::string(gpu ? "gpu" : mode_name(plan.mode)));
+  if (!o.quiet) std::fprintf(stderr, "scalebench contrast: measuring: %s\n", join_args(s.argv).c_str());
+  run_one(po, s);
+  const double t = s.exit_code == 0 ? s.summary.value("time_s", 0.0) : 0.0;
+  // The fastest row of these sizes: multi-thread on every core, or every GPU; kFastestRowS for it.
+  const int parallel = gpu ? std::max(1, plan.total_ranks()) : 1;
+  const double target = gpu ? study::kFastestRowS * parallel : study::kSingleCoreRepeatS;
+  nlohmann::json j = {{"probe", join_args(s.argv)}, {"probe_size", probe}, {"target_s", target}};
+  if (t > 0) {
+    size = gemm ? study::scaled_gemm_n(probe, t, target) : study::scaled_samples(probe, t, target);
+    j["probe_s"] = t;
+  } else {
+    size = gemm ? study::kFallbackGemmN : study::kFallbackSamples;
+    j["failed"] = s.reason;
+  }
+  j["size"] = size;
+  if (!o.quiet) {
+    std::fprintf(stderr, "scalebench contrast: %s %s rows: %s %s (%s)\n", std::string(workload_name(w)).c_str(),
+                 gpu ? "GPU" : "CPU", gemm ? "n" : "samples", size.c_str(),
+                 t > 0 ? fmt::format("the probe took {:.3g} s a repeat; aiming at {:.1f} s a repeat", t, target).c_str()
+                       : ("the probe failed: " + s.reason).c_str());
+  }
+  return j;
+}
+
+// The sizes the options leave open: measured (contrast_sizing.hpp) unless --dry-run; a GPU size
+// follows the CPU size when that was given.
+nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans) {
+  nlohmann::json sizing = nlohmann::json::object();
+  const auto plan_of = [&](Mode m) -> const PlacementPlan* {
+    for (const auto& p : plans) {
+      if (p.mode == m && p.possible) return &p;
+    }
+    return nullptr;
+  };
+  for (Workload w : o.workloads) {
+    const bool gemm = w == Workload::gemm;
+    std::string& cpu = gemm ? o.n : o.samples;
+    std::string& gpu = gemm ? o.gpu_n : o.gpu_samples;
+    const bool cpu_given = !cpu.empty();
+    nlohmann::json& j = sizing[std::string(workload_name(w))];
+    if (cpu.empty()) {
+      const PlacementPlan* single = plan_of(Mode::single_core);
+      if (single != nullptr && !o.dry_run) {
+        j["cpu"] = probe_size(o, ctx, w, *single, false);
+      } else {
+        cpu = gemm ? study::kFallbackGemmN : study::kFallbackSamples;
+      }
+    }
+    if (gpu.empty()) {
+      const PlacementPlan* every = plan_of(Mode::gpu);
+      if (every != nullptr && !o.dry_run && !cpu_given) {
+        j["gpu"] = probe_size(o, ctx, w, gpu_rows(w, *every).front().second, true);
+      } else {
+        gpu = cpu;
+      }
+    }
+  }
+  return sizing;
+}
+
 }  // namespace
+
+const std::vector<std::string>& contrast_row_names() {
+  static const std::vector<std::string> names = {"naive",    "single-core", "multi-thread", "numa",     "gpu",
+                                                 kGpuNaive,  kMultiGpu,     kGpuStaged,     "multinode"};
+  return names;
+}
+
+Mode contrast_row_mode(const std::string& name) {
+  if (name == kGpuNaive || name == kMultiGpu || name == kGpuStaged) return Mode::gpu;
+  const auto& names = contrast_row_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    throw UsageError(fmt::format("unknown mode '{}'; use {}", name, all));
+  }
+  return parse_mode(name);
+}
 
 ContrastResult run_contrast(const ContrastOptions& o) {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
@@ -204,35 +388,26 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   }
 
   ContrastResult result;
-  const auto add_step = [&](Workload w, const PlacementPlan& plan, const std::string& label) {
-    ContrastStep s;
-    s.workload = w;
-    s.mode = plan.mode;
-    s.label = label;
-    if (!plan.possible) {
-      s.skipped = true;
-      s.reason = plan.reason;
-      result.steps.push_back(std::move(s));
-      return;
-    }
-    const std::string stem = fmt::format("{}-{}", workload_name(w), row_mode(s));
-    s.record_path = out_dir + "/" + stem + ".json";
-    s.log_path = out_dir + "/" + stem + ".log";
-    s.nodes = plan.nodes;
-    s.argv = step_launcher_argv(setup, plan);
-    const LaunchArgs la = launch_args(plan, setup.launcher == "srun" ? Launcher::srun : Launcher::mpirun);
-    s.argv.push_back(binary);
-    const auto wa = workload_args(o, s, s.record_path);
-    s.argv.insert(s.argv.end(), wa.begin(), wa.end());
-    s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
-    result.steps.push_back(std::move(s));
-  };
+  const StepContext ctx{&setup, binary, out_dir};
+  std::vector<std::pair<Workload, std::pair<std::string, PlacementPlan>>> planned;
   for (Workload w : o.workloads) {
     for (const auto& plan : plans) {
-      add_step(w, plan, "");
-      if (w == Workload::montecarlo && plan.mode == Mode::gpu) add_step(w, plan, kGpuNaive);
+      for (auto& row : plan.mode == Mode::gpu ? gpu_rows(w, plan)
+                                              : std::vector<std::pair<std::string, PlacementPlan>>{{"", plan}}) {
+        const std::string name = row.first.empty() ? std::string(mode_name(plan.mode)) : row.first;
+        const bool asked = std::find(o.rows.begin(), o.rows.end(), name) != o.rows.end();
+        if (!o.rows.empty() && !asked) continue;
+        if (asked && !row.second.possible) {
+          throw ResourceError(fmt::format("mode {} cannot run here: {}", name, row.second.reason));
+        }
+        planned.emplace_back(w, std::move(row));
+      }
     }
   }
+  if (!o.dry_run) make_dirs(out_dir);
+  ContrastOptions sized = o;
+  const nlohmann::json sizing = choose_sizes(sized, ctx, plans);
+  for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, w, row.second, row.first));
 
   if (o.dry_run) {
     std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
@@ -244,8 +419,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     return result;
   }
 
-  make_dirs(out_dir);
-  const int failed = run_steps(o, result.steps);
+  const int failed = run_steps(sized, result.steps);
   const int to_run = static_cast<int>(std::count_if(result.steps.begin(), result.steps.end(),
                                                     [](const ContrastStep& s) { return !s.skipped; }));
   const auto launch_failed = std::count_if(result.steps.begin(), result.steps.end(),
@@ -270,7 +444,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
                                                               {"mode", row_mode(s)}}
                                               : s.summary;
-    row["size"] = problem_size(o, s.workload, s.mode);
+    row["size"] = problem_size(sized, s.workload, s.mode);
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
     if (!s.reason.empty()) row["reason"] = s.reason;
     if (!s.skipped) {
@@ -327,6 +501,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                    {"launcher", launcher},
                    {"nodes", setup.nodes},
                    {"nodes_from", setup.nodes_from},
+                   {"sizing", sizing},
                    {"out_dir", out_dir},
                    {"runs", rows},
                    {"ok", failed == 0},
@@ -350,6 +525,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   write_file_atomic(out_dir + "/contrast.csv", csv);
   if (o.json_path) write_json_atomic(*o.json_path, result.report);
   if (o.csv_path) write_file_atomic(*o.csv_path, csv);
+  if (o.report && failed < to_run) write_report_after_run(out_dir, o.quiet);
   if (failed > 0) {
     std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed%s (marked in the table); logs in %s\n",
                  failed, to_run, launch_failed > 0 ? ", some to launch" : "", out_dir.c_str());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -18,8 +19,11 @@
 #include "scalebench/placement.hpp"
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/report.hpp"
+#include "study/baseline.hpp"
 #include "study/files.hpp"
 #include "study/jsonl.hpp"
+#include "study/time_left.hpp"
 #include "study/yaml_keys.hpp"
 
 namespace scalebench {
@@ -30,8 +34,8 @@ using study::RunFigures;
 using study::human_rate;
 
 constexpr const char* kKeys =
-    "study, description, workload, args, sweep, mpirun_args, srun_args, hosts, hostfile, timeout_s";
-const std::set<std::string> kKeySet = {"study",       "description", "workload", "args",     "sweep",
+    "study, description, workload, args, sweep, baseline, mpirun_args, srun_args, hosts, hostfile, timeout_s";
+const std::set<std::string> kKeySet = {"study",       "description", "workload", "args",     "sweep",    "baseline",
                                        "mpirun_args", "srun_args",   "hosts",    "hostfile", "timeout_s"};
 // Early, cheap limits: a study file is a page of YAML, a sweep a few hundred runs at most in practice.
 constexpr long long kMaxStudyFileBytes = 1 << 20;
@@ -111,6 +115,99 @@ void place_run(const std::string& file, StudyRun& r, int ranks, int nodes, int p
   r.ranks = r.nodes * r.ranks_per_node;
 }
 
+// One planned run in the summary: its newest line and the figures of its record.
+struct Row {
+  const StudyRun* run;
+  const nlohmann::json* line;
+  RunFigures f;
+  std::string series;  // the options other than ranks and threads
+  bool ok() const { return line != nullptr && (*line)["status"] == "ok" && f.time_s > 0; }
+};
+
+// Every key that tells runs apart: the options and the placement keys.
+std::map<std::string, std::string> coordinates(const StudyRun& r) {
+  std::map<std::string, std::string> c(r.options.begin(), r.options.end());
+  c["ranks"] = std::to_string(r.ranks);
+  if (r.placed) {
+    c["nodes"] = std::to_string(r.nodes);
+    c["ranks_per_node"] = std::to_string(r.ranks_per_node);
+  }
+  return c;
+}
+
+// The run each row is compared with (nullptr: none finished ok). With a named baseline, the run
+// with the baseline's values and the same other coordinates; without, the series' ok run with the
+// fewest cores (or GPUs).
+std::vector<const Row*> baselines(const StudySpec& spec, const std::vector<Row>& rows) {
+  std::vector<const Row*> out(rows.size(), nullptr);
+  if (!spec.baseline.empty()) {
+    std::map<std::map<std::string, std::string>, const Row*> by_coordinates;
+    for (const auto& row : rows) {
+      if (row.ok()) by_coordinates[coordinates(*row.run)] = &row;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto it = by_coordinates.find(study::baseline_coordinates(coordinates(*rows[i].run), spec.baseline));
+      if (it != by_coordinates.end()) out[i] = it->second;
+    }
+    return out;
+  }
+  std::map<std::string, const Row*> base;
+  for (const auto& row : rows) {
+    if (!row.ok()) continue;
+    auto it = base.find(row.series);
+    if (it == base.end() || row.f.resources() < it->second->f.resources()) base[row.series] = &row;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (auto it = base.find(rows[i].series); it != base.end()) out[i] = it->second;
+  }
+  return out;
+}
+
+// With a named baseline: each group's ratio to it per size and its crossover, as summary.json's
+// "baseline" and as lines for the table (and summary.md).
+nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& rows,
+                                const std::vector<const Row*>& base_of, std::string& lines) {
+  const std::string size_key = study::size_key_of(spec.workload);
+  const bool size_swept = std::any_of(spec.sweep.begin(), spec.sweep.end(),
+                                      [&](const auto& e) { return e.first == size_key && e.second.size() > 1; });
+  std::set<std::string> hidden{size_key};
+  std::string named;
+  for (const auto& [k, v] : spec.baseline) {
+    hidden.insert(k);
+    named += fmt::format("{}{}={}", named.empty() ? "" : " ", k, v);
+  }
+  std::vector<study::ComparedRun> compared;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    if (!row.ok() || base_of[i] == nullptr || base_of[i] == &row) continue;
+    std::string group;
+    const auto c = coordinates(*row.run);
+    for (const auto& [k, vs] : spec.sweep) {
+      const auto it = c.find(k);
+      if (k == size_key || it == c.end()) continue;
+      group += fmt::format("{}{}={}", group.empty() ? "" : " ", k, it->second);
+    }
+    const auto size = c.find(size_key);
+    compared.push_back({group.empty() ? "runs" : group, size == c.end() ? 0.0 : study::size_value(size->second),
+                        base_of[i]->f.time_s / row.f.time_s, row.run->index});
+  }
+  nlohmann::json groups = study::summarize_groups(compared, size_key, size_swept);
+  lines += fmt::format("speed-up = baseline time / time; baseline: the run with {} and the same other values\n", named);
+  for (const auto& g : groups) {
+    std::string ratios;
+    for (const auto& p : g["points"]) {
+      ratios += fmt::format("{}{:.2f}x", ratios.empty() ? "" : ", ", p["ratio"].get<double>());
+      if (size_swept) ratios += fmt::format(" at {}={:g}", size_key, p["size"].get<double>());
+    }
+    lines += fmt::format("  {} against {}: {}", g["group"].get<std::string>(), named, ratios);
+    if (g.contains("crossover")) lines += "; crossover " + g["crossover"]["text"].get<std::string>();
+    lines += "\n";
+  }
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [k, v] : spec.baseline) options[k] = v;
+  return {{"options", options}, {"size_key", size_key}, {"groups", groups}};
+}
+
 // Where the summary goes and what it says of the launch.
 struct SummaryPlace {
   std::string launcher, out_dir, jsonl;
@@ -132,12 +229,6 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     const bool ok = l.value("status", std::string()) == "ok";
     if (it == newest.end() || ok || it->second->value("status", std::string()) != "ok") newest[key] = &l;
   }
-  struct Row {
-    const StudyRun* run;
-    const nlohmann::json* line;
-    RunFigures f;
-    std::string series;  // the options other than ranks and threads
-  };
   std::vector<Row> rows;
   for (const auto& r : runs) {
     Row row{&r, nullptr, {}, {}};
@@ -150,13 +241,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     }
     rows.push_back(row);
   }
-  // Baseline of a series: its ok run with the fewest cores (or GPUs).
-  std::map<std::string, const Row*> base;
-  for (const auto& row : rows) {
-    if (row.line == nullptr || (*row.line)["status"] != "ok" || row.f.time_s <= 0) continue;
-    auto it = base.find(row.series);
-    if (it == base.end() || row.f.resources() < it->second->f.resources()) base[row.series] = &row;
-  }
+  const std::vector<const Row*> base_of = baselines(spec, rows);
 
   std::vector<std::string> swept;
   for (const auto& [k, vs] : spec.sweep) {
@@ -202,10 +287,11 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
       j["resources"] = row.f.resources();
       j["gpu"] = row.f.gpu;
       j["phases_s"] = {{"compute", row.f.compute_s}, {"communication", row.f.comm_s}, {"transfer", row.f.transfer_s}};
-      if (auto it = base.find(row.series); it != base.end() && row.f.time_s > 0) {
-        const Row& b = *it->second;
+      if (const Row* bp = base_of[static_cast<std::size_t>(&row - rows.data())]; bp != nullptr && row.f.time_s > 0) {
+        const Row& b = *bp;
         speedup = b.f.time_s / row.f.time_s;
-        eff = row.f.resources() > 0 ? speedup * b.f.resources() / row.f.resources() : 0.0;
+        // Cores against GPUs have no common unit: no efficiency across kinds.
+        eff = row.f.resources() > 0 && b.f.gpu == row.f.gpu ? speedup * b.f.resources() / row.f.resources() : 0.0;
         j["baseline_index"] = b.run->index;
         j["speedup"] = speedup;
         j["efficiency"] = eff;
@@ -253,6 +339,13 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
                            eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "—", shares, status)
              : fmt::format("— | — | — | — | — | — | {} |\n", status);
   }
+  nlohmann::json baseline = nullptr;
+  if (!spec.baseline.empty()) {
+    std::string notes;
+    baseline = baseline_section(spec, rows, base_of, notes);
+    table += notes;
+    md += "\n" + notes;
+  }
   if (unreadable > 0) {
     table += fmt::format("note: {} unreadable line(s) in {} left in place and not used\n", unreadable, jsonl);
   }
@@ -272,10 +365,12 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
                     {"from_earlier", result.from_earlier},
                     {"failed_now", result.failed},
                     {"cannot_run_here", static_cast<int>(cannot_run.size())},
+                    {"baseline", baseline},
                     {"definitions",
-                     "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run of the "
+                     "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run named "
+                     "by the study's baseline (its values for those keys, the same other values), else the run of the "
                      "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "
-                     "= speedup x baseline cores / cores"},
+                     "= speedup x baseline cores / cores (cores against cores, GPUs against GPUs)"},
                     {"finished_at", utc_now_iso8601()}};
   write_json_atomic(out_dir + "/summary.json", result.summary);
   write_file_atomic(out_dir + "/summary.csv", csv);
@@ -310,6 +405,29 @@ void check_run_count(const StudySpec& s) {
     }
     runs *= vs.size();
   }
+}
+
+// baseline: {key: value, …}: each key swept, each value one of its swept values.
+std::vector<std::pair<std::string, std::string>> load_baseline(
+    const std::string& file, const YAML::Node& node,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& sweep) {
+  if (!node.IsMap() || node.size() == 0) {
+    bad(file, node, "baseline must be a map of swept keys to the baseline's values, e.g. {backend: openblas}");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& kv : node) {
+    const std::string k = kv.first.Scalar();
+    const std::string v = scalar(file, kv.second, fmt::format("baseline.{}", k));
+    const auto swept = std::find_if(sweep.begin(), sweep.end(), [&](const auto& e) { return e.first == k; });
+    if (swept == sweep.end()) {
+      bad(file, kv.first, fmt::format("baseline key '{}' is not swept: name a key of sweep (the runs differ in it)", k));
+    }
+    if (std::find(swept->second.begin(), swept->second.end(), v) == swept->second.end()) {
+      bad(file, kv.second, fmt::format("baseline {}={} is not one of the swept values of {}", k, v, k));
+    }
+    out.emplace_back(k, v);
+  }
+  return out;
 }
 
 }  // namespace
@@ -353,6 +471,7 @@ StudySpec load_study(const std::string& path) {
       seen.insert(k);
     }
   }
+  if (const auto b = root["baseline"]) s.baseline = load_baseline(path, b, s.sweep);
   if (const auto a = root["mpirun_args"]) s.mpirun_args = scalar_list(path, a, "mpirun_args");
   if (const auto a = root["srun_args"]) s.srun_args = scalar_list(path, a, "srun_args");
   if (const auto h = root["hosts"]) {
@@ -603,6 +722,20 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
           {"reason", reason},       {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
 }
 
+// A run's work for the estimate of the time left: its size, repeats and workers (ranks x threads).
+double run_work(const StudySpec& spec, const StudyRun& r) {
+  std::string size, reps = "5", warmup = "1", threads = "1";
+  const std::string size_key = study::size_key_of(spec.workload);
+  for (const auto& [k, v] : r.options) {
+    if (k == size_key) size = v;
+    if (k == "reps") reps = v;
+    if (k == "warmup") warmup = v;
+    if (k == "threads") threads = v;
+  }
+  const int repeats = static_cast<int>(study::size_value(reps) + study::size_value(warmup));
+  return study::run_work(spec.workload, size, repeats, r.ranks * std::max(1, static_cast<int>(study::size_value(threads))));
+}
+
 std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,
                             const std::vector<const StudyRun*>& todo, const std::string& jsonl) {
   std::string out = fmt::format("scalebench study {} --dry-run: {} runs, {} already in {}; nothing is run\n",
@@ -659,11 +792,19 @@ StudyResult run_study(const StudyOptions& o) {
              todo.end());
 
   const std::string stamp = study::utc_stamp();
+  double work_to_come = 0;
+  for (const StudyRun* r : todo) work_to_come += run_work(spec, *r);
+  study::TimeLeft left;
   for (const StudyRun* r : todo) {
     throw_if_stopped("runs.jsonl keeps every run finished before; run the study again to go on");
     const std::string stem = fmt::format("{}/runs/{}-{}-{}", out_dir, r->index, stamp, static_cast<long>(getpid()));
-    progress(o, fmt::format("[{}/{}] run {} ({})", ++result.ran, todo.size(), r->index, r->key));
+    const std::string eta = left.text(work_to_come);
+    progress(o, fmt::format("[{}/{}]{} run {} ({})", ++result.ran, todo.size(), eta.empty() ? "" : " (" + eta + ")",
+                            r->index, r->key));
+    const auto start = std::chrono::steady_clock::now();
     nlohmann::json line = run_one(launcher, *r, stem, timeout);
+    left.finished(run_work(spec, *r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    work_to_come -= run_work(spec, *r);
     if (line["status"] != "ok") ++result.failed;
     if (line["launch_failed"].get<bool>()) ++result.launch_failed;
     study::append_jsonl(jsonl, line);
@@ -675,6 +816,11 @@ StudyResult run_study(const StudyOptions& o) {
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);
     std::fflush(stdout);
+  }
+  const auto& summary_runs = result.summary["runs"];
+  if (o.report && std::any_of(summary_runs.begin(), summary_runs.end(),
+                              [](const nlohmann::json& r) { return r.value("status", std::string()) == "ok"; })) {
+    write_report_after_run(out_dir, o.quiet);
   }
   if (to_do > 0 && result.ran == 0) {
     result.exit_code = static_cast<int>(ExitCode::launch);

@@ -2,7 +2,7 @@
 // runs.jsonl, summarises speed-up and efficiency; a second invocation skips what is done;
 // --rerun appends beside the earlier runs, never replacing them; a failing run is marked and
 // kept; bad study files and bad options fail before anything runs; a run the machine cannot hold
-// is skipped with its reason; tools/report draws the plots.
+// is skipped with its reason; report.html is written at the end.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -189,7 +189,7 @@ mpirun_args: [--oversubscribe]
   EXPECT_FALSE(file_exists("/x"));
 }
 
-TEST(StudyCli, ReportDrawsThePlots) {
+TEST(StudyCli, ReportWritesThePage) {
   const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
   ASSERT_NE(src, nullptr);
   const std::string report = std::string(src) + "/tools/report";
@@ -198,17 +198,18 @@ TEST(StudyCli, ReportDrawsThePlots) {
   }
   const std::string dir = make_temp_dir();
   const std::string file = write_study(dir, "tiny", kGemmStudy);
+  // The study writes report.html at its end; tools/report writes it again from the same files.
   ASSERT_EQ(run_scalebench("study " + file + " --out-dir " + dir + "/s --quiet").exit_code, 0);
-  const CliRun r = run_command(report + " " + dir + "/s");
+  ASSERT_TRUE(file_exists(dir + "/s/report.html"));
+  const CliRun r = run_command(report + " " + dir + "/s --out " + dir + "/again.html");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* png : {"speedup.png", "phases.png"}) {
-    const std::string p = dir + "/s/" + png;
-    ASSERT_TRUE(file_exists(p)) << r.output;
-    EXPECT_EQ(read_file(p).substr(1, 3), "PNG");
+  const std::string page = read_file(dir + "/again.html");
+  for (const char* id : {"<table id=\"results\">", "id=\"fig-speedup\"", "id=\"fig-efficiency\"", "id=\"fig-phases\""}) {
+    EXPECT_NE(page.find(id), std::string::npos) << id;
   }
   const CliRun none = run_command(report + " " + dir);
   EXPECT_EQ(none.exit_code, 2) << none.output;
-  EXPECT_NE(none.output.find("runs.jsonl not found"), std::string::npos) << none.output;
+  EXPECT_NE(none.output.find("neither contrast.json nor summary.json"), std::string::npos) << none.output;
 }
 
 TEST(StudyCli, RunsThisMachineCannotHoldAreSkippedWithTheReason) {
@@ -439,7 +440,10 @@ TEST(StudyCli, ALargeStudyShowsProgressAndChecksACoveringSet) {
   // Every seed and both rank counts checked at least once, and the last run: 14 runs, not all 24.
   EXPECT_NE(r.output.find("checking 14 of 24 runs first"), std::string::npos) << r.output;
   EXPECT_EQ(count_of(r.output, "] checking run "), 14) << r.output;
-  EXPECT_NE(r.output.find("[24/24] run 24"), std::string::npos) << r.output;
+  // From the second run on, each progress line says about how long is left.
+  EXPECT_NE(r.output.find("[1/24] run 1 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[24/24] (about "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" left) run 24 "), std::string::npos) << r.output;
   EXPECT_EQ(jsonl(dir + "/s/runs.jsonl").size(), 24u);
   const CliRun quiet = run_scalebench("study " + file + " --out-dir " + dir + "/q --quiet");
   EXPECT_EQ(quiet.exit_code, 0);

@@ -1,0 +1,29 @@
+#pragma once
+// The contrast's default sizes, scaled from a quick measurement of this machine: the CPU rows
+// from a single-core run (so that single-core takes about kSingleCoreRepeatS a repeat: its step
+// stays under ~30 s with 3 repeats and a warm-up), the GPU rows from a one-GPU run (so that the
+// fastest GPU row still takes about kFastestRowS a repeat). Pure functions; contrast.cpp runs
+// the probes.
+#include <string>
+
+namespace scalebench::study {
+
+constexpr double kSingleCoreRepeatS = 6.0;
+constexpr double kFastestRowS = 0.5;
+// What the probes run: small enough to take a second or two anywhere.
+constexpr double kProbeGemmN = 512;
+constexpr double kProbeSamples = 1e7;
+constexpr double kProbeGpuGemmN = 4096;
+constexpr double kProbeGpuSamples = 1e9;
+// When a probe cannot run (or for --dry-run): the sizes used before measuring.
+inline const std::string kFallbackGemmN = "2048";
+inline const std::string kFallbackSamples = "1e8";
+
+// gemm n (a multiple of 256, 512..32768) taking about `seconds` a repeat when the probe of size
+// `probe_n` took `probe_s` a repeat (time grows as n^3).
+std::string scaled_gemm_n(double probe_n, double probe_s, double seconds);
+// Monte Carlo samples ("25e8": two significant digits, 1e6..1e12) taking about `seconds` a repeat (time
+// grows as the samples).
+std::string scaled_samples(double probe_samples, double probe_s, double seconds);
+
+}  // namespace scalebench::study

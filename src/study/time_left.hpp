@@ -1,0 +1,23 @@
+#pragma once
+// The estimate of the time a driver has left, for its progress lines: the seconds per unit of
+// work of the runs finished so far, times the work of those to come. A run's work is its size
+// (gemm n^3, Monte Carlo samples) over the cores or GPUs it runs on; see run_work.
+#include <string>
+
+namespace scalebench::study {
+
+class TimeLeft {
+ public:
+  void finished(double work, double seconds);
+  // "about 2 min 10 s left" for `work_to_come`; "" before a run with work finished.
+  std::string text(double work_to_come) const;
+
+ private:
+  double work_ = 0, seconds_ = 0;
+};
+
+// The work of a run: size^3 for gemm's n, the samples for Monte Carlo, times the repeats, over the
+// workers (ranks x threads). Values that do not parse count as 1.
+double run_work(const std::string& workload, const std::string& size, int repeats, int workers);
+
+}  // namespace scalebench::study
