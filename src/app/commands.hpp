@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "scalebench/gemm.hpp"
+#include "scalebench/montecarlo.hpp"
+
 namespace scalebench::app {
 
 struct Subcommand {
@@ -17,5 +20,12 @@ Subcommand register_montecarlo(CLI::App& root);
 Subcommand register_topology(CLI::App& root);
 Subcommand register_contrast(CLI::App& root);
 Subcommand register_study(CLI::App& root);
+Subcommand register_calibrate(CLI::App& root);
+Subcommand register_predict(CLI::App& root);
+
+// The workload options of gemm and montecarlo, declared on `app` (predict takes them too); the
+// returned function builds the checked configuration after parsing (UsageError otherwise).
+std::function<GemmConfig()> add_gemm_options(CLI::App* app);
+std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app);
 
 }  // namespace scalebench::app

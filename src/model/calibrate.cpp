@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <hwloc.h>
 
 #include "scalebench/error.hpp"
 #include "scalebench/gpu.hpp"
@@ -32,6 +33,35 @@ void quiet_barrier(const Communicator& comm) {
     if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
+
+// For the node figures rank 0 runs on every core of its node, whatever binding the launcher gave
+// it (mpirun binds a rank to one core); the binding comes back when this ends. Move-less scope.
+class WholeNodeBinding {
+ public:
+  WholeNodeBinding() {
+    if (hwloc_topology_init(&topo_) != 0) return;
+    if (hwloc_topology_load(topo_) != 0) return;
+    saved_ = hwloc_bitmap_alloc();
+    bound_ = hwloc_get_cpubind(topo_, saved_, HWLOC_CPUBIND_PROCESS) == 0 &&
+             hwloc_set_cpubind(topo_, hwloc_topology_get_allowed_cpuset(topo_), HWLOC_CPUBIND_PROCESS) == 0;
+    cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+  }
+  ~WholeNodeBinding() {
+    if (bound_) hwloc_set_cpubind(topo_, saved_, HWLOC_CPUBIND_PROCESS);
+    if (saved_) hwloc_bitmap_free(saved_);
+    if (topo_) hwloc_topology_destroy(topo_);
+  }
+  WholeNodeBinding(const WholeNodeBinding&) = delete;
+  WholeNodeBinding& operator=(const WholeNodeBinding&) = delete;
+  // Cores of the node (1 if hwloc could not tell).
+  int cores() const noexcept { return cores_ > 0 ? cores_ : 1; }
+
+ private:
+  hwloc_topology_t topo_ = nullptr;
+  hwloc_bitmap_t saved_ = nullptr;
+  bool bound_ = false;
+  int cores_ = 0;
+};
 
 struct Budget {
   int min_reps;
@@ -336,7 +366,8 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
     p.host = host_name();
     p.versions = ctx.at("versions");
     p.hwloc = hwloc_summary();
-    p.cores = static_cast<int>(allowed_cpus().size());
+    const WholeNodeBinding whole;
+    p.cores = whole.cores();
     calibrate_cpu(p, o, say);
     calibrate_gpu_part(p, o, say, self);
     // Two ranks on one node copy through shared memory: until measured, read + write at the
