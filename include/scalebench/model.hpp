@@ -53,7 +53,7 @@ struct GpuProfile {
   Link h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> gemm_gflops;  // precision -> (n, GFLOP/s)
   std::optional<Link> nccl_intra;              // NCCL inside a node (NVLink or PCIe)
-  std::map<std::string, double> montecarlo;    // problem -> units per second per GPU
+  std::map<std::string, std::map<std::string, double>> montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
 };
 
 struct Profile {

@@ -13,6 +13,7 @@
 #include "scalebench/model.hpp"
 #include "scalebench/parse.hpp"
 #include "scalebench/record.hpp"
+#include "scalebench/study.hpp"
 
 namespace scalebench::app {
 namespace {
@@ -206,13 +207,13 @@ Workload gemm_workload(const GemmConfig& cfg_in, const Profile& p, const Machine
 Workload montecarlo_workload(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
-  if (cfg.backend != McBackendKind::cpu) cfg.threads = 1;
+  if (cfg.backend != McBackendKind::cpu) cfg.threads = 1;  // naive is one thread; GPU backends one host thread
   if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
   Workload w;
   w.what = fmt::format("montecarlo {} {} samples {}", to_string(cfg.problem), to_string(cfg.backend), cfg.samples);
   w.unit = "samples/s";
   w.work = static_cast<double>(cfg.samples);
-  w.gpu = cfg.backend == McBackendKind::cuda;
+  w.gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
   w.threads = cfg.threads;
   w.repeats = cfg.reps + cfg.warmup;
   w.here = [&p, cfg](const MachineLayout& l) { return predict_montecarlo(p, cfg, l); };
@@ -252,7 +253,64 @@ int run_predict(const PredictOptions& o, const MakeConfig& make_config, const Ma
   }
 }
 
+// One study run's workload arguments parsed with the workload's own options.
+template <class Config>
+Config parse_run(const std::function<std::function<Config()>(CLI::App*)>& add_options, const StudyRun& run) {
+  CLI::App parser;
+  const auto make = add_options(&parser);
+  std::vector<std::string> args(run.workload_argv.rbegin(), run.workload_argv.rend() - 1);  // CLI11: reversed
+  try {
+    parser.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return make();
+}
+
+std::string study_line(const Workload& w, const StudyRun& run, const MachineLayout& m) {
+  const Prediction pred = w.here(m);
+  const auto base = try_seconds(w.one_core, {1, 1, 0});
+  double compute = pred.phase("compute"), transfer = pred.phase("h2d") + pred.phase("d2h");
+  double comm = pred.phase("scatter") + pred.phase("broadcast") + pred.phase("gather") + pred.phase("reduce");
+  return fmt::format("{:>4} {:>5} {:>5} {:>7}  {:>11.4f} {:>16} {:>9}  {:.3f}/{:.3f}/{:.3f}  {}\n", run.index, run.nodes,
+                     run.ranks, w.threads, pred.end_to_end,
+                     fmt::format("{:.4g} {}", pred.end_to_end > 0 ? w.work / pred.end_to_end : 0.0, w.unit),
+                     base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", compute, comm, transfer, run.key);
+}
+
 }  // namespace
+
+int print_study_prediction(const std::string& file, const std::string& profile_path) {
+  try {
+    const StudySpec spec = load_study(file);
+    const std::vector<StudyRun> runs = plan_study(spec);
+    PredictOptions o;
+    o.profile = profile_path;
+    const Profile p = machine_of(o).first;
+    std::string table = fmt::format("scalebench study {} --predict: {} runs predicted from profile {} (host {}); nothing "
+                                    "was run\n{:>4} {:>5} {:>5} {:>7}  {:>11} {:>16} {:>9}  {:<22} {}\n",
+                                    spec.name, runs.size(), p.source, p.host, "#", "nodes", "ranks", "threads",
+                                    "predicted s", "rate", "vs 1 core", "compute/comm/transfer", "run");
+    for (const auto& run : runs) {
+      const MachineLayout m{run.nodes, run.ranks_per_node, p.gpu.present ? p.gpu.count : 0};
+      try {
+        if (spec.workload == "gemm") {
+          table += study_line(gemm_workload(parse_run<GemmConfig>(add_gemm_options, run), p, m), run, m);
+        } else {
+          table += study_line(montecarlo_workload(parse_run<MonteCarloConfig>(add_montecarlo_options, run), p, m), run, m);
+        }
+      } catch (const UsageError& e) {
+        table += fmt::format("{:>4} {:>5} {:>5}  cannot predict: {}  {}\n", run.index, run.nodes, run.ranks, e.what(),
+                             run.key);
+      }
+    }
+    std::fputs(table.c_str(), stdout);
+    return 0;
+  } catch (const Error& e) {
+    print_error(e.what());
+    return static_cast<int>(e.code());
+  }
+}
 
 Subcommand register_predict(CLI::App& root) {
   auto* app = root.add_subcommand(

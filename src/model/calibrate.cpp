@@ -146,9 +146,10 @@ double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, co
   cfg.samples = cfg.chunk_size * 4;
   for (;;) {
     const std::int64_t chunks = chunk_count(cfg);
-    std::unique_ptr<McKernel> k = backend == McBackendKind::naive ? make_naive_montecarlo(0, 1)
-                                  : backend == McBackendKind::cpu  ? make_cpu_montecarlo(threads)
-                                                                   : make_cuda_montecarlo(cfg, *self);
+    std::unique_ptr<McKernel> k = backend == McBackendKind::naive    ? make_naive_montecarlo(0, 1)
+                                  : backend == McBackendKind::cpu    ? make_cpu_montecarlo(threads)
+                                  : backend == McBackendKind::curand ? make_curand_montecarlo(cfg, *self)
+                                                                     : make_cuda_montecarlo(cfg, *self);
     PhaseRecorder setup, rec;
     k->prepare(cfg, {0, chunks}, setup);
     const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });
@@ -213,7 +214,9 @@ void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& s
   }
   json g = calibrate_gpu(o.quick);
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
-    g["montecarlo"][to_string(problem)] = montecarlo_rate(problem, McBackendKind::cuda, 1, {3, o.quick ? 0.1 : 0.5}, &self);
+    for (McBackendKind b : {McBackendKind::cuda, McBackendKind::curand}) {
+      g["montecarlo"][to_string(problem)][to_string(b)] = montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5}, &self);
+    }
   }
   p.gpu = profile_from_json({{"profile_version", kProfileVersion}, {"host", ""}, {"created_at", ""}, {"versions", {}},
                              {"cores", 1}, {"blas", json::object()}, {"memory", {{"triad", json::array()}}},

@@ -192,13 +192,14 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   const std::string problem = to_string(cfg.problem);
   const double units_per_sample = cfg.problem == McProblem::asian ? cfg.steps : 1.0;
   double rate = 0;
-  if (cfg.backend == McBackendKind::cuda) {
+  const bool on_gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
+  if (on_gpu) {
     const auto it = p.gpu.montecarlo.find(problem);
-    if (!p.gpu.present || it == p.gpu.montecarlo.end()) {
-      throw UsageError(fmt::format("profile {} has no GPU Monte Carlo rate for {} ({})", p.source, problem,
-                                   p.gpu.present ? "not measured" : p.gpu.reason));
+    if (!p.gpu.present || it == p.gpu.montecarlo.end() || !it->second.count(to_string(cfg.backend))) {
+      throw UsageError(fmt::format("profile {} has no GPU Monte Carlo rate for {} on {} ({})", p.source, problem,
+                                   to_string(cfg.backend), p.gpu.present ? "not measured" : p.gpu.reason));
     }
-    rate = it->second / gpu_sharing(m);
+    rate = it->second.at(to_string(cfg.backend)) / gpu_sharing(m);
   } else {
     const std::string backend = to_string(cfg.backend);
     const auto pit = p.montecarlo.find(problem);
@@ -215,7 +216,7 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   std::vector<double> compute;
   for (int r = 0; r < ranks; ++r) {
     std::int64_t samples = 0;
-    if (cfg.backend == McBackendKind::naive) {
+    if (cfg.backend == McBackendKind::naive) {  // an even split of samples; the others take chunks
       samples = RowPartition(cfg.samples, ranks).counts()[r];
     } else {
       const ChunkRange c = rank_chunks(chunks, r, ranks);
@@ -228,7 +229,7 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   double reduce = 0;
   if (cfg.problem == McProblem::pi) {
     reduce = small_reduce_seconds(p, m, 1);
-  } else if (cfg.backend == McBackendKind::naive) {
+  } else if (cfg.backend == McBackendKind::naive || cfg.backend == McBackendKind::curand) {
     reduce = small_reduce_seconds(p, m, kSumCount);
   } else {
     // At most 2·log2(chunks) tree nodes of six doubles each per rank.
@@ -240,7 +241,7 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   const double slowest = max_of(compute);
   out.phases = {{"compute", slowest}, {"reduce", reduce + slowest - min_of(compute)}};
   out.end_to_end = slowest + reduce;
-  if (cfg.backend == McBackendKind::cuda) {
+  if (on_gpu) {
     const double d2h = p.gpu.d2h_pinned.latency_s;
     out.phases.emplace_back("d2h", d2h);
     out.end_to_end += d2h;

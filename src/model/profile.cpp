@@ -89,7 +89,9 @@ GpuProfile gpu_from_json(const Reader& g) {
   }
   if (g.has("nccl_intra")) out.nccl_intra = g.link("nccl_intra");
   if (g.has("montecarlo")) {
-    for (const auto& [problem, rate] : g.at("montecarlo").items()) out.montecarlo[problem] = rate.get<double>();
+    for (const auto& [problem, backends] : g.at("montecarlo").items()) {
+      for (const auto& [backend, rate] : backends.items()) out.montecarlo[problem][backend] = rate.get<double>();
+    }
   }
   return out;
 }
