@@ -61,6 +61,27 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   ASSERT_TRUE(mrec["prediction"]["available"].get<bool>()) << mrec["prediction"].dump();
   EXPECT_GT(mrec["prediction"]["phases"]["compute"]["predicted_s"].get<double>(), 0.0);
 
+  // A study and a contrast show predicted beside measured.
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  const std::string src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const CliRun st = run_command(env + bin + " study " + src + "/jobs/smoke.yaml --quiet --out-dir " + dir + "/study 2>&1");
+  ASSERT_EQ(st.exit_code, 0) << st.output;
+  const json summary = read_json(dir + "/study/summary.json");
+  for (const auto& run : summary["runs"]) {
+    ASSERT_TRUE(run["predicted"].is_object()) << run.dump();
+    EXPECT_GT(run["predicted"]["predicted_s"].get<double>(), 0.0);
+  }
+  EXPECT_NE(read_file(dir + "/study/summary.md").find("predicted s, miss"), std::string::npos);
+  const CliRun ct = run_command(env + bin +
+                                " contrast --modes single-core,multi-thread --n 128 --samples 1e6 --reps 1 --warmup 0 "
+                                "--out-dir " + dir + "/contrast --json " + dir + "/contrast.json 2>&1");
+  ASSERT_EQ(ct.exit_code, 0) << ct.output;
+  EXPECT_NE(ct.output.find("predicted s, miss"), std::string::npos) << ct.output;
+  for (const auto& row : read_json(dir + "/contrast.json")["runs"]) {
+    ASSERT_TRUE(row["predicted"].is_object()) << row.dump();
+    EXPECT_FALSE(row["predicted"]["worst_phase"].get<std::string>().empty());
+  }
+
   // Another machine's profile: named in a warning, the run goes on without prediction.
   const CliRun stale = run_command("SCALEBENCH_PROFILE=" + synthetic_profile() + " " + std::getenv("SCALEBENCH_BINARY") +
                                    " gemm --n 128 --reps 1 --json " + dir + "/s.json 2>&1");
@@ -105,6 +126,18 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
                                    "--ranks-per-node 8 --profile " + synthetic_profile());
   ASSERT_EQ(mc.exit_code, 0) << mc.output;
   EXPECT_NE(mc.output.find("against one GPU"), std::string::npos) << mc.output;
+}
+
+TEST(PredictCli, StudyPredictRunsNothing) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("study " + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) +
+                                  "/jobs/strong-scaling-cpu.yaml --predict --out-dir " + dir + "/s --profile " +
+                                  synthetic_profile());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("nothing was run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GFLOP/s"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("cannot predict"), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/s")) << "--predict wrote results";
 }
 
 struct BadPredict {
