@@ -135,8 +135,10 @@ int report(const Workload& w, const Profile& p, const MachineLayout& m, const Pr
     }
     const double speedup = *base / e2e;
     out[key] = {{"end_to_end_s", *base}, {"speedup", speedup}, {"efficiency", units > 0 ? speedup / units : 0.0}};
-    text += fmt::format("against {}: {:.6f} s -> speed-up {:.2f}x, efficiency {:.1f}% over {} {}\n", label, *base,
-                        speedup, units > 0 ? 100.0 * speedup / units : 0.0, units, w.gpu ? "GPU(s)" : "core(s)");
+    text += fmt::format("against {}: {:.6f} s -> speed-up {:.2f}x", label, *base, speedup);
+    text += units > 0 ? fmt::format(", efficiency {:.1f}% over {} {}\n", 100.0 * speedup / units, units,
+                                    w.gpu ? "GPU(s)" : "core(s)")
+                      : "\n";
   };
   against("one_core", "one core", w.one_core, w.gpu ? 0.0 : cores);
   against("one_gpu", "one GPU", w.one_gpu, w.gpu ? gpus : 0.0);
