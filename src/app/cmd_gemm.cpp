@@ -79,10 +79,8 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
 
 }  // namespace
 
-Subcommand register_gemm(CLI::App& root) {
+std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   auto opts = std::make_shared<GemmOptions>();
-  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: distribute A and B (row1d or summa2d), "
-                                          "multiply per rank, gather C, verify, time every phase");
   app->add_option("--n", opts->n, "Matrix size n (C is m x n); sets m and k too unless given [4096]");
   app->add_option("--m", opts->m, "Rows of A and C [n]");
   app->add_option("--k", opts->k, "Columns of A, rows of B [n]");
@@ -115,9 +113,15 @@ Subcommand register_gemm(CLI::App& root) {
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");
 
+  return [opts, app] { return to_config(*opts, *app); };
+}
+
+Subcommand register_gemm(CLI::App& root) {
+  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: distribute A and B (row1d or summa2d), "
+                                          "multiply per rank, gather C, verify, time every phase");
   Subcommand sub;
   sub.app = app;
-  sub.run = workload_runner<GemmConfig>([opts, app] { return to_config(*opts, *app); }, run_distributed_gemm);
+  sub.run = workload_runner<GemmConfig>(add_gemm_options(app), run_distributed_gemm);
   return sub;
 }
 

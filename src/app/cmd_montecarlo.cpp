@@ -50,12 +50,8 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
 
 }  // namespace
 
-Subcommand register_montecarlo(CLI::App& root) {
+std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
   auto opts = std::make_shared<MonteCarloOptions>();
-  auto* app = root.add_subcommand("montecarlo",
-                                  "Sharded Monte Carlo: pi, European and Asian options under GBM; the same estimate to "
-                                  "the bit for any number of ranks, threads or GPUs (not --backend naive or curand); "
-                                  "checked against closed forms");
   app->add_option("--problem", opts->problem,
                   "pi (quarter-circle hits) | european (Black-Scholes checked) | asian (arithmetic average; "
                   "geometric average checked) [pi]");
@@ -89,10 +85,17 @@ Subcommand register_montecarlo(CLI::App& root) {
                   "Samples per chunk (a multiple of 4); part of the result's definition (testing)")
       ->group("");
 
+  return [opts, app] { return to_config(*opts, *app); };
+}
+
+Subcommand register_montecarlo(CLI::App& root) {
+  auto* app = root.add_subcommand("montecarlo",
+                                  "Sharded Monte Carlo: pi, European and Asian options under GBM; the same estimate to "
+                                  "the bit for any number of ranks, threads or GPUs (not --backend naive or curand); "
+                                  "checked against closed forms");
   Subcommand sub;
   sub.app = app;
-  sub.run = workload_runner<MonteCarloConfig>([opts, app] { return to_config(*opts, *app); },
-                                              run_distributed_montecarlo);
+  sub.run = workload_runner<MonteCarloConfig>(add_montecarlo_options(app), run_distributed_montecarlo);
   return sub;
 }
 

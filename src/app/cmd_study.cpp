@@ -28,9 +28,15 @@ Subcommand register_study(CLI::App& root) {
   app->add_flag("--quiet", o->quiet, "No table, no progress lines");
   app->add_flag("--no-report", [o](std::int64_t) { o->report = false; },
                 "Do not write report.html at the end (scalebench report DIR writes it later)");
+  auto predict = std::make_shared<std::pair<bool, std::string>>();
+  app->add_flag("--predict", predict->first,
+                "Print the study's table as the machine profile predicts it (docs/model.md); run nothing");
+  app->add_option("--profile", predict->second, "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
+                                                "default place]");
   Subcommand sub;
   sub.app = app;
-  sub.run = [o]() {
+  sub.run = [o, predict]() {
+    if (predict->first) return print_study_prediction(o->file, predict->second);
     try {
       if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
       return run_study(*o).exit_code;

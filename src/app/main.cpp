@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   subs.push_back(app::register_contrast(root));
   subs.push_back(app::register_study(root));
   subs.push_back(app::register_report(root));
+  subs.push_back(app::register_calibrate(root));
+  subs.push_back(app::register_predict(root));
   for (auto& s : subs) {
     s.app->footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table());
   }

@@ -16,6 +16,7 @@
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/gemm_fill.hpp"
+#include "scalebench/model.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/network.hpp"
@@ -211,6 +212,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   record["ok"] = ok;
   record["status"] = ok ? "ok" : "verification_failed";
   record["exit_code"] = ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  attach_prediction(record, warnings);  // predicted against measured (model.hpp)
   record["warnings"] = warnings;
   record["finished_at"] = utc_now_iso8601();
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/error.hpp"
+#include "scalebench/model.hpp"
 #include "scalebench/montecarlo.hpp"
 #include "scalebench/rank_setup.hpp"
 #include "scalebench/gpu.hpp"
@@ -358,6 +359,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   record["ok"] = outcome.ok;
   record["status"] = outcome.ok ? "ok" : "verification_failed";
   record["exit_code"] = outcome.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  attach_prediction(record, warnings);  // predicted against measured (model.hpp)
   record["warnings"] = warnings;
   record["finished_at"] = utc_now_iso8601();
 

@@ -22,6 +22,8 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"OMPI_COMM_WORLD_RANK", "set by mpirun", "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
       {"NCCL_DEBUG", "unset", "NCCL's own diagnostics; recorded"},
       {"NCCL_MAX_CTAS", "unset", "NCCL's cap on thread blocks per call; when set it replaces the cap of 4 that gemm --overlap asks for"},
+      {"SCALEBENCH_PROFILE", "$XDG_CACHE_HOME/scalebench/profile-<host>.json (XDG_CACHE_HOME: ~/.cache)", "machine profile that calibrate writes and gemm/montecarlo/predict read (docs/model.md)"},
+      {"XDG_CACHE_HOME", "~/.cache", "folder of the default machine profile"},
       {"SCALEBENCH_OVERLAP_TRACE", "unset", "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to stderr"},
   };
   return vars;

@@ -23,6 +23,7 @@
 #include "study/contrast_sizing.hpp"
 #include "study/files.hpp"
 #include "study/time_left.hpp"
+#include "study/prediction_columns.hpp"
 
 namespace scalebench {
 
@@ -182,6 +183,7 @@ nlohmann::json summarize(const ContrastStep& s) {
                   {"communication", total > 0 ? f.comm_s / total : 0.0},
                   {"transfer", total > 0 ? f.transfer_s / total : 0.0}};
   row["ok"] = r.value("ok", false);
+  row["predicted"] = study::predicted_json(study::predicted_figures(r));
   return row;
 }
 
@@ -437,9 +439,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   topo.host(), topo.cores().size(), topo.cpu_numa_domains().size(),
                                   topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
                                   topo.gpus().size() == 1 ? "" : "s", out_dir);
-  table += fmt::format("{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode",
-                       "nodes", "size",
-                       "ranks x thr", "time s", "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
+  table += fmt::format("{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload",
+                       "mode", "nodes", "size", "ranks x thr", "time s", "predicted s, miss", "rate", "speed-up", "eff.",
+                       "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
     nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
                                                               {"mode", row_mode(s)}}
@@ -470,13 +472,14 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
     const std::string status = row["status"].get<std::string>();
     table += fmt::format(
-        "{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
+        "{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
         row["mode"].get<std::string>(), row.contains("nodes") ? std::to_string(row["nodes"].get<int>()) : "-",
         row["size"].get<std::string>(),
         row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
                                             row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
                               : "-",
         row.contains("time_s") && s.exit_code == 0 ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
+        s.exit_code == 0 ? study::predicted_cell(study::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
         row.contains("rate") && s.exit_code == 0 ? human_rate(rate, row["rate_unit"].get<std::string>()) : "-",
         row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>()) : "-",
         row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>()) : "-",
@@ -509,18 +512,22 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                    {"finished_at", utc_now_iso8601()}};
   write_json_atomic(out_dir + "/contrast.json", result.report);
   std::string csv = "workload,mode,nodes,ranks,threads_per_rank,gpus,size,time_s,rate,rate_unit,speedup_vs_single_core,"
-                    "parallel_efficiency,compute_share,communication_share,transfer_share,status,reason\n";
+                    "parallel_efficiency,compute_share,communication_share,transfer_share,status,reason,predicted_s,"
+                    "prediction_miss,worst_phase\n";
   for (const auto& row : rows) {
     auto num = [&](const char* k) { return row.contains(k) ? fmt::format("{}", row[k].get<double>()) : std::string(); };
     auto share = [&](const char* k) {
       return row.contains("share") ? fmt::format("{}", row["share"][k].get<double>()) : std::string();
     };
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
+    const nlohmann::json& pr = row.contains("predicted") ? row["predicted"] : nlohmann::json();
+    auto predicted = [&](const char* k) { return pr.is_object() ? pr[k].dump() : std::string(); };
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
                        row["mode"].get<std::string>(), num("nodes"), num("ranks"), num("threads_per_rank"), num("gpus"),
                        csv_escape(row.value("size", std::string())), num("time_s"), num("rate"),
                        row.value("rate_unit", std::string()), num("speedup_vs_single_core"), num("parallel_efficiency"),
                        share("compute"), share("communication"), share("transfer"), row["status"].get<std::string>(),
-                       csv_escape(row.value("reason", std::string())));
+                       csv_escape(row.value("reason", std::string())), predicted("predicted_s"), predicted("miss"),
+                       pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string());
   }
   write_file_atomic(out_dir + "/contrast.csv", csv);
   if (o.json_path) write_json_atomic(*o.json_path, result.report);

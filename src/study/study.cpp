@@ -24,6 +24,7 @@
 #include "study/files.hpp"
 #include "study/jsonl.hpp"
 #include "study/time_left.hpp"
+#include "study/prediction_columns.hpp"
 #include "study/yaml_keys.hpp"
 
 namespace scalebench {
@@ -253,18 +254,20 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
                   spec.name, runs.size(), result.ran, result.from_earlier, result.failed, cannot_run.size(), jsonl);
   std::string head = fmt::format("{:>4} {:>5}", "#", "nodes");
   for (const auto& k : swept) head += fmt::format(" {:>10}", k);
-  head += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "rate", "speed-up", "eff.",
-                      "compute/comm/transfer", "status");
+  head += fmt::format(" {:>7} {:>10}  {:<24} {:>16} {:>9} {:>6}  {:<22} {}\n", "cores", "time s", "predicted s, miss",
+                      "rate", "speed-up", "eff.", "compute/comm/transfer", "status");
   table += head;
   std::string csv = "index,key,ranks,nodes,ranks_per_node";
   for (const auto& k : swept) {
     if (k != "ranks" && k != "ranks_per_node") csv += fmt::format(",{}", csv_escape(k));
   }
-  csv += ",resources,gpu,time_s,rate,rate_unit,compute_s,communication_s,transfer_s,speedup,efficiency,status,reason\n";
+  csv += ",resources,gpu,time_s,rate,rate_unit,compute_s,communication_s,transfer_s,speedup,efficiency,status,reason,"
+         "predicted_s,prediction_miss,worst_phase\n";
   std::string md = fmt::format("# Study {}\n\n{}\n\n| # | nodes | ", spec.name, spec.description);
   for (const auto& k : swept) md += k + " | ";
-  md += "cores or GPUs | time s | rate | speed-up | efficiency | compute / comm / transfer s | status |\n|";
-  for (std::size_t i = 0; i < swept.size() + 9; ++i) md += " --- |";
+  md += "cores or GPUs | time s | predicted s, miss | rate | speed-up | efficiency | compute / comm / transfer s | "
+        "status |\n|";
+  for (std::size_t i = 0; i < swept.size() + 10; ++i) md += " --- |";
   md += "\n";
 
   for (const auto& row : rows) {
@@ -280,6 +283,8 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     for (const auto& [k, v] : r.options) opts[k] = v;
     j["options"] = opts;
     double speedup = 0, eff = 0;
+    const study::PredictedFigures predicted =
+        row.line ? study::predicted_figures((*row.line)["record"]) : study::PredictedFigures{};
     if (status == "ok") {
       j["time_s"] = row.f.time_s;
       j["rate"] = row.f.rate;
@@ -297,6 +302,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
         j["efficiency"] = eff;
       }
       j["record_path"] = (*row.line)["record_path"];
+      j["predicted"] = study::predicted_json(predicted);
     } else if (row.line) {
       j["reason"] = (*row.line)["reason"];
     } else if (skip != cannot_run.end()) {
@@ -317,9 +323,10 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     for (const auto& k : swept) line += fmt::format(" {:>10}", swept_value(k));
     const std::string shares = ok ? fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s)
                                   : "-";
-    line += fmt::format(" {:>7} {:>10} {:>16} {:>9} {:>6}  {:<22} {}\n",
+    const std::string predicted_text = ok ? study::predicted_cell(predicted, row.f.time_s) : "-";
+    line += fmt::format(" {:>7} {:>10}  {:<24} {:>16} {:>9} {:>6}  {:<22} {}\n",
                         ok ? fmt::format("{}{}", row.f.resources(), row.f.gpu ? "G" : "") : "-",
-                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
+                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", predicted_text, ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
                         speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-", eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-",
                         shares, ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
     table += line;
@@ -327,17 +334,21 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     for (const auto& k : swept) {
       if (k != "ranks" && k != "ranks_per_node") csv += fmt::format(",{}", csv_escape(swept_value(k)));
     }
-    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},\n", row.f.resources(), row.f.gpu ? 1 : 0, row.f.time_s,
+    const std::string predicted_csv = predicted.available ? fmt::format(",{},{},{}", predicted.predicted_s, predicted.miss,
+                                                                        predicted.worst_phase)
+                                                          : ",,,";
+    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", row.f.resources(), row.f.gpu ? 1 : 0, row.f.time_s,
                             row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
-                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status)
-              : fmt::format(",,,,,,,,,,,{},{}\n", status, csv_escape(j.value("reason", std::string())));
+                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status,
+                            predicted_csv)
+              : fmt::format(",,,,,,,,,,,{},{},,,\n", status, csv_escape(j.value("reason", std::string())));
     md += fmt::format("| {} | {} | ", r.index, r.nodes);
     for (const auto& k : swept) md += swept_value(k) + " | ";
-    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} |\n", row.f.resources(), row.f.gpu ? " GPU" : "",
-                           row.f.time_s, human_rate(row.f.rate, row.f.rate_unit),
+    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} | {} |\n", row.f.resources(), row.f.gpu ? " GPU" : "",
+                           row.f.time_s, predicted_text, human_rate(row.f.rate, row.f.rate_unit),
                            speedup > 0 ? fmt::format("{:.2f}×", speedup) : "—",
                            eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "—", shares, status)
-             : fmt::format("— | — | — | — | — | — | {} |\n", status);
+             : fmt::format("— | — | — | — | — | — | — | {} |\n", status);
   }
   nlohmann::json baseline = nullptr;
   if (!spec.baseline.empty()) {

@@ -1,0 +1,155 @@
+// GPU micro-benchmarks for `scalebench calibrate` (scalebench/gpu_calibrate.hpp): copies, cuBLAS
+// GEMM rates and NCCL broadcast between the visible GPUs, each a median of event-timed repeats
+// after a warm-up.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "cublas_gemm.hpp"
+#include "cublas_handle.hpp"
+#include "cuda_check.hpp"
+#include "device_memory.hpp"
+#include "scalebench/gpu_calibrate.hpp"
+#include "scalebench/timing.hpp"
+#include "stream.hpp"
+
+namespace scalebench {
+namespace {
+
+using nlohmann::json;
+
+// Median seconds of `reps` runs of `step` on `stream`, timed with events, after one warm-up.
+template <class Step>
+double event_median(cudaStream_t stream, int reps, Step step) {
+  gpu::Event start, end;
+  step();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    start.record(stream);
+    step();
+    end.record(stream);
+    end.synchronize();
+    t.push_back(end.seconds_since(start));
+  }
+  return median_of(t);
+}
+
+json link_json(double small_s, double large_s, double large_bytes) {
+  return {{"latency_us", small_s * 1e6}, {"bandwidth_GBps", large_bytes / std::max(large_s - small_s, 1e-9) * 1e-9}};
+}
+
+json copies(bool quick) {
+  const std::size_t large = quick ? (std::size_t{16} << 20) : (std::size_t{256} << 20);
+  gpu::Stream s;
+  gpu::DeviceBuffer dev(large);
+  gpu::PinnedBuffer pinned(large);
+  std::vector<char> pageable(large, 1);
+  json out;
+  auto time_copy = [&](void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    return event_median(s.get(), quick ? 5 : 10,
+                        [&] { SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s.get())); });
+  };
+  auto both = [&](const char* key, void* dst, const void* src, cudaMemcpyKind kind) {
+    out[key] = link_json(time_copy(dst, src, 8, kind), time_copy(dst, src, large, kind), static_cast<double>(large));
+  };
+  both("h2d_pinned", dev.get(), pinned.get(), cudaMemcpyHostToDevice);
+  both("h2d_pageable", dev.get(), pageable.data(), cudaMemcpyHostToDevice);
+  both("d2h_pinned", pinned.get(), dev.get(), cudaMemcpyDeviceToHost);
+  both("d2h_pageable", pageable.data(), dev.get(), cudaMemcpyDeviceToHost);
+  return out;
+}
+
+json gemm_rates(bool quick) {
+  const std::vector<std::int64_t> sides = quick ? std::vector<std::int64_t>{1024, 4096}
+                                                : std::vector<std::int64_t>{1024, 2048, 4096, 8192};
+  gpu::Stream s;
+  gpu::CublasHandle h(s.get());
+  json out = json::object();
+  for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
+    for (auto n : sides) {
+      const auto elems = static_cast<std::size_t>(n * n);
+      gpu::DeviceBuffer a(elems * device_input_bytes(p)), b(elems * device_input_bytes(p)),
+          c(elems * device_output_bytes(p));
+      // Small non-zero values (the byte 0x3c repeated): zeros would time an idle-power multiply.
+      SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x3c, a.bytes(), s.get()));
+      SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(b.get(), 0x3c, b.bytes(), s.get()));
+      const gpu::GemmCall call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
+      const double sec = event_median(s.get(), quick ? 3 : 5, [&] { gpu::row_major_gemm(h.get(), p, call); });
+      const double nd = static_cast<double>(n);
+      out[to_string(p)].push_back({{"n", n}, {"gflops", 2.0 * nd * nd * nd / sec * 1e-9}});
+    }
+  }
+  return out;
+}
+
+// Owns the communicators ncclCommInitAll makes, one per visible GPU.
+class NcclClique {
+ public:
+  explicit NcclClique(int count) : comms_(static_cast<std::size_t>(count), nullptr) {
+    SCALEBENCH_NCCL_CHECK(ncclCommInitAll(comms_.data(), count, nullptr));
+  }
+  ~NcclClique() {
+    for (auto c : comms_) {
+      if (c) ncclCommDestroy(c);
+    }
+  }
+  NcclClique(const NcclClique&) = delete;
+  NcclClique& operator=(const NcclClique&) = delete;
+  ncclComm_t at(int i) const { return comms_.at(static_cast<std::size_t>(i)); }
+
+ private:
+  std::vector<ncclComm_t> comms_;
+};
+
+// ncclBroadcast from GPU 0 to all, wall-clock timed around the group (the slowest GPU).
+json nccl_broadcast(int count, bool quick) {
+  const std::size_t large = quick ? (std::size_t{64} << 20) : (std::size_t{512} << 20);
+  NcclClique clique(count);
+  std::vector<gpu::Stream> streams;
+  std::vector<gpu::DeviceBuffer> bufs;
+  for (int d = 0; d < count; ++d) {
+    SCALEBENCH_CUDA_CHECK(cudaSetDevice(d));
+    streams.emplace_back();
+    bufs.emplace_back(large);
+  }
+  auto run = [&](std::size_t bytes) {
+    std::vector<double> t;
+    for (int i = -1; i < (quick ? 5 : 10); ++i) {
+      const double t0 = wall_seconds();
+      SCALEBENCH_NCCL_CHECK(ncclGroupStart());
+      for (int d = 0; d < count; ++d) {
+        SCALEBENCH_NCCL_CHECK(ncclBroadcast(bufs[d].get(), bufs[d].get(), bytes, ncclChar, 0, clique.at(d),
+                                            streams[d].get()));
+      }
+      SCALEBENCH_NCCL_CHECK(ncclGroupEnd());
+      for (auto& s : streams) s.synchronize();
+      if (i >= 0) t.push_back(wall_seconds() - t0);
+    }
+    return median_of(t);
+  };
+  json out = link_json(run(8), run(large), static_cast<double>(large));
+  SCALEBENCH_CUDA_CHECK(cudaSetDevice(0));
+  return out;
+}
+
+}  // namespace
+
+json calibrate_gpu(bool quick) {
+  int count = 0;
+  SCALEBENCH_CUDA_CHECK(cudaGetDeviceCount(&count));
+  SCALEBENCH_CUDA_CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop{};
+  SCALEBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  json g = copies(quick);
+  g["present"] = true;
+  g["name"] = prop.name;
+  g["count"] = count;
+  g["gemm_gflops"] = gemm_rates(quick);
+  g["nccl_intra"] = count > 1 ? nccl_broadcast(count, quick) : json(nullptr);
+  return g;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,252 @@
+// Per-phase predictions of the gemm row scheme and the sharded Monte Carlo (docs/model.md,
+// "Phases"). A phase as a record reports it is the slowest rank's time; end-to-end follows the
+// schedule (phases in sequence, or the --overlap pipeline).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scalebench/error.hpp"
+#include "scalebench/gpu.hpp"
+#include "scalebench/model.hpp"
+#include "scalebench/partition.hpp"
+
+namespace scalebench {
+namespace {
+
+// The matrix sides as doubles: byte and flop counts are computed in floating point.
+struct Sides {
+  double m, n, k;
+};
+Sides sides(const GemmShape& s) {
+  return {static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k)};
+}
+
+double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+double min_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
+
+// Cores each rank may use: its threads, or its share of the node when the ranks oversubscribe it.
+double thread_share(const Profile& p, const MachineLayout& m, int threads) {
+  return std::min(static_cast<double>(threads), static_cast<double>(p.cores) / m.ranks_per_node);
+}
+
+// Ranks that share one GPU (1 when every rank has its own).
+double gpu_sharing(const MachineLayout& m) {
+  if (m.gpus_per_node <= 0) throw UsageError("a GPU backend needs GPUs on the node: pass --gpus-per-node");
+  return std::max(1.0, std::ceil(static_cast<double>(m.ranks_per_node) / m.gpus_per_node));
+}
+
+std::vector<double> bytes_of(const std::vector<std::int64_t>& counts, double bytes_per_unit) {
+  std::vector<double> out;
+  for (auto c : counts) out.push_back(static_cast<double>(c) * bytes_per_unit);
+  return out;
+}
+
+double sum_after_root(const std::vector<double>& v) {
+  double s = 0;
+  for (std::size_t r = 1; r < v.size(); ++r) s += v[r];
+  return s;
+}
+
+Link nccl_link(const Profile& p, const MachineLayout& m) {
+  if (m.nodes > 1) return slowest_link(p, m);
+  if (!p.gpu.nccl_intra) {
+    throw UsageError(fmt::format("profile {} has no NCCL figures (calibrated with {} GPU(s)); calibrate with several "
+                                 "GPUs on a node", p.source, p.gpu.count));
+  }
+  return *p.gpu.nccl_intra;
+}
+
+struct GemmBlocks {
+  RowPartition rows;
+  std::vector<double> compute;  // per rank
+};
+
+GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const auto& s = cfg.shape;
+  GemmBlocks b{RowPartition(s.m, m.ranks()), {}};
+  for (int r = 0; r < m.ranks(); ++r) {
+    const GemmShape block{b.rows.counts()[r], s.n, s.k};
+    const double flops = 2.0 * static_cast<double>(block.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    double gflops = 0;
+    switch (cfg.backend) {
+      case GemmBackendKind::naive: {
+        const auto it = p.naive_gflops.find(to_string(cfg.precision));
+        if (it == p.naive_gflops.end()) {
+          throw UsageError(fmt::format("profile {} has no naive rate for {}", p.source, to_string(cfg.precision)));
+        }
+        gflops = it->second * thread_share(p, m, 1);
+        break;
+      }
+      case GemmBackendKind::openblas: gflops = blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), block); break;
+      case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
+    }
+    b.compute.push_back(block.m == 0 ? 0.0 : flops / (gflops * 1e9));
+  }
+  return b;
+}
+
+Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const Sides s = sides(cfg.shape);
+  const double e = static_cast<double>(host_element_bytes(cfg.precision));
+  const GemmBlocks b = compute_times(p, cfg, m);
+  const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
+  const double bcast = bcast_seconds(p, m, s.k * s.n * e);
+  const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
+  const double compute = max_of(b.compute);
+  Prediction out;
+  // The gather's slowest rank is the one that finished its multiply first and waits for the last.
+  out.phases = {{"scatter", scatter}, {"broadcast", bcast}, {"compute", compute},
+                {"gather", gather + compute - min_of(b.compute)}};
+  out.end_to_end = scatter + bcast + compute + gather;
+  return out;
+}
+
+Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const Sides s = sides(cfg.shape);
+  const auto& g = p.gpu;
+  const double eh = static_cast<double>(host_element_bytes(cfg.precision));
+  const double ein = static_cast<double>(device_input_bytes(cfg.precision));
+  const double eout = static_cast<double>(device_output_bytes(cfg.precision));
+  const GemmBlocks b = compute_times(p, cfg, m);
+  const double compute = max_of(b.compute);
+  const double kn = s.k * s.n;
+  Prediction out;
+  if (cfg.resident) {
+    out.phases = {{"scatter", 0.0}, {"broadcast", 0.0}, {"compute", compute}, {"gather", 0.0}};
+    out.end_to_end = compute;
+    return out;
+  }
+  if (cfg.transport == Transport::mpi && !cfg.overlap) {
+    // The MPI phases are those of the CPU run, then each rank's copies and multiply.
+    const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * eh));
+    const double bcast = bcast_seconds(p, m, kn * eh);
+    std::vector<double> h2d, d2h, device;
+    for (int r = 0; r < m.ranks(); ++r) {
+      const double rows = static_cast<double>(b.rows.counts()[r]);
+      h2d.push_back(g.h2d_pinned.seconds((rows * s.k + kn) * eh));
+      d2h.push_back(g.d2h_pinned.seconds(rows * s.n * eh));
+      device.push_back(h2d.back() + b.compute[r] + d2h.back());
+    }
+    const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * eh));
+    out.phases = {{"scatter", scatter}, {"broadcast", bcast}, {"h2d", max_of(h2d)}, {"compute", compute},
+                  {"d2h", max_of(d2h)}, {"gather", gather + max_of(device) - min_of(device)}};
+    out.end_to_end = scatter + bcast + max_of(device) + gather;
+    return out;
+  }
+  // NCCL (or --overlap): rank 0 moves all of A and B in and all of C out; the others' blocks go
+  // device to device, rank 0's sends sharing its link.
+  const double h2d = g.h2d_pinned.seconds((s.m * s.k + kn) * eh);
+  const double d2h = g.d2h_pinned.seconds(s.m * s.n * eh);
+  double scatter = 0, bcast = 0, gather = 0;
+  if (m.ranks() > 1) {
+    const Link l = nccl_link(p, m);
+    scatter = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.k * ein)));
+    bcast = l.seconds(kn * ein);
+    gather = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.n * eout)));
+  }
+  out.phases = {{"h2d", h2d}, {"scatter", scatter}, {"broadcast", bcast}, {"compute", compute}, {"gather", gather},
+                {"d2h", d2h}};
+  if (!cfg.overlap) {
+    out.end_to_end = h2d + scatter + bcast + compute + gather + d2h;
+    return out;
+  }
+  // The pipeline: its busiest resource sets the pace; the first panel in and the last block out
+  // cannot overlap anything.
+  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
+  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
+  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
+  const double fill = g.h2d_pinned.seconds((width * s.n + head * width) * eh);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
+                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  out.phases.emplace_back("fill", fill);
+  out.phases.emplace_back("drain", drain);
+  out.end_to_end = fill + std::max({h2d, d2h, compute, scatter + bcast + gather}) + drain;
+  out.notes.push_back("overlap: end-to-end = first panel in + the busiest of host link in, host link out, "
+                      "multiply, NCCL + last block out");
+  return out;
+}
+
+}  // namespace
+
+double Prediction::phase(const std::string& name) const {
+  for (const auto& [n, s] : phases) {
+    if (n == name) return s;
+  }
+  return 0.0;
+}
+
+Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
+  if (m.ranks() > cfg.shape.m) {
+    throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(),
+                                 cfg.shape.m));
+  }
+  return cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m);
+}
+
+Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
+  MonteCarloConfig cfg = cfg_in;
+  resolve_defaults(cfg);
+  const std::string problem = to_string(cfg.problem);
+  const double units_per_sample = cfg.problem == McProblem::asian ? cfg.steps : 1.0;
+  double rate = 0;
+  const bool on_gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
+  if (on_gpu) {
+    const auto it = p.gpu.montecarlo.find(problem);
+    if (!p.gpu.present || it == p.gpu.montecarlo.end() || !it->second.count(to_string(cfg.backend))) {
+      throw UsageError(fmt::format("profile {} has no GPU Monte Carlo rate for {} on {} ({})", p.source, problem,
+                                   to_string(cfg.backend), p.gpu.present ? "not measured" : p.gpu.reason));
+    }
+    rate = it->second.at(to_string(cfg.backend)) / gpu_sharing(m);
+  } else {
+    const std::string backend = to_string(cfg.backend);
+    const auto pit = p.montecarlo.find(problem);
+    if (pit == p.montecarlo.end() || !pit->second.count(backend)) {
+      throw UsageError(fmt::format("profile {} has no Monte Carlo rate for {} on {}; run `scalebench calibrate`",
+                                   p.source, problem, backend));
+    }
+    const int threads = cfg.backend == McBackendKind::naive ? 1 : std::max(cfg.threads, 1);
+    rate = rate_at_threads(pit->second.at(backend), thread_share(p, m, threads), p.cores);
+  }
+  if (rate <= 0) throw UsageError(fmt::format("profile {} gives a zero Monte Carlo rate for {}", p.source, problem));
+  const int ranks = m.ranks();
+  const std::int64_t chunks = chunk_count(cfg);
+  std::vector<double> compute;
+  for (int r = 0; r < ranks; ++r) {
+    std::int64_t samples = 0;
+    if (cfg.backend == McBackendKind::naive) {  // an even split of samples; the others take chunks
+      samples = RowPartition(cfg.samples, ranks).counts()[r];
+    } else {
+      const ChunkRange c = rank_chunks(chunks, r, ranks);
+      samples = std::max<std::int64_t>(std::min(c.last * cfg.chunk_size, cfg.samples) - c.first * cfg.chunk_size, 0);
+    }
+    compute.push_back(static_cast<double>(samples) * units_per_sample / rate);
+  }
+  // π: one all-reduce of the hits. Options: naive all-reduces each sum; cpu/cuda gather the
+  // tree nodes (sizes, then the bytes: linear) and broadcast the total.
+  double reduce = 0;
+  if (cfg.problem == McProblem::pi) {
+    reduce = small_reduce_seconds(p, m, 1);
+  } else if (cfg.backend == McBackendKind::naive || cfg.backend == McBackendKind::curand) {
+    reduce = small_reduce_seconds(p, m, kSumCount);
+  } else {
+    // At most 2·log2(chunks) tree nodes of six doubles each per rank.
+    const double tree_nodes = 2.0 * std::log2(std::max(static_cast<double>(chunks), 2.0));
+    const std::vector<double> node_bytes(static_cast<std::size_t>(ranks), 56.0 * tree_nodes);
+    reduce = 2 * gatherv_seconds(p, m, node_bytes) + small_reduce_seconds(p, m, 1);
+  }
+  Prediction out;
+  const double slowest = max_of(compute);
+  out.phases = {{"compute", slowest}, {"reduce", reduce + slowest - min_of(compute)}};
+  out.end_to_end = slowest + reduce;
+  if (on_gpu) {
+    const double d2h = p.gpu.d2h_pinned.latency_s;
+    out.phases.emplace_back("d2h", d2h);
+    out.end_to_end += d2h;
+  }
+  return out;
+}
+
+}  // namespace scalebench

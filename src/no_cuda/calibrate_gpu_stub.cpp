@@ -1,0 +1,9 @@
+// Without CUDA there is no GPU to calibrate: callers check visible_gpu_count() first.
+#include "scalebench/error.hpp"
+#include "scalebench/gpu_calibrate.hpp"
+
+namespace scalebench {
+
+nlohmann::json calibrate_gpu(bool) { throw NoCudaError("GPU calibration"); }
+
+}  // namespace scalebench

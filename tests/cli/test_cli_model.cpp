@@ -1,0 +1,171 @@
+// calibrate --quick under a real mpirun with 2 ranks, then gemm and montecarlo records carrying
+// predictions from that profile; a stale profile named in a warning; predict for 16 nodes × 8
+// GPUs from the saved synthetic profile; predict's bad input.
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+std::string synthetic_profile() {
+  return std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tests/data/profile-synthetic.json";
+}
+
+json read_json(const std::string& path) { return json::parse(read_file(path)); }
+
+TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
+  const std::string dir = make_temp_dir();
+  const std::string profile = dir + "/profile.json";
+  const CliRun cal = run_scalebench_mpi(2, "calibrate --quick --out " + profile);
+  ASSERT_EQ(cal.exit_code, 0) << cal.output;
+  EXPECT_NE(cal.output.find("profile written to " + profile), std::string::npos) << cal.output;
+  const json p = read_json(profile);
+  EXPECT_EQ(p["profile_version"], 1);
+  EXPECT_GE(p["cores"].get<int>(), 1);
+  ASSERT_FALSE(p["blas"]["fp64"].empty());
+  for (const auto& pt : p["blas"]["fp64"]) EXPECT_GT(pt["gflops"].get<double>(), 0.1) << pt;
+  EXPECT_GT(p["memory"]["triad"][0]["GBps"].get<double>(), 0.1);
+  EXPECT_GT(p["mpi"]["intra_node"]["bandwidth_GBps"].get<double>(), 0.0);
+  EXPECT_EQ(p["mpi"]["collectives"]["bcast"][0]["ranks"], 2);
+  EXPECT_GT(p["montecarlo"]["pi"]["cpu"][0]["per_s"].get<double>(), 0.0);
+  // No GPU here (or built without CUDA): recorded as absent with the reason.
+  if (!p["gpu"]["present"].get<bool>()) {
+    EXPECT_FALSE(p["gpu"]["reason"].get<std::string>().empty());
+  }
+
+  const std::string env = "SCALEBENCH_PROFILE=" + profile + " ";
+  const CliRun g = run_command(env + std::getenv("SCALEBENCH_MPIEXEC") + " -np 2 --oversubscribe " +
+                               std::getenv("SCALEBENCH_BINARY") + " gemm --n 256 --reps 2 --quiet --json " + dir +
+                               "/g.json 2>&1");
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  const json rec = read_json(dir + "/g.json");
+  ASSERT_TRUE(rec["prediction"]["available"].get<bool>()) << rec["prediction"].dump();
+  for (const char* phase : {"scatter", "broadcast", "compute", "gather"}) {
+    EXPECT_GT(rec["prediction"]["phases"][phase]["predicted_s"].get<double>(), 0.0) << phase;
+    EXPECT_GT(rec["prediction"]["phases"][phase]["measured_s"].get<double>(), 0.0) << phase;
+  }
+  EXPECT_GT(rec["prediction"]["end_to_end"]["predicted_s"].get<double>(), 0.0);
+  EXPECT_FALSE(rec["prediction"]["worst_phase"].get<std::string>().empty());
+
+  const CliRun mc = run_command(env + std::getenv("SCALEBENCH_BINARY") +
+                                " montecarlo --problem european --samples 1e5 --reps 2 --quiet --json " + dir +
+                                "/m.json 2>&1");
+  ASSERT_EQ(mc.exit_code, 0) << mc.output;
+  const json mrec = read_json(dir + "/m.json");
+  ASSERT_TRUE(mrec["prediction"]["available"].get<bool>()) << mrec["prediction"].dump();
+  EXPECT_GT(mrec["prediction"]["phases"]["compute"]["predicted_s"].get<double>(), 0.0);
+
+  // A study and a contrast show predicted beside measured.
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  const std::string src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const CliRun st = run_command(env + bin + " study " + src + "/jobs/smoke.yaml --quiet --out-dir " + dir + "/study 2>&1");
+  ASSERT_EQ(st.exit_code, 0) << st.output;
+  const json summary = read_json(dir + "/study/summary.json");
+  for (const auto& run : summary["runs"]) {
+    ASSERT_TRUE(run["predicted"].is_object()) << run.dump();
+    EXPECT_GT(run["predicted"]["predicted_s"].get<double>(), 0.0);
+  }
+  EXPECT_NE(read_file(dir + "/study/summary.md").find("predicted s, miss"), std::string::npos);
+  const CliRun ct = run_command(env + bin +
+                                " contrast --modes single-core,multi-thread --n 128 --samples 1e6 --reps 1 --warmup 0 "
+                                "--out-dir " + dir + "/contrast --json " + dir + "/contrast.json 2>&1");
+  ASSERT_EQ(ct.exit_code, 0) << ct.output;
+  EXPECT_NE(ct.output.find("predicted s, miss"), std::string::npos) << ct.output;
+  for (const auto& row : read_json(dir + "/contrast.json")["runs"]) {
+    ASSERT_TRUE(row["predicted"].is_object()) << row.dump();
+    EXPECT_FALSE(row["predicted"]["worst_phase"].get<std::string>().empty());
+  }
+
+  // Another machine's profile: named in a warning, the run goes on without prediction.
+  const CliRun stale = run_command("SCALEBENCH_PROFILE=" + synthetic_profile() + " " + std::getenv("SCALEBENCH_BINARY") +
+                                   " gemm --n 128 --reps 1 --json " + dir + "/s.json 2>&1");
+  ASSERT_EQ(stale.exit_code, 0) << stale.output;
+  EXPECT_NE(stale.output.find("warning: no prediction: profile " + synthetic_profile() + " is stale"),
+            std::string::npos) << stale.output;
+  EXPECT_NE(stale.output.find("calibrated on synthetic-node"), std::string::npos) << stale.output;
+  EXPECT_FALSE(read_json(dir + "/s.json")["prediction"]["available"].get<bool>());
+}
+
+TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
+                                  "--ranks-per-node 8 --gpus-per-node 8 --reps 4 --warmup 1 --price-per-hour 40 --profile " +
+                                  synthetic_profile() + " --json " + dir + "/p.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {"on 16 node(s) x 8 rank(s)", "end_to_end", "against one GPU", "CPU/GPU crossover",
+                           "cost per job"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
+  }
+  const json p = read_json(dir + "/p.json");
+  const double e2e = p["end_to_end_s"].get<double>();
+  // 128 GPUs at 1 TFLOP/s: the multiply alone is 2·32768³ / 128e12 s; transfers add to it.
+  const double compute = 2.0 * 32768.0 * 32768.0 * 32768.0 / 128e12;
+  EXPECT_NEAR(p["phases"]["compute"].get<double>(), compute, compute * 1e-9);
+  EXPECT_GT(e2e, compute);
+  // Between nodes NCCL runs over the inter-node link (1 GB/s): B alone is 8.6 GB.
+  EXPECT_NEAR(p["phases"]["broadcast"].get<double>(), 5e-6 + 32768.0 * 32768.0 * 8 / 1e9, 1e-6);
+  EXPECT_NEAR(p["cost"]["node_hours"].get<double>(), 16 * e2e * 5 / 3600, 1e-12);
+  EXPECT_NEAR(p["cost"]["gpu_hours"].get<double>(), 128 * e2e * 5 / 3600, 1e-12);
+  EXPECT_NEAR(p["cost"]["cost"].get<double>(), 40 * 16 * e2e * 5 / 3600, 1e-9);
+  EXPECT_NEAR(p["one_gpu"]["speedup"].get<double>(), p["one_gpu"]["end_to_end_s"].get<double>() / e2e, 1e-9);
+  // A faster network: the override changes the inter-node phases.
+  const CliRun fast = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
+                                     "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 --profile " +
+                                     synthetic_profile() + " --json " + dir + "/f.json");
+  ASSERT_EQ(fast.exit_code, 0) << fast.output;
+  EXPECT_NEAR(read_json(dir + "/f.json")["phases"]["broadcast"].get<double>(), 2e-6 + 32768.0 * 32768.0 * 8 / 200e9,
+              1e-9);
+  // Monte Carlo on the same machine.
+  const CliRun mc = run_scalebench("predict montecarlo --problem pi --samples 1e12 --backend cuda --nodes 16 "
+                                   "--ranks-per-node 8 --profile " + synthetic_profile());
+  ASSERT_EQ(mc.exit_code, 0) << mc.output;
+  EXPECT_NE(mc.output.find("against one GPU"), std::string::npos) << mc.output;
+}
+
+TEST(PredictCli, StudyPredictRunsNothing) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("study " + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) +
+                                  "/jobs/strong-scaling-cpu.yaml --predict --out-dir " + dir + "/s --profile " +
+                                  synthetic_profile());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("nothing was run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GFLOP/s"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("cannot predict"), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/s")) << "--predict wrote results";
+}
+
+struct BadPredict {
+  const char* name;
+  std::string args;
+  int exit_code;
+  const char* message;
+};
+
+class PredictBadInput : public testing::TestWithParam<BadPredict> {};
+
+TEST_P(PredictBadInput, OneLineDocumentedExitCode) {
+  const auto& c = GetParam();
+  const CliRun r = run_scalebench("predict " + c.args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.output;
+  EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
+  EXPECT_NE(r.output.find(c.message), std::string::npos) << "expected '" << c.message << "' in:\n" << r.output;
+}
+
+const BadPredict kBad[] = {
+    {"nodes_zero", "gemm --n 64 --nodes 0 --profile " + synthetic_profile(), 2, "--nodes 0 must be at least 1"},
+    {"missing_profile", "gemm --n 64 --profile /nonexistent/p.json", 3, "cannot read profile /nonexistent/p.json"},
+    {"gpu_without_gpus", "gemm --n 64 --backend cublas --gpus-per-node 0 --profile " + synthetic_profile(), 2,
+     "--gpus-per-node"},
+    {"bad_gbps", "gemm --n 64 --inter-node-gbps fast --profile " + synthetic_profile(), 2, "--inter-node-gbps"},
+    {"no_workload", "--nodes 2", 2, "subcommand is required"},
+};
+INSTANTIATE_TEST_SUITE_P(Cases, PredictBadInput, testing::ValuesIn(kBad),
+                         [](const testing::TestParamInfo<BadPredict>& i) { return std::string(i.param.name); });
+
+}  // namespace
