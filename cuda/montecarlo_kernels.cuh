@@ -3,7 +3,9 @@
 // following the layout in scalebench/montecarlo.hpp (montecarlo_cuda.cu checks the shared
 // constants). Random numbers are Random123's Philox4x32-10 compiled for the device and never
 // touch memory. π hits are integers (any order); option sums are reduced per chunk in a fixed
-// shared-memory tree. Only CUDA and Random123 here, so the kernels can be built on their own.
+// shared-memory tree. Only CUDA and Random123 here, so the kernels can be built on their own; they
+// have internal linkage, so a test that includes this header for its generator links beside the
+// library's copy.
 #include <Random123/philox.h>
 #include <cuda_runtime.h>
 
@@ -92,7 +94,7 @@ __device__ void block_sum_fixed(double (&v)[N], double (*shared)[kBlockThreads])
   }
 }
 
-__global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l, unsigned long long* hits) {
+static __global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l, unsigned long long* hits) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;  // even: chunk_size is a multiple of 4
   const u64 last = min(first + l.chunk_size, l.samples);
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l, unsig
   }
 }
 
-__global__ void __launch_bounds__(kBlockThreads) european_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
+static __global__ void __launch_bounds__(kBlockThreads) european_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;  // a multiple of 4
   const u64 last = min(first + l.chunk_size, l.samples);
@@ -157,7 +159,7 @@ __global__ void __launch_bounds__(kBlockThreads) european_kernel(DeviceLayout l,
   }
 }
 
-__global__ void __launch_bounds__(kBlockThreads) asian_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
+static __global__ void __launch_bounds__(kBlockThreads) asian_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;
   const u64 last = min(first + l.chunk_size, l.samples);
