@@ -23,11 +23,11 @@ struct ContrastOptions {
   // GPU rows from a quick one-GPU run.
   std::string n;                     // gemm size of the CPU rows
   std::string gpu_n;                 // gemm size of the GPU rows (default: measured, or n when given)
-  std::string naive_n = "512";       // the triple loop's size (it runs at ~1 GFLOP/s)
+  std::string naive_n = "768";       // the triple loop's size (it runs at ~1 GFLOP/s: ~0.9 s)
   std::string precision = "fp64";
   std::string samples;               // Monte Carlo pi samples of the CPU rows
   std::string gpu_samples;           // of the GPU rows
-  std::string naive_samples = "1e7";
+  std::string naive_samples = "5e7";
   int reps = 3;
   int warmup = 1;
   double timeout_s = 900;            // per step

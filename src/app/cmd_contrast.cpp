@@ -98,14 +98,14 @@ Subcommand register_contrast(CLI::App& root) {
   app->add_option("--gpu-n", c->o.gpu_n,
                   "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
                   "a repeat, from a quick n=4096 run on one GPU]");
-  app->add_option("--naive-n", c->o.naive_n, "GEMM size for the naive triple loop (about 1 GFLOP/s) [512]");
+  app->add_option("--naive-n", c->o.naive_n, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
   app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
   app->add_option("--samples", c->o.samples,
                   "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 6 s a repeat]");
   app->add_option("--gpu-samples", c->o.gpu_samples,
                   "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
                   "takes about 0.5 s a repeat]");
-  app->add_option("--naive-samples", c->o.naive_samples, "Samples for the naive Monte Carlo [1e7]");
+  app->add_option("--naive-samples", c->o.naive_samples, "Samples for the naive Monte Carlo (~0.6 s) [5e7]");
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");

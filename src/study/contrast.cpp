@@ -251,39 +251,47 @@ int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
   return failed;
 }
 
-// Sets the sizes left empty from a quick run of the probe's row (contrast_sizing.hpp); says so on
-// stderr and returns what it measured, for the report. A probe that fails leaves the fallback.
-nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan,
-                          bool gpu) {
+// Sets the sizes left empty from a quick run of the probe's row (contrast_sizing.hpp), aiming at
+// `target` seconds a repeat; a GPU probe far below its target runs once more at the scaled size.
+// Says so on stderr and returns what it measured, for the report. A probe that fails leaves the
+// fallback.
+nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan, bool gpu,
+                          double target) {
   const bool gemm = w == Workload::gemm;
   std::string& size = gemm ? (gpu ? o.gpu_n : o.n) : (gpu ? o.gpu_samples : o.samples);
-  const double probe = gemm ? (gpu ? study::kProbeGpuGemmN : study::kProbeGemmN)
-                            : (gpu ? study::kProbeSamples * 100 : study::kProbeSamples);
-  ContrastOptions po = o;
-  po.reps = 1;
-  po.warmup = 1;
-  (gemm ? (gpu ? po.gpu_n : po.n) : (gpu ? po.gpu_samples : po.samples)) = fmt::format("{:.0f}", probe);
-  ContrastStep s = make_step(po, ctx, w, plan, "probe-" + std::string(gpu ? "gpu" : mode_name(plan.mode)));
-  if (!o.quiet) std::fprintf(stderr, "scalebench contrast: measuring: %s\n", join_args(s.argv).c_str());
-  run_one(po, s);
-  const double t = s.exit_code == 0 ? s.summary.value("time_s", 0.0) : 0.0;
-  // The fastest row of these sizes: multi-thread on every core, or every GPU; kFastestRowS for it.
-  const int parallel = gpu ? std::max(1, plan.total_ranks()) : 1;
-  const double target = gpu ? study::kFastestRowS * parallel : study::kSingleCoreRepeatS;
-  nlohmann::json j = {{"probe", join_args(s.argv)}, {"probe_size", probe}, {"target_s", target}};
-  if (t > 0) {
-    size = gemm ? study::scaled_gemm_n(probe, t, target) : study::scaled_samples(probe, t, target);
-    j["probe_s"] = t;
-  } else {
-    size = gemm ? study::kFallbackGemmN : study::kFallbackSamples;
-    j["failed"] = s.reason;
+  const auto scaled = [&](double at, double t) {
+    return gemm ? study::scaled_gemm_n(at, t, target) : study::scaled_samples(at, t, target);
+  };
+  double probe = gemm ? (gpu ? study::kProbeGpuGemmN : study::kProbeGemmN)
+                      : (gpu ? study::kProbeGpuSamples : study::kProbeSamples);
+  nlohmann::json j = {{"target_s", target}, {"probes", nlohmann::json::array()}};
+  double t = 0;
+  for (int round = 0; round < (gpu ? 2 : 1); ++round) {
+    ContrastOptions po = o;
+    po.reps = 1;
+    po.warmup = 1;
+    (gemm ? (gpu ? po.gpu_n : po.n) : (gpu ? po.gpu_samples : po.samples)) = fmt::format("{:.0f}", probe);
+    ContrastStep s = make_step(po, ctx, w, plan, "probe-" + std::string(gpu ? "gpu" : mode_name(plan.mode)));
+    if (!o.quiet) std::fprintf(stderr, "scalebench contrast: measuring: %s\n", join_args(s.argv).c_str());
+    run_one(po, s);
+    t = s.exit_code == 0 ? s.summary.value("time_s", 0.0) : 0.0;
+    j["probes"].push_back({{"probe", join_args(s.argv)}, {"probe_size", probe}, {"probe_s", t}});
+    if (t <= 0) {
+      j["failed"] = s.reason;
+      break;
+    }
+    if (t >= target / 2) break;
+    const double next = std::stod(scaled(probe, t));
+    if (next <= probe) break;
+    if (round + 1 < (gpu ? 2 : 1)) probe = next;
   }
+  size = t > 0 ? scaled(probe, t) : (gemm ? study::kFallbackGemmN : study::kFallbackSamples);
   j["size"] = size;
   if (!o.quiet) {
     std::fprintf(stderr, "scalebench contrast: %s %s rows: %s %s (%s)\n", std::string(workload_name(w)).c_str(),
                  gpu ? "GPU" : "CPU", gemm ? "n" : "samples", size.c_str(),
                  t > 0 ? fmt::format("the probe took {:.3g} s a repeat; aiming at {:.1f} s a repeat", t, target).c_str()
-                       : ("the probe failed: " + s.reason).c_str());
+                       : ("the probe failed: " + j.value("failed", std::string())).c_str());
   }
   return j;
 }
@@ -306,8 +314,10 @@ nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const st
     nlohmann::json& j = sizing[std::string(workload_name(w))];
     if (cpu.empty()) {
       const PlacementPlan* single = plan_of(Mode::single_core);
+      const PlacementPlan* all = plan_of(Mode::multi_thread);
+      const int cores = all != nullptr && !all->ranks.empty() ? all->ranks.front().cores : 1;
       if (single != nullptr && !o.dry_run) {
-        j["cpu"] = probe_size(o, ctx, w, *single, false);
+        j["cpu"] = probe_size(o, ctx, w, *single, false, study::single_core_repeat_s(cores));
       } else {
         cpu = gemm ? study::kFallbackGemmN : study::kFallbackSamples;
       }
@@ -315,7 +325,9 @@ nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const st
     if (gpu.empty()) {
       const PlacementPlan* every = plan_of(Mode::gpu);
       if (every != nullptr && !o.dry_run && !cpu_given) {
-        j["gpu"] = probe_size(o, ctx, w, gpu_rows(w, *every).front().second, true);
+        // The fastest row of these sizes runs on every GPU: kFastestRowS for it.
+        j["gpu"] = probe_size(o, ctx, w, gpu_rows(w, *every).front().second, true,
+                              study::kFastestRowS * std::max(1, every->total_ranks()));
       } else {
         gpu = cpu;
       }

@@ -7,6 +7,8 @@
 
 namespace scalebench::study {
 
+double single_core_repeat_s(int cores) { return std::clamp(kFastestRowS * cores, 6.0, 15.0); }
+
 std::string scaled_gemm_n(double probe_n, double probe_s, double seconds) {
   const double n = probe_s > 0 ? probe_n * std::cbrt(seconds / probe_s) : probe_n;
   const double rounded = std::floor(n / 256) * 256;
