@@ -94,14 +94,15 @@ Subcommand register_contrast(CLI::App& root) {
                   "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
                   "possible are skipped with the reason]");
   app->add_option("--n", c->o.n,
-                  "GEMM size of the CPU rows [measured: single-core takes about 6 s a repeat, from a quick n=512 run]");
+                  "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), from a quick "
+                  "n=512 run]");
   app->add_option("--gpu-n", c->o.gpu_n,
                   "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
                   "a repeat, from a quick n=4096 run on one GPU]");
   app->add_option("--naive-n", c->o.naive_n, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
   app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
   app->add_option("--samples", c->o.samples,
-                  "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 6 s a repeat]");
+                  "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s)]");
   app->add_option("--gpu-samples", c->o.gpu_samples,
                   "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
                   "takes about 0.5 s a repeat]");

@@ -63,17 +63,13 @@ void require_cpu_precision(Precision p, const char* backend) {
   }
 }
 
-class NaiveGemm final : public LocalGemm {
+// What the host backends share: the block's shape and precision, and the panel sums of Summa2D
+// (C zeroed once, then each k-panel added with beta = 1). A backend supplies only its product.
+class HostGemm : public LocalGemm {
  public:
-  std::string name() const override { return "naive"; }
-  void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override {
-    require_cpu_precision(p, "naive");
-    shape_ = local;
-    precision_ = p;
-  }
   void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
     ScopedPhase t(rec, "compute");
-    naive_multiply(precision_, a, b, c, shape_.m, shape_.n, shape_.k, false);
+    product(a, b, c, shape_.k, false);
   }
   void begin_sum(void* c) override {
     sum_ = c;
@@ -81,42 +77,48 @@ class NaiveGemm final : public LocalGemm {
   }
   void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
     ScopedPhase t(rec, "compute");
-    naive_multiply(precision_, a, b, sum_, shape_.m, shape_.n, width, true);
+    product(a, b, sum_, width, true);
   }
   void end_sum(void*, PhaseRecorder&) override {}
+
+ protected:
+  void set_block(const GemmShape& local, Precision p, const char* backend) {
+    require_cpu_precision(p, backend);
+    shape_ = local;
+    precision_ = p;
+  }
+  // C (shape_.m x shape_.n) = A (m x k) * B (k x n), or C += A * B when `accumulate`.
+  virtual void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) = 0;
+
+  GemmShape shape_;
+  Precision precision_ = Precision::fp64;
+
+ private:
+  void* sum_ = nullptr;
+};
+
+class NaiveGemm final : public HostGemm {
+ public:
+  std::string name() const override { return "naive"; }
+  void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override { set_block(local, p, "naive"); }
   nlohmann::json describe() const override {
     return {{"library", "none (triple loop)"}, {"threads", 1}};
   }
 
  private:
-  void* sum_ = nullptr;
-  GemmShape shape_;
-  Precision precision_ = Precision::fp64;
+  void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) override {
+    naive_multiply(precision_, a, b, c, shape_.m, shape_.n, k, accumulate);
+  }
 };
 
-class OpenBlasGemm final : public LocalGemm {
+class OpenBlasGemm final : public HostGemm {
  public:
   explicit OpenBlasGemm(int threads) : threads_(threads) {}
   std::string name() const override { return "openblas"; }
   void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override {
-    require_cpu_precision(p, "openblas");
-    shape_ = local;
-    precision_ = p;
+    set_block(local, p, "openblas");
     openblas_set_num_threads(threads_);
   }
-  void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
-    blas_multiply(precision_, a, b, c, shape_.m, shape_.n, shape_.k);
-  }
-  void begin_sum(void* c) override {
-    sum_ = c;
-    zero_c(c, shape_, precision_);
-  }
-  void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
-    blas_multiply(precision_, a, b, sum_, shape_.m, shape_.n, width, true);
-  }
-  void end_sum(void*, PhaseRecorder&) override {}
   nlohmann::json describe() const override {
     return {{"library", "OpenBLAS"},
             {"config", openblas_get_config()},
@@ -125,10 +127,11 @@ class OpenBlasGemm final : public LocalGemm {
   }
 
  private:
+  void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) override {
+    blas_multiply(precision_, a, b, c, shape_.m, shape_.n, k, accumulate);
+  }
+
   int threads_;
-  void* sum_ = nullptr;
-  GemmShape shape_;
-  Precision precision_ = Precision::fp64;
 };
 
 }  // namespace

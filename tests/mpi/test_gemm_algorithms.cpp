@@ -18,17 +18,7 @@ namespace {
 
 GemmConfig exact_config(const GemmShape& shape, Precision p, GemmAlgorithm alg, ProcessGrid grid,
                         std::int64_t panel) {
-  GemmConfig cfg;
-  cfg.shape = shape;
-  cfg.precision = p;
-  cfg.fill = Fill::integer;
-  cfg.reps = 1;
-  cfg.warmup = 0;
-  cfg.threads = 1;
-  cfg.quiet = true;
-  cfg.keep_c = true;
-  cfg.peer = false;
-  cfg.seed = 4321;
+  GemmConfig cfg = exact_gemm_config(shape, p, 4321);
   cfg.algorithm = alg;
   if (alg == GemmAlgorithm::summa2d) {
     cfg.grid_rows = grid.rows;

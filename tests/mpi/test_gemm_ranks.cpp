@@ -16,19 +16,9 @@ namespace {
 
 void expect_exact(const GemmShape& shape, GemmBackendKind backend, Precision p, std::int64_t chunk) {
   const auto comm = Communicator::world();
-  GemmConfig cfg;
-  cfg.shape = shape;
+  GemmConfig cfg = exact_gemm_config(shape, p, 1234);
   cfg.backend = backend;
-  cfg.precision = p;
-  cfg.fill = Fill::integer;
-  cfg.reps = 1;
-  cfg.warmup = 0;
-  cfg.threads = 1;
-  cfg.quiet = true;
-  cfg.keep_c = true;
-  cfg.peer = false;
   cfg.mpi_chunk = chunk;
-  cfg.seed = 1234;
   const GemmResult r = run_distributed_gemm(cfg, comm);
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);

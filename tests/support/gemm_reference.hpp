@@ -11,6 +11,24 @@
 
 #include "scalebench/gemm.hpp"
 
+// The configuration of the exact tests: integer fill (C is exact), one repeat, no warm-up, one
+// thread, C kept for comparison, no peer.
+inline scalebench::GemmConfig exact_gemm_config(const scalebench::GemmShape& shape, scalebench::Precision p,
+                                                std::uint64_t seed) {
+  scalebench::GemmConfig cfg;
+  cfg.shape = shape;
+  cfg.precision = p;
+  cfg.fill = scalebench::Fill::integer;
+  cfg.reps = 1;
+  cfg.warmup = 0;
+  cfg.threads = 1;
+  cfg.quiet = true;
+  cfg.keep_c = true;
+  cfg.peer = false;
+  cfg.seed = seed;
+  return cfg;
+}
+
 inline std::vector<double> exact_integer_product(const scalebench::GemmShape& s, std::uint64_t seed) {
   constexpr std::uint64_t golden = 0x9e3779b97f4a7c15ULL;
   auto element = [&](std::uint64_t key, std::int64_t e) {
