@@ -12,6 +12,7 @@
 #include "cublas_handle.hpp"
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
+#include "gemm_kernels.hpp"
 #include "scalebench/gpu_calibrate.hpp"
 #include "scalebench/timing.hpp"
 #include "stream.hpp"
@@ -62,6 +63,16 @@ json copies(bool quick) {
   return out;
 }
 
+// `count` uniform values in [-1, 1) of precision p's device input type at `dst`.
+void fill_uniform(void* dst, Precision p, std::int64_t count, std::uint64_t key, cudaStream_t s) {
+  switch (p) {
+    case Precision::fp64: gpu::generate_matrix(static_cast<double*>(dst), count, 0, key, false, s); return;
+    case Precision::fp32:
+    case Precision::tf32: gpu::generate_matrix(static_cast<float*>(dst), count, 0, key, false, s); return;
+    case Precision::bf16: gpu::generate_matrix(static_cast<__nv_bfloat16*>(dst), count, 0, key, false, s); return;
+  }
+}
+
 json gemm_rates(bool quick) {
   const std::vector<std::int64_t> sides = quick ? std::vector<std::int64_t>{1024, 4096}
                                                 : std::vector<std::int64_t>{1024, 2048, 4096, 8192};
@@ -73,9 +84,11 @@ json gemm_rates(bool quick) {
       const auto elems = static_cast<std::size_t>(n * n);
       gpu::DeviceBuffer a(elems * device_input_bytes(p)), b(elems * device_input_bytes(p)),
           c(elems * device_output_bytes(p));
-      // Small non-zero values (the byte 0x3c repeated): zeros would time an idle-power multiply.
-      SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x3c, a.bytes(), s.get()));
-      SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(b.get(), 0x3c, b.bytes(), s.get()));
+      // Uniform random inputs, as a run's: a multiply's clock (hence its rate) depends on how
+      // many bits toggle, so constant or zero data would time a faster card than the runs see.
+      fill_uniform(a.get(), p, n * n, 1, s.get());
+      fill_uniform(b.get(), p, n * n, 2, s.get());
+      gpu::set_math_mode(h.get(), p);
       const gpu::GemmCall call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
       const double sec = event_median(s.get(), quick ? 3 : 5, [&] { gpu::row_major_gemm(h.get(), p, call); });
       const double nd = static_cast<double>(n);

@@ -86,16 +86,10 @@ void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& g) {
   }
 }
 
-namespace {
-
-// tf32: tensor cores with inputs rounded to tf32; every other precision: no tensor-core
-// down-conversion (fp32 stays fp32).
 void set_math_mode(cublasHandle_t h, Precision p) {
   SCALEBENCH_CUBLAS_CHECK(
       cublasSetMathMode(h, p == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Set-up

@@ -28,6 +28,9 @@ struct GemmCall {
   bool accumulate;
 };
 void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
+// The handle's math mode for `p`: tf32, tensor cores with inputs rounded to tf32; every other
+// precision, no tensor-core down-conversion (fp32 stays fp32). Set before the calls of `p`.
+void set_math_mode(cublasHandle_t h, Precision p);
 
 class CublasGemm final : public GpuGemm {
  public:
