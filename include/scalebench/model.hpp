@@ -16,7 +16,8 @@
 
 namespace scalebench {
 
-inline constexpr int kProfileVersion = 1;
+// 2: tf32 GPU rates timed in tf32 math mode (version 1 timed fp32), naive rates by size.
+inline constexpr int kProfileVersion = 2;
 
 // A link under the alpha-beta model: a message of b bytes takes latency + b / bandwidth.
 struct Link {
@@ -64,7 +65,8 @@ struct Profile {
   nlohmann::json hwloc;                        // packages, numa_domains, cores, pus, gpus
   int cores = 1;                               // cores of one node
   std::map<std::string, std::vector<BlasPoint>> blas;   // precision -> points
-  std::map<std::string, double> naive_gflops;  // precision -> the triple loop's rate
+  // precision -> the triple loop's rate by square size n (its cache behaviour changes with n)
+  std::map<std::string, std::vector<std::pair<std::int64_t, double>>> naive_gflops;
   std::vector<ThreadRate> triad_Bps;           // STREAM triad bandwidth by threads
   Link intra_node;                             // MPI point-to-point, two ranks on one node
   std::optional<Link> inter_node;              // MPI point-to-point between nodes (absent: not measured)
@@ -109,6 +111,8 @@ double small_reduce_seconds(const Profile& p, const MachineLayout& m, int messag
 // BLAS GFLOP/s at `threads` threads on a block (interpolated over shapes, then threads).
 double blas_gflops(const Profile& p, Precision prec, double threads, const GemmShape& block);
 double gpu_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block);
+// The triple loop's GFLOP/s on one core on a block (interpolated over its measured sizes).
+double naive_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block);
 // Interpolates rates measured by thread count at `threads` (capped at the profile's cores).
 double rate_at_threads(const std::vector<ThreadRate>& rates, double threads, int cores);
 

@@ -142,6 +142,16 @@ double blas_gflops(const Profile& p, Precision prec, double threads, const GemmS
   return rate_at_threads(at_shape, threads, p.cores);
 }
 
+double naive_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block) {
+  const auto it = p.naive_gflops.find(to_string(prec));
+  if (it == p.naive_gflops.end() || it->second.empty()) {
+    throw UsageError(fmt::format("profile {} has no naive rate for {}", p.source, to_string(prec)));
+  }
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& [n, gf] : it->second) pts.emplace_back(static_cast<double>(n), gf);
+  return interpolate_log(pts, cube_side(block));
+}
+
 double gpu_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block) {
   const auto it = p.gpu.gemm_gflops.find(to_string(prec));
   if (!p.gpu.present || it == p.gpu.gemm_gflops.end() || it->second.empty()) {

@@ -70,14 +70,7 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
     const double flops = 2.0 * static_cast<double>(block.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
     double gflops = 0;
     switch (cfg.backend) {
-      case GemmBackendKind::naive: {
-        const auto it = p.naive_gflops.find(to_string(cfg.precision));
-        if (it == p.naive_gflops.end()) {
-          throw UsageError(fmt::format("profile {} has no naive rate for {}", p.source, to_string(cfg.precision)));
-        }
-        gflops = it->second * thread_share(p, m, 1);
-        break;
-      }
+      case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
       case GemmBackendKind::openblas: gflops = blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), block); break;
       case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
     }

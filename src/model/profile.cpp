@@ -136,6 +136,10 @@ json to_json(const Profile& p) {
   for (const auto& [problem, backends] : p.montecarlo) {
     for (const auto& [backend, rates] : backends) mc[problem][backend] = rates_json(rates);
   }
+  json naive = json::object();
+  for (const auto& [prec, pts] : p.naive_gflops) {
+    for (const auto& [n, gf] : pts) naive[prec].push_back({{"n", n}, {"gflops", gf}});
+  }
   json triad = json::array();
   for (const auto& r : p.triad_Bps) triad.push_back({{"threads", r.threads}, {"GBps", r.per_s * 1e-9}});
   return {{"profile_version", kProfileVersion},
@@ -145,7 +149,7 @@ json to_json(const Profile& p) {
           {"hwloc", p.hwloc},
           {"cores", p.cores},
           {"blas", blas},
-          {"naive_gflops", p.naive_gflops},
+          {"naive_gflops", naive},
           {"memory", {{"triad", triad}}},
           {"mpi", {{"intra_node", link_json(p.intra_node)},
                    {"inter_node", optional_link_json(p.inter_node)},
@@ -178,7 +182,12 @@ Profile profile_from_json(const json& j, const std::string& source) {
     }
   }
   if (r.has("naive_gflops")) {
-    for (const auto& [prec, v] : r.at("naive_gflops").items()) p.naive_gflops[prec] = v.get<double>();
+    for (const auto& [prec, list] : r.at("naive_gflops").items()) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const Reader b(list[i], fmt::format("{}.naive_gflops.{}[{}]", r.where(), prec, i));
+        p.naive_gflops[prec].emplace_back(static_cast<std::int64_t>(b.number("n")), b.number("gflops"));
+      }
+    }
   }
   const Reader mem = r.sub("memory");
   for (const auto& t : mem.at("triad")) p.triad_Bps.push_back({t.at("threads").get<int>(), t.at("GBps").get<double>() * 1e9});

@@ -26,7 +26,7 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   ASSERT_EQ(cal.exit_code, 0) << cal.output;
   EXPECT_NE(cal.output.find("profile written to " + profile), std::string::npos) << cal.output;
   const json p = read_json(profile);
-  EXPECT_EQ(p["profile_version"], 1);
+  EXPECT_EQ(p["profile_version"], 2);
   EXPECT_GE(p["cores"].get<int>(), 1);
   ASSERT_FALSE(p["blas"]["fp64"].empty());
   for (const auto& pt : p["blas"]["fp64"]) EXPECT_GT(pt["gflops"].get<double>(), 0.1) << pt;

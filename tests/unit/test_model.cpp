@@ -103,6 +103,13 @@ TEST(Model, ThreadsInterpolateAndOversubscriptionShares) {
   // The naive loop: 1 GFLOP/s.
   const Prediction naive = predict_gemm(synthetic(), gemm(1000, 1000, 1000, 1, GemmBackendKind::naive), {1, 1, 0});
   EXPECT_NEAR(naive.phase("compute"), 2.0, kTol);
+  // fp32's triple loop slows with size: 2 GFLOP/s at 250, 0.5 at 1000; 500 is halfway on the log
+  // scale → 1.25 GFLOP/s → 2·500³ / 1.25e9 = 0.2 s. Beyond the last size the rate stays 0.5.
+  auto naive32 = gemm(500, 500, 500, 1, GemmBackendKind::naive);
+  naive32.precision = Precision::fp32;
+  EXPECT_NEAR(predict_gemm(synthetic(), naive32, {1, 1, 0}).phase("compute"), 0.2, 1e-9);
+  naive32.shape = {2000, 2000, 2000};
+  EXPECT_NEAR(predict_gemm(synthetic(), naive32, {1, 1, 0}).phase("compute"), 2.0 * 8e9 / 0.5e9, 1e-9);
 }
 
 TEST(Model, MeasuredCollectiveFitWinsOverTheFormula) {
