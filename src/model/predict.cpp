@@ -30,6 +30,18 @@ double thread_share(const Profile& p, const MachineLayout& m, int threads) {
   return std::min(static_cast<double>(threads), static_cast<double>(p.cores) / m.ranks_per_node);
 }
 
+// One rank's BLAS rate when all R ranks of its node multiply at once: what its threads reach
+// alone, but no more than its share of the node's rate on all the cores the ranks keep busy
+// (cores share memory bandwidth, caches and the power budget: 4 ranks × 4 threads do not run 4×
+// what 4 threads do alone).
+double node_shared_blas_gflops(const Profile& p, Precision prec, double threads, const MachineLayout& m,
+                               const GemmShape& block) {
+  const double alone = blas_gflops(p, prec, threads, block);
+  if (m.ranks_per_node <= 1) return alone;
+  const double busy = std::min(threads * m.ranks_per_node, static_cast<double>(p.cores));
+  return std::min(alone, blas_gflops(p, prec, busy, block) * threads / busy);
+}
+
 // Ranks that share one GPU (1 when every rank has its own).
 double gpu_sharing(const MachineLayout& m) {
   if (m.gpus_per_node <= 0) throw UsageError("a GPU backend needs GPUs on the node: pass --gpus-per-node");
@@ -71,7 +83,7 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
     double gflops = 0;
     switch (cfg.backend) {
       case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
-      case GemmBackendKind::openblas: gflops = blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), block); break;
+      case GemmBackendKind::openblas: gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block); break;
       case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
     }
     b.compute.push_back(block.m == 0 ? 0.0 : flops / (gflops * 1e9));

@@ -100,6 +100,11 @@ TEST(Model, ThreadsInterpolateAndOversubscriptionShares) {
   // 4 ranks × 2 threads on 4 cores: each rank gets 1 core → 20 GFLOP/s → 1000³ blocks take 0.1 s.
   const Prediction p = predict_gemm(synthetic(), gemm(4000, 1000, 1000, 2), {1, 4, 0});
   EXPECT_NEAR(p.phase("compute"), 0.1, kTol);
+  // Ranks of a node share its rate: with 60 GFLOP/s on 4 cores (not 4 × 20), 2 ranks × 2 threads
+  // get 30 each, not the 20 + (60 − 20)/3 = 33.3 two threads reach alone → 2e9 / 30e9 s.
+  Profile sub = synthetic();
+  sub.blas["fp64"][3].gflops = 60;
+  EXPECT_NEAR(predict_gemm(sub, gemm(2000, 1000, 1000, 2), {1, 2, 0}).phase("compute"), 2e9 / 30e9, 1e-12);
   // The naive loop: 1 GFLOP/s.
   const Prediction naive = predict_gemm(synthetic(), gemm(1000, 1000, 1000, 1, GemmBackendKind::naive), {1, 1, 0});
   EXPECT_NEAR(naive.phase("compute"), 2.0, kTol);
