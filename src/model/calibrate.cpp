@@ -2,6 +2,7 @@
 // (docs/model.md, "Calibration"). Every figure is a median of timed repeats after a warm-up.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -179,10 +180,20 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
   std::set<int> thread_counts{1, p.cores};
   for (Precision prec : {Precision::fp64, Precision::fp32}) {
     for (int t : thread_counts) {
-      for (auto n : sides) {
+      // On every core (without --quick), larger blocks too while one multiply stays under 0.5 s:
+      // a many-core node's rate keeps changing past 3072, where runs' blocks are.
+      std::vector<std::int64_t> ns = sides;
+      if (!o.quick && t == p.cores && t > 1) ns.insert(ns.end(), {4096, 6144, 8192});
+      double last_s = 0;
+      for (auto n : ns) {
+        const double nd = static_cast<double>(n);
+        if (n > sides.back() && last_s * std::pow(nd / static_cast<double>(p.blas[to_string(prec)].back().shape.n), 3) > 0.5) {
+          break;
+        }
         const GemmShape s{n, n, n};
         const double gf = gemm_gflops(GemmBackendKind::openblas, prec, t, s, blas_budget);
         p.blas[to_string(prec)].push_back({t, s, gf});
+        last_s = 2 * nd * nd * nd / (gf * 1e9);
         say.line("BLAS {} {} thread(s) {}^3: {:.1f} GFLOP/s", to_string(prec), t, n, gf);
       }
     }
