@@ -233,7 +233,9 @@ void CublasGemm::copy_in(const void* host, void* device, std::int64_t count) {
     return;
   }
   if (!pinned) ensure_host_ring();
-  const std::int64_t chunk = convert ? std::min(kStagingElements, kChunkBytes / he) : kChunkBytes / he;
+  // bf16: at most what the staging buffer holds (prepare sized it by the prepared shape).
+  const std::int64_t chunk = convert ? std::min(static_cast<std::int64_t>(staging_.bytes() / 4), kChunkBytes / he)
+                                     : kChunkBytes / he;
   const auto* src = static_cast<const char*>(host);
   auto* dst = static_cast<char*>(device);
   int slot = 0;
@@ -330,6 +332,37 @@ void CublasGemm::add_panel(const void* a, const void* b, std::int64_t width, Pha
 }
 
 void CublasGemm::end_sum(void* c, PhaseRecorder& rec) { download(c, shape_.m, rec); }
+
+GpuGemm::DeviceViews CublasGemm::device_views() const {
+  const ElementType in = precision_ == Precision::fp64   ? ElementType::f64
+                         : precision_ == Precision::bf16 ? ElementType::bf16
+                                                         : ElementType::f32;
+  const ElementType out = precision_ == Precision::fp64 ? ElementType::f64 : ElementType::f32;
+  const std::int64_t rows = std::max(rows_held_, shape_.m);
+  return {{a_.get(), rows * shape_.k, in, MemorySpace::device},
+          {b_.get(), shape_.k * shape_.n, in, MemorySpace::device},
+          {c_.get(), rows * shape_.n, out, MemorySpace::device},
+          shape_};
+}
+
+void CublasGemm::inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) {
+  timer_.start();
+  copy_in(host, device, count);
+  timer_.stop_into(rec, "h2d");
+}
+
+void CublasGemm::outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) {
+  timer_.start();
+  copy_out(device, host, count);
+  timer_.stop_into(rec, "d2h");
+}
+
+void CublasGemm::add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
+  timer_.start_gated();
+  row_major_gemm(handle_->get(), precision_,
+                 GemmCall{shape_.m, shape_.n, width, a, width, b, shape_.n, c_.get(), shape_.n, true});
+  timer_.stop_into(rec, "compute");
+}
 
 void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {
   // Distinct keys for A and B, the host generator's (gemm_fill.hpp); rows of A are numbered

@@ -1,6 +1,5 @@
 #pragma once
-// The cuBLAS backend (GpuGemm) as cuda/ sees it: the NCCL transport reaches its device buffers
-// and stream through this class.
+// The cuBLAS backend (GpuGemm) as cuda/ sees it.
 #include <cuda_runtime.h>
 
 #include <optional>
@@ -46,6 +45,11 @@ class CublasGemm final : public GpuGemm {
   void begin_sum(void* c) override;
   void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
   void end_sum(void* c, PhaseRecorder& rec) override;
+  DeviceStream stream() const override { return {stream_.get()}; }
+  DeviceViews device_views() const override;
+  void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) override;
+  void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) override;
+  void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
 
   void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
   void hold_pack(std::int64_t elements) override { pack_elements_ = elements; }
@@ -63,13 +67,6 @@ class CublasGemm final : public GpuGemm {
   std::vector<std::pair<std::string, double>> setup_seconds() const override { return setup_; }
   nlohmann::json placement() const override { return placement_; }
 
-  // For the NCCL transport.
-  cudaStream_t stream() const noexcept { return stream_.get(); }
-  void* a_device() const noexcept { return a_.get(); }
-  void* b_device() const noexcept { return b_.get(); }
-  void* c_device() const noexcept { return c_.get(); }
-  const GemmShape& shape() const noexcept { return shape_; }
-  Precision precision() const noexcept { return precision_; }
   int device() const noexcept { return device_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "device_memory.hpp"
 
 #include "cuda_check.hpp"
+#include "scalebench/gpu.hpp"
 
 namespace scalebench::gpu {
 
@@ -34,3 +35,28 @@ bool is_pinned(const void* p) noexcept {
 }
 
 }  // namespace scalebench::gpu
+
+namespace scalebench {
+
+// The CUDA-free owner of gpu.hpp: a DeviceBuffer's allocation, seen as bytes.
+DeviceArray::DeviceArray(std::size_t bytes) : bytes_(bytes) {
+  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+}
+DeviceArray::~DeviceArray() { release(); }
+DeviceArray::DeviceArray(DeviceArray&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+DeviceArray& DeviceArray::operator=(DeviceArray&& o) noexcept {
+  if (this != &o) {
+    release();
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+void DeviceArray::release() noexcept {
+  if (ptr_ != nullptr) cudaFree(ptr_);
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+}  // namespace scalebench

@@ -1,12 +1,14 @@
-// Transport nccl: A's row blocks, B and C's row blocks move between the ranks' GPUs with NCCL,
-// device to device, on each rank's compute stream.
+// Transport nccl. NcclBufferTransport moves device buffer views between the ranks' GPUs with
+// NCCL, on one stream, over the communicator it was made with and any group attached to it (a
+// Summa2D process row or column). NcclTransport, Row1D's phased schedule, moves A's row blocks,
+// B and C's row blocks through it, on the backend's device views and stream.
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "cublas_gemm.hpp"
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
 #include "scalebench/error.hpp"
@@ -15,51 +17,160 @@
 #include "scalebench/partition.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/timing.hpp"
+#include "stream.hpp"
 
 namespace scalebench::gpu {
 namespace {
 
-CublasGemm& as_cublas(GpuGemm& g) {
-  auto* c = dynamic_cast<CublasGemm*>(&g);
-  if (c == nullptr) throw Error(ExitCode::internal, "the NCCL transport needs the cuBLAS backend");
-  return *c;
+std::size_t bytes_of(const BufferView& v) { return static_cast<std::size_t>(v.count) * element_bytes(v.type); }
+
+char* at(const BufferView& v, std::int64_t elements) {
+  return static_cast<char*>(v.data) + static_cast<std::size_t>(elements) * element_bytes(v.type);
 }
 
-class NcclTransport final : public GpuTransport {
+void require_device(const BufferView& v) {
+  if (v.space != MemorySpace::device && v.count > 0) {
+    throw Error(ExitCode::internal, "the NCCL transport moves device memory, but was given a host buffer");
+  }
+}
+
+class NcclBufferTransport final : public BufferTransport {
  public:
-  NcclTransport(const Communicator& comm, int max_ctas) : comm_(comm), max_ctas_(max_ctas) {
-    const double t0 = wall_seconds();
-    nccl_.emplace(comm, max_ctas);
-    setup_s_ = wall_seconds() - t0;
+  NcclBufferTransport(const Communicator& comm, cudaStream_t stream, int max_ctas)
+      : stream_(stream), max_ctas_(max_ctas) {
+    attach(comm);
   }
 
-  // Rank 0 sends every other rank its rows; one NCCL group so that the sends run concurrently.
+  std::string name() const override { return "nccl"; }
+  MemorySpace space() const override { return MemorySpace::device; }
+
+  void attach(const Communicator& group) override {
+    if (comms_.count(group.get()) != 0) return;
+    const double t0 = wall_seconds();
+    comms_.emplace(group.get(), NcclComm(group, max_ctas_));
+    setup_s_ += wall_seconds() - t0;
+  }
+
+  void synchronize() override { SCALEBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+  void broadcast(const BufferView& buf, int root, const Communicator& group) override {
+    require_device(buf);
+    if (buf.count == 0) return;
+    ncclComm_t nc = nccl_of(group);
+    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(buf.data, buf.data, bytes_of(buf), ncclUint8, root, nc, stream_), nc);
+  }
+
+  void send(const BufferView& buf, int to, const Communicator& group) override {
+    require_device(buf);
+    if (buf.count == 0) return;
+    ncclComm_t nc = nccl_of(group);
+    SCALEBENCH_NCCL_CHECK_COMM(ncclSend(buf.data, bytes_of(buf), ncclUint8, to, nc, stream_), nc);
+  }
+
+  void receive(const BufferView& buf, int from, const Communicator& group) override {
+    require_device(buf);
+    if (buf.count == 0) return;
+    ncclComm_t nc = nccl_of(group);
+    SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(buf.data, bytes_of(buf), ncclUint8, from, nc, stream_), nc);
+  }
+
+  // One NCCL group: the root's sends (or receives) run concurrently.
+  void scatter(const BufferView& send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
+               const BufferView& recv, int root, const Communicator& group) override {
+    exchange(send, counts, displs, recv, root, group, true);
+  }
+  void gather(const BufferView& send, const BufferView& recv, const std::vector<std::int64_t>& counts,
+              const std::vector<std::int64_t>& displs, int root, const Communicator& group) override {
+    exchange(recv, counts, displs, send, root, group, false);
+  }
+
+  void use_stream(cudaStream_t s) noexcept { stream_ = s; }
+  ncclComm_t nccl_of(const Communicator& group) const {
+    const auto it = comms_.find(group.get());
+    if (it == comms_.end()) throw Error(ExitCode::internal, "the NCCL transport was used over a group never attached");
+    return it->second.get();
+  }
+  double setup_seconds() const noexcept { return setup_s_; }
+  int max_ctas() const noexcept { return max_ctas_; }
+
+ private:
+  // `whole`: the root's buffer of every block (counts/displs); `mine`: this rank's block. From
+  // the root (scatter) or to it (gather); the root's own block is copied on its device unless it
+  // is already in place.
+  void exchange(const BufferView& whole, const std::vector<std::int64_t>& counts,
+                const std::vector<std::int64_t>& displs, const BufferView& mine, int root, const Communicator& group,
+                bool from_root) {
+    require_device(whole);
+    require_device(mine);
+    ncclComm_t nc = nccl_of(group);
+    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
+    if (group.rank() == root) {
+      for (int r = 0; r < group.size(); ++r) {
+        const auto ru = static_cast<std::size_t>(r);
+        const std::size_t bytes = static_cast<std::size_t>(counts[ru]) * element_bytes(whole.type);
+        if (r == root || bytes == 0) continue;
+        if (from_root) {
+          SCALEBENCH_NCCL_CHECK_COMM(ncclSend(at(whole, displs[ru]), bytes, ncclUint8, r, nc, stream_), nc);
+        } else {
+          SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(at(whole, displs[ru]), bytes, ncclUint8, r, nc, stream_), nc);
+        }
+      }
+    } else if (mine.count > 0) {
+      if (from_root) {
+        SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(mine.data, bytes_of(mine), ncclUint8, root, nc, stream_), nc);
+      } else {
+        SCALEBENCH_NCCL_CHECK_COMM(ncclSend(mine.data, bytes_of(mine), ncclUint8, root, nc, stream_), nc);
+      }
+    }
+    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+    if (group.rank() == root) {
+      char* own = at(whole, displs[static_cast<std::size_t>(root)]);
+      const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) * element_bytes(whole.type);
+      if (own != mine.data && bytes > 0) {
+        SCALEBENCH_CUDA_CHECK(from_root ? cudaMemcpyAsync(mine.data, own, bytes, cudaMemcpyDeviceToDevice, stream_)
+                                        : cudaMemcpyAsync(own, mine.data, bytes, cudaMemcpyDeviceToDevice, stream_));
+      }
+    }
+  }
+
+  cudaStream_t stream_;
+  int max_ctas_ = 0;
+  double setup_s_ = 0;
+  std::map<MPI_Comm, NcclComm> comms_;
+};
+
+// Row1D's phased NCCL schedule on the backend's device views and stream. Rank 0 holds all rows
+// of A and C (GpuGemm::hold_rows(m)); its own block is the first rows, in place.
+class NcclTransport final : public GpuTransport {
+ public:
+  NcclTransport(const Communicator& comm, int max_ctas) : comm_(comm), nccl_(comm, nullptr, max_ctas) {}
+
   void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
-    auto& c = as_cublas(g);
-    const auto row_bytes = static_cast<std::size_t>(c.shape().k) * device_input_bytes(c.precision());
-    move_blocks(c, static_cast<char*>(c.a_device()), row_bytes, rows, Direction::from_root, rec, "scatter");
+    const auto v = g.device_views();
+    timed(g, rec, "scatter", [&] {
+      nccl_.scatter(v.a, rows.counts_times(v.shape.k), rows.offsets_times(v.shape.k), mine(v.a, rows, v.shape.k), 0,
+                    comm_);
+    });
   }
 
   void broadcast_b(GpuGemm& g, PhaseRecorder& rec) override {
-    auto& c = as_cublas(g);
-    const auto bytes = static_cast<std::size_t>(c.shape().k * c.shape().n) * device_input_bytes(c.precision());
-    DeviceTimer t(c.stream());
-    t.start();
-    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(c.b_device(), c.b_device(), bytes, ncclUint8, 0, nccl_->get(), c.stream()),
-                               nccl_->get());
-    t.stop_into(rec, "broadcast");
+    const auto v = g.device_views();
+    timed(g, rec, "broadcast", [&] { nccl_.broadcast(v.b, 0, comm_); });
   }
 
   void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
-    auto& c = as_cublas(g);
-    const auto row_bytes = static_cast<std::size_t>(c.shape().n) * device_output_bytes(c.precision());
-    move_blocks(c, static_cast<char*>(c.c_device()), row_bytes, rows, Direction::to_root, rec, "gather");
+    const auto v = g.device_views();
+    timed(g, rec, "gather", [&] {
+      nccl_.gather(mine(v.c, rows, v.shape.n), v.c, rows.counts_times(v.shape.n), rows.offsets_times(v.shape.n), 0,
+                   comm_);
+    });
   }
 
-  double setup_seconds() const override { return setup_s_; }
-  ncclComm_t comm() const noexcept { return nccl_->get(); }
+  double setup_seconds() const override { return nccl_.setup_seconds(); }
+  ncclComm_t comm() const { return nccl_.nccl_of(comm_); }
 
   nlohmann::json describe() const override {
+    const int max_ctas = nccl_.max_ctas();
     return {{"library", "NCCL"},
             {"version", nccl_version_string()},
             {"ranks", comm_.size()},
@@ -67,68 +178,33 @@ class NcclTransport final : public GpuTransport {
             {"broadcast", "ncclBroadcast"},
             {"gather", "ncclSend/ncclRecv to rank 0, one group"},
             {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
-                         : max_ctas_ > 0                          ? nlohmann::json(max_ctas_)
+                         : max_ctas > 0                           ? nlohmann::json(max_ctas)
                                                                   : nlohmann::json("NCCL's choice")}};
   }
 
  private:
-  enum class Direction { from_root, to_root };
-
-  // Rank 0's buffer holds every row; rank r's holds its own rows from offset 0.
-  void move_blocks(CublasGemm& c, char* base, std::size_t row_bytes, const RowPartition& rows, Direction dir,
-                   PhaseRecorder& rec, const char* phase) {
-    DeviceTimer t(c.stream());
+  // This rank's rows of a device matrix with `cols` columns: the first rows of its buffer.
+  BufferView mine(BufferView v, const RowPartition& rows, std::int64_t cols) const {
+    v.count = rows.block(comm_.rank()).count * cols;
+    return v;
+  }
+  template <class F>
+  void timed(GpuGemm& g, PhaseRecorder& rec, const char* phase, F&& move) {
+    auto* s = static_cast<cudaStream_t>(g.stream().handle);
+    nccl_.use_stream(s);
+    DeviceTimer t(s);
     t.start();
-    ncclComm_t nc = nccl_->get();
-    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
-    if (comm_.is_root()) {
-      for (int r = 1; r < comm_.size(); ++r) {
-        const Block blk = rows.block(r);
-        if (blk.count == 0) continue;
-        char* at = base + static_cast<std::size_t>(blk.offset) * row_bytes;
-        const std::size_t bytes = static_cast<std::size_t>(blk.count) * row_bytes;
-        if (dir == Direction::from_root) {
-          SCALEBENCH_NCCL_CHECK_COMM(ncclSend(at, bytes, ncclUint8, r, nc, c.stream()), nc);
-        } else {
-          SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(at, bytes, ncclUint8, r, nc, c.stream()), nc);
-        }
-      }
-    } else {
-      const Block blk = rows.block(comm_.rank());
-      const std::size_t bytes = static_cast<std::size_t>(blk.count) * row_bytes;
-      if (blk.count > 0) {
-        if (dir == Direction::from_root) {
-          SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(base, bytes, ncclUint8, 0, nc, c.stream()), nc);
-        } else {
-          SCALEBENCH_NCCL_CHECK_COMM(ncclSend(base, bytes, ncclUint8, 0, nc, c.stream()), nc);
-        }
-      }
-    }
-    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+    move();
     t.stop_into(rec, phase);
   }
 
   const Communicator& comm_;
-  std::optional<NcclComm> nccl_;
-  int max_ctas_ = 0;
-  double setup_s_ = 0;
+  NcclBufferTransport nccl_;
 };
 
-}  // namespace
-
-ncclComm_t nccl_comm_of(GpuTransport& t) {
-  auto* n = dynamic_cast<NcclTransport*>(&t);
-  if (n == nullptr) throw Error(ExitCode::internal, "not an NCCL transport");
-  return n->comm();
-}
-
-}  // namespace scalebench::gpu
-
-namespace scalebench {
-
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas) {
-  // NCCL refuses two ranks on one GPU (it would deadlock or fail deep inside its set-up):
-  // say so before trying.
+// NCCL refuses two ranks on one GPU (it would deadlock or fail deep inside its set-up): say so
+// before trying. Collective over `comm`.
+void refuse_shared_gpus(const Communicator& comm) {
   std::string mine;
   agree(comm, [&] {
     int device = -1;
@@ -155,8 +231,34 @@ std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int 
                                       clash));
     }
   });
+}
+
+}  // namespace
+
+ncclComm_t nccl_comm_of(GpuTransport& t) {
+  auto* n = dynamic_cast<NcclTransport*>(&t);
+  if (n == nullptr) throw Error(ExitCode::internal, "not an NCCL transport");
+  return n->comm();
+}
+
+}  // namespace scalebench::gpu
+
+namespace scalebench {
+
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas) {
+  gpu::refuse_shared_gpus(comm);
   std::unique_ptr<GpuTransport> t;
   agree(comm, [&] { t = std::make_unique<gpu::NcclTransport>(comm, max_ctas); });
+  return t;
+}
+
+std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
+                                                            int max_ctas) {
+  gpu::refuse_shared_gpus(comm);
+  std::unique_ptr<BufferTransport> t;
+  agree(comm, [&] {
+    t = std::make_unique<gpu::NcclBufferTransport>(comm, static_cast<cudaStream_t>(stream.handle), max_ctas);
+  });
   return t;
 }
 

@@ -11,11 +11,11 @@
 //             broadcast along process rows and the panel of B along process columns, and every
 //             rank adds A_panel·B_panel to its block of C (van de Geijn and Watts, SUMMA, 1997).
 //
-// Blocks move through a BufferTransport: plain host buffer views, no backend objects.
+// Blocks move through a BufferTransport (transport.hpp): plain buffer views, host or device, and
+// a stream; no backend objects.
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,6 +24,7 @@
 #include "scalebench/gemm.hpp"
 #include "scalebench/repeats.hpp"
 #include "scalebench/timing.hpp"
+#include "scalebench/transport.hpp"
 
 namespace scalebench {
 
@@ -50,42 +51,6 @@ ProcessGrid resolve_grid(const GemmConfig& cfg, int ranks);
 // Host bytes rank (row, col) of a Summa2D run holds: A_ij + B_ij + C_ij and the two panel
 // buffers; rank 0 also A, B and C whole. UsageError when the sum does not fit 64 bits.
 std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, int rank);
-
-// ---------------------------------------------------------------------------------------------
-// Transport seam: moves contiguous host buffers between the ranks of a communicator.
-
-enum class ElementType { f64, f32 };
-struct BufferView {
-  void* data = nullptr;
-  std::int64_t count = 0;  // elements
-  ElementType type = ElementType::f64;
-};
-template <class T> constexpr ElementType element_type_of();
-template <> constexpr ElementType element_type_of<double>() { return ElementType::f64; }
-template <> constexpr ElementType element_type_of<float>() { return ElementType::f32; }
-template <class T> BufferView view_of(T* data, std::int64_t count) {
-  return {const_cast<std::remove_const_t<T>*>(data), count, element_type_of<std::remove_const_t<T>>()};
-}
-
-class BufferTransport {
- public:
-  virtual ~BufferTransport() = default;
-  virtual std::string name() const = 0;
-  // Collective over `group`.
-  virtual void broadcast(const BufferView& buf, int root, const Communicator& group) = 0;
-  // Point to point within `group` (blocking; a matching receive must be posted).
-  virtual void send(const BufferView& buf, int to, const Communicator& group) = 0;
-  virtual void receive(const BufferView& buf, int from, const Communicator& group) = 0;
-  // Root's `send` cut by counts/displs (elements, meaningful on root) into every rank's `recv`;
-  // the root's own block may be `recv` in place (inside `send`). gather is the reverse.
-  virtual void scatter(const BufferView& send, const std::vector<std::int64_t>& counts,
-                       const std::vector<std::int64_t>& displs, const BufferView& recv, int root,
-                       const Communicator& group) = 0;
-  virtual void gather(const BufferView& send, const BufferView& recv, const std::vector<std::int64_t>& counts,
-                      const std::vector<std::int64_t>& displs, int root, const Communicator& group) = 0;
-};
-// Host MPI; counts above `chunk` elements go in several calls (mpi.hpp).
-std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk);
 
 // ---------------------------------------------------------------------------------------------
 // The algorithm seam.

@@ -12,6 +12,7 @@
 
 #include "scalebench/gemm.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/transport.hpp"
 #include "scalebench/verify.hpp"
 
 namespace scalebench {
@@ -40,6 +41,32 @@ std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communi
 
 // ---------------------------------------------------------------------------------------------
 // The GPU multiply as the distributed driver uses it, step by step.
+
+// A stream of this rank's GPU, opaque outside the GPU layer (a cudaStream_t in the CUDA build):
+// what a device transport enqueues on.
+struct DeviceStream {
+  void* handle = nullptr;
+};
+
+// Bytes of device memory on this rank's GPU (the current device), uninitialised. Move-only.
+// ResourceError when they cannot be had; NoCudaError without CUDA.
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t bytes);
+  ~DeviceArray();
+  DeviceArray(DeviceArray&& o) noexcept;
+  DeviceArray& operator=(DeviceArray&& o) noexcept;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  void* data() const noexcept { return ptr_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void release() noexcept;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 // Page-locks existing host memory in place (cudaHostRegister) for as long as it lives, so that
 // host<->device copies of the driver's matrices run at full bus speed. Move-only; declare it
@@ -172,6 +199,24 @@ class GpuGemm : public LocalGemm {
   // `bytes`, capped by C's size; never into A or B, which the bare call reads).
   virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
 
+  // Device-resident panel sums (Summa2D over a device transport): the blocks stay on the device
+  // and panels arrive there through the transport, on this stream.
+  virtual DeviceStream stream() const = 0;
+  // The buffers prepare() made, as device views: A (rows held × k) and B (k × n) in the input
+  // format, C (rows held × n) in the output format; `shape` is the prepared local shape.
+  struct DeviceViews {
+    BufferView a, b, c;
+    GemmShape shape;
+  };
+  virtual DeviceViews device_views() const = 0;
+  // "h2d": `count` inputs from host memory (host format) into device memory (input format).
+  virtual void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) = 0;
+  // "d2h": `count` outputs from device memory (output format) into host memory (host format).
+  virtual void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) = 0;
+  // "compute": C += A_p·B_p with A_p (m × width) and B_p (width × n) contiguous device memory in
+  // the input format, C the prepared one (begin_sum zeroes it); after the work on stream().
+  virtual void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) = 0;
+
   // Set-up done when the backend was made, in seconds by step ("gpu_context": device selection
   // and context creation, "cublas_handle"); prepare() records its own steps ("device_alloc",
   // "cublas_first_call") in the recorder it is given. None of it is ever inside compute.
@@ -192,8 +237,9 @@ inline double detectable_corruption(const GemmShape& s, Precision p) {
 // Selects and initialises this rank's GPU (collective over `comm`).
 std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);
 
-// Moves blocks between the ranks' GPUs with NCCL, device to device, on the GpuGemm's stream.
-// Rank 0 holds all rows of A and C (GpuGemm::hold_rows(m)).
+// Row1D's phased device schedule: moves blocks between the ranks' GPUs with NCCL, device to
+// device, through the GpuGemm's device views and stream (the device transport below does the
+// moving). Rank 0 holds all rows of A and C (GpuGemm::hold_rows(m)).
 class GpuTransport {
  public:
   virtual ~GpuTransport() = default;
@@ -207,6 +253,14 @@ class GpuTransport {
   virtual double setup_seconds() const = 0;
   virtual nlohmann::json describe() const = 0;
 };
+
+// The device transport: NCCL between the ranks' GPUs on device views, enqueued on `stream`
+// (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator
+// (unique id by MPI_Bcast); attach(group) builds one per sub-communicator (a process row or
+// column), collectively over that group. ResourceError (agreed) when two ranks of `comm` share
+// one GPU: NCCL cannot run them.
+std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
+                                                            int max_ctas = 0);
 
 // Collective over `comm`: builds the NCCL communicator from MPI (unique id by MPI_Bcast).
 // ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.

@@ -27,6 +27,10 @@ std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const Communi
                                             GpuGemm* gpu);
 template <class T>
 std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
-                                              const GpuGemm* gpu);
+                                              GpuGemm* gpu);
+
+// The record's one line on the communication section (TimedTransport::to_json): seconds in
+// transport calls and the most bytes a rank received; empty where it is null.
+std::string communication_line(const nlohmann::json& communication);
 
 }  // namespace scalebench

@@ -3,19 +3,23 @@
 
 #include <algorithm>
 
-#include "scalebench/distributed_gemm.hpp"
+#include "scalebench/transport.hpp"
 #include "scalebench/mpi.hpp"
 
 namespace scalebench {
 namespace {
 
-MPI_Datatype mpi_type_of(ElementType t) { return t == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
-std::size_t bytes_of(ElementType t) { return t == ElementType::f64 ? 8 : 4; }
+// bf16 moves bit for bit as 16-bit words.
+MPI_Datatype mpi_type_of(ElementType t) {
+  return t == ElementType::f64 ? MPI_DOUBLE : t == ElementType::f32 ? MPI_FLOAT : MPI_UINT16_T;
+}
+std::size_t bytes_of(ElementType t) { return element_bytes(t); }
 
 class MpiTransport final : public BufferTransport {
  public:
   explicit MpiTransport(std::int64_t chunk) : chunk_(chunk > 0 ? chunk : kMaxMpiCount) {}
   std::string name() const override { return "mpi"; }
+  MemorySpace space() const override { return MemorySpace::host; }
 
   void broadcast(const BufferView& buf, int root, const Communicator& group) override {
     bcast_bytes(buf.data, buf.count, mpi_type_of(buf.type), bytes_of(buf.type), root, group, chunk_);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "algorithms/algorithms.hpp"
+#include "algorithms/timed_transport.hpp"
 #include "core/gemm_gpu_run.hpp"
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
@@ -31,7 +32,7 @@ class Row1D final : public DistributedGemm {
         c_counts_(rows_.counts_times(cfg.shape.n)),
         c_displs_(rows_.offsets_times(cfg.shape.n)),
         chunk_(cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount),
-        transport_(make_mpi_transport(chunk_)) {
+        transport_(std::make_unique<TimedTransport>(make_mpi_transport(chunk_))) {
     if (gpu != nullptr) gpu_run_.emplace(cfg, comm, *gpu, rows_);
   }
 
@@ -72,6 +73,7 @@ class Row1D final : public DistributedGemm {
 
   void multiply(PhaseRecorder& rec) override {
     const auto& s = cfg_.shape;
+    transport_->begin_repeat(rec);
     if (host_moves()) {
       ScopedPhase t(rec, "scatter");
       transport_->scatter(view_of(a_full_.data(), s.m * s.k), a_counts_, a_displs_,
@@ -94,6 +96,7 @@ class Row1D final : public DistributedGemm {
       transport_->gather(view_of(c_mine_, mine_.count * s.n), view_of(c_full_.data(), s.m * s.n), c_counts_,
                          c_displs_, 0, comm_);
     }
+    transport_->end_repeat();
   }
 
   GemmCheck verify(const std::vector<double>& x) override {
@@ -163,6 +166,7 @@ class Row1D final : public DistributedGemm {
     const auto& s = cfg_.shape;
     const auto net_phases = summarize_phases(net_, comm_);
     const nlohmann::json gpu_map = gpu_run_ ? gpu_run_->gather_map() : nlohmann::json();
+    const nlohmann::json communication = transport_->to_json(comm_);  // null on the device schedules
     if (!comm_.is_root()) return;
     // What each rank receives (scatter, broadcast) or sends (gather) between ranks: rank 0's
     // own block never moves; every other rank receives all of B.
@@ -172,9 +176,11 @@ class Row1D final : public DistributedGemm {
     const std::size_t e = sizeof(T);
     record["distribution"] = {{"algorithm", "row1d"},
                               {"grid", {comm_.size(), 1}},
+                              {"transport", to_string(cfg_.transport)},
                               {"bytes_per_rank", {{"scatter", bytes_per_rank_json(scatter, e)},
                                                   {"broadcast", bytes_per_rank_json(bcast, e)},
-                                                  {"gather", bytes_per_rank_json(gather, e)}}}};
+                                                  {"gather", bytes_per_rank_json(gather, e)}}},
+                              {"communication", communication}};
     record["partition"] = {{"rows_per_rank", rows_.counts()}};
     record["network"] = gemm_network(rank_hosts(record), a_counts_, c_counts_, s.k * s.n, sizeof(T), phases, net_phases);
     if (gpu_run_) {
@@ -184,7 +190,8 @@ class Row1D final : public DistributedGemm {
   }
 
   std::string table_lines(const nlohmann::json& record) const override {
-    return gpu_run_ ? gpu_run_->table_lines(record["gpu"]) : std::string();
+    return (gpu_run_ ? gpu_run_->table_lines(record["gpu"]) : std::string()) +
+           communication_line(record["distribution"]["communication"]);
   }
 
  private:
@@ -198,7 +205,7 @@ class Row1D final : public DistributedGemm {
   const Block mine_;
   const std::vector<std::int64_t> a_counts_, a_displs_, c_counts_, c_displs_;
   const std::int64_t chunk_;
-  std::unique_ptr<BufferTransport> transport_;
+  std::unique_ptr<TimedTransport> transport_;
   // Rank 0's A, B and C are GiBs at benchmark sizes: allocated uninitialised, then written by
   // every thread this rank may use (HostMatrix, gemm_fill.hpp).
   HostMatrix<T> a_full_, c_full_, b_;

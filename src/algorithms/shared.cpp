@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "algorithms/algorithms.hpp"
 #include "scalebench/mpi.hpp"
@@ -54,6 +57,20 @@ std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, co
     return fp64 ? make_summa2d<double>(cfg, comm, local, gpu) : make_summa2d<float>(cfg, comm, local, gpu);
   }
   return fp64 ? make_row1d<double>(cfg, comm, local, gpu) : make_row1d<float>(cfg, comm, local, gpu);
+}
+
+}  // namespace scalebench
+
+namespace scalebench {
+
+std::string communication_line(const nlohmann::json& c) {
+  if (c.is_null()) return {};
+  std::int64_t most = 0;
+  for (const auto& b : c["bytes_received_per_rank"]) most = std::max(most, b.get<std::int64_t>());
+  return fmt::format("communication: {:.6f} s median in {} transport calls (slowest rank), at most {:.1f} MiB received "
+                     "by a rank per repeat\n",
+                     c["seconds"]["median_s"].get<double>(), c["transport"].get<std::string>(),
+                     static_cast<double>(most) / (1 << 20));
 }
 
 }  // namespace scalebench

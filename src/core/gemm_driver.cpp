@@ -298,9 +298,12 @@ void check_algorithm(const GemmConfig& cfg, const Communicator& comm) {
                                  cfg.grid_cols, comm.size()));
   }
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    if (cfg.transport == Transport::nccl || cfg.overlap || cfg.resident) {
-      throw UsageError("--algorithm summa2d moves blocks through the host with MPI; drop --transport nccl, "
-                       "--overlap and --resident (they are row1d's GPU schedules)");
+    if (cfg.overlap || cfg.resident) {
+      // Summa2D broadcasts a panel, then multiplies it: a double-buffered pipeline (panel p+1 in
+      // flight while p multiplies) would need a second stream and events in the device layer.
+      throw UsageError(fmt::format("--algorithm summa2d has no {} schedule (those are row1d's); drop {} (summa2d "
+                                   "keeps its blocks on the GPUs with --transport nccl)",
+                                   cfg.overlap ? "--overlap" : "--resident", cfg.overlap ? "--overlap" : "--resident"));
     }
     resolve_grid(cfg, comm.size());
   }

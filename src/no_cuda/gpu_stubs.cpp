@@ -18,6 +18,15 @@ std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig&, const Communicator&) {
   throw NoCudaError("--backend cublas");
 }
 std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator&, int) { throw NoCudaError("--transport nccl"); }
+std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator&, DeviceStream, int) {
+  throw NoCudaError("--transport nccl");
+}
+
+DeviceArray::DeviceArray(std::size_t) { throw NoCudaError("device memory"); }
+DeviceArray::~DeviceArray() = default;
+DeviceArray::DeviceArray(DeviceArray&&) noexcept = default;
+DeviceArray& DeviceArray::operator=(DeviceArray&&) noexcept = default;
+void DeviceArray::release() noexcept {}
 
 HostMemoryPin::HostMemoryPin(void*, std::size_t) { throw NoCudaError("pinned host memory"); }
 HostMemoryPin::~HostMemoryPin() = default;

@@ -1,0 +1,68 @@
+#pragma once
+// The transport seam: moves contiguous buffers between the ranks of a communicator. A transport
+// sees plain buffer views (address, count, element type, host or device memory) and, for a
+// device transport, the stream it was made for; never a backend object.
+//
+//   mpi  : host buffers, blocking MPI calls (make_mpi_transport).
+//   nccl : device buffers of this rank's GPU, NCCL calls enqueued on a stream; synchronize()
+//          waits for them (gpu.hpp: make_nccl_buffer_transport).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace scalebench {
+
+class Communicator;
+
+// bf16: the device format of bf16 inputs (2 bytes; moved bit for bit).
+enum class ElementType { f64, f32, bf16 };
+inline std::size_t element_bytes(ElementType t) { return t == ElementType::f64 ? 8 : t == ElementType::f32 ? 4 : 2; }
+enum class MemorySpace { host, device };
+
+struct BufferView {
+  void* data = nullptr;
+  std::int64_t count = 0;  // elements
+  ElementType type = ElementType::f64;
+  MemorySpace space = MemorySpace::host;
+};
+template <class T> constexpr ElementType element_type_of();
+template <> constexpr ElementType element_type_of<double>() { return ElementType::f64; }
+template <> constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+// A view of host memory.
+template <class T> BufferView view_of(T* data, std::int64_t count) {
+  return {const_cast<std::remove_const_t<T>*>(data), count, element_type_of<std::remove_const_t<T>>(),
+          MemorySpace::host};
+}
+
+class BufferTransport {
+ public:
+  virtual ~BufferTransport() = default;
+  virtual std::string name() const = 0;
+  // The memory its views must lie in.
+  virtual MemorySpace space() const = 0;
+  // Collective over `group`, before any call over it (every rank of `group` calls it): makes
+  // what the transport needs for that group (NCCL: a communicator). The communicator the
+  // transport was made with needs none. The group must outlive the transport.
+  virtual void attach(const Communicator& group) { (void)group; }
+  // Waits until every call made so far is complete (device transports enqueue; MPI blocks).
+  virtual void synchronize() {}
+  // Collective over `group`.
+  virtual void broadcast(const BufferView& buf, int root, const Communicator& group) = 0;
+  // Point to point within `group` (a matching receive must be posted).
+  virtual void send(const BufferView& buf, int to, const Communicator& group) = 0;
+  virtual void receive(const BufferView& buf, int from, const Communicator& group) = 0;
+  // Root's `send` cut by counts/displs (elements, meaningful on root) into every rank's `recv`;
+  // the root's own block may be `recv` in place (inside `send`). gather is the reverse.
+  virtual void scatter(const BufferView& send, const std::vector<std::int64_t>& counts,
+                       const std::vector<std::int64_t>& displs, const BufferView& recv, int root,
+                       const Communicator& group) = 0;
+  virtual void gather(const BufferView& send, const BufferView& recv, const std::vector<std::int64_t>& counts,
+                      const std::vector<std::int64_t>& displs, int root, const Communicator& group) = 0;
+};
+// Host MPI; counts above `chunk` elements go in several calls (mpi.hpp).
+std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk);
+
+}  // namespace scalebench
