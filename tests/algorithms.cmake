@@ -9,3 +9,7 @@ scalebench_add_test(NAME cli_gemm_algorithms SOURCES cli/test_cli_gemm_algorithm
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} GPU TIMEOUT 300)
 endforeach()
+# Summa2D over NCCL, the blocks on the devices: needs one visible GPU per rank (skips otherwise).
+foreach(np 1 2)
+  scalebench_add_test(NAME gemm_gpu_summa_nccl SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
+endforeach()

@@ -54,7 +54,12 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
         Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64", "--panel-width is the k-panel of --algorithm summa2d"},
         Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
-                "--transport nccl, --resident and --overlap need --backend cublas"}),
+                "--transport nccl, --resident and --overlap need --backend cublas"},
+        // Refused before any GPU is looked for: the same on a machine without one.
+        Refusal{"summa_with_overlap", 1, "--n 32 --backend cublas --transport nccl --algorithm summa2d --overlap",
+                "--algorithm summa2d has no --overlap schedule (those are row1d's); drop --overlap"},
+        Refusal{"summa_with_resident", 1, "--n 32 --backend cublas --algorithm summa2d --resident",
+                "--algorithm summa2d has no --resident schedule"}),
     [](const testing::TestParamInfo<Refusal>& p) { return std::string(p.param.name); });
 
 TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
