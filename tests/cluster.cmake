@@ -7,6 +7,7 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
   "cluster_drivers\;test_drivers.sh"
+  "cluster_summa2d\;test_summa2d.sh"
   "cluster_slurm\;test_slurm.sh\;pmix"
   "cluster_slurm_no_pmix_default\;test_slurm.sh\;none")
 foreach(entry ${SCALEBENCH_CLUSTER_TESTS})

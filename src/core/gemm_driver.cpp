@@ -54,6 +54,15 @@ void merge(GemmCheck& overall, const GemmCheck& v) {
   }
 }
 
+// FNV-1a (64 bits) of C's bytes on rank 0: runs that must give bit-identical C (another algorithm,
+// rank count or host count on integer fill) compare this one field.
+std::string c_digest(const void* c, std::size_t bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto* p = static_cast<const unsigned char*>(c);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
 template <class T>
 int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, DistributedGemm& alg,
               GemmResult& result, nlohmann::json& record, PlacementReport& placement) {
@@ -206,6 +215,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                             {"tolerance", freivalds_tolerance_text()},
                             {"unit_roundoff", u},
                             {"full", full}};
+  record["verification"]["c_digest"] =
+      whole.c != nullptr ? nlohmann::json(c_digest(whole.c, static_cast<std::size_t>(s.m * s.n) * sizeof(T))) : nullptr;
   if (overall.first_failed_rank >= 0) {
     record["verification"]["first_failed"] = {{"rank", overall.first_failed_rank}, {"row", overall.first_failed_row}};
   }
