@@ -118,6 +118,43 @@ TEST(Summa2D, RecordCountsTheBytesEachRankMoves) {
   EXPECT_TRUE(all_ranks(ok));
 }
 
+// The transport's own count (distribution.communication) against the layout's: every rank but 0
+// receives its blocks and what it is broadcast, and sends its block of C; rank 0 receives every
+// other block of C. Both algorithms, the same C (c_digest), seconds in transport calls measured.
+TEST(Summa2D, TransportMeasuresWhatTheLayoutSaysForBothAlgorithms) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{53, 47, 61};
+  std::string digest[2];
+  for (const GemmAlgorithm alg : {GemmAlgorithm::row1d, GemmAlgorithm::summa2d}) {
+    GemmConfig cfg = exact_config(shape, Precision::fp64, alg, most_square_grid(comm.size()), 16);
+    const GemmResult r = run_distributed_gemm(cfg, comm);
+    bool ok = r.ok;
+    if (comm.is_root()) {
+      const auto& d = r.record.at("distribution");
+      const auto& c = d.at("communication");
+      const auto& bytes = d.at("bytes_per_rank");
+      std::int64_t gathered = 0;
+      for (int q = 1; q < comm.size(); ++q) {
+        const auto in = bytes["scatter"][q].get<std::int64_t>() + bytes["broadcast"][q].get<std::int64_t>();
+        EXPECT_EQ(c["bytes_received_per_rank"][q].get<std::int64_t>(), in) << to_string(alg) << " rank " << q;
+        ok = ok && c["bytes_received_per_rank"][q].get<std::int64_t>() == in;
+        ok = ok && c["bytes_sent_per_rank"][q].get<std::int64_t>() >= bytes["gather"][q].get<std::int64_t>();
+        gathered += bytes["gather"][q].get<std::int64_t>();
+      }
+      ok = ok && c["bytes_received_per_rank"][0].get<std::int64_t>() ==
+                     gathered + bytes["broadcast"][0].get<std::int64_t>();
+      ok = ok && d.at("transport") == "mpi" && c.at("transport") == "mpi";
+      ok = ok && (comm.size() == 1 || c.at("seconds").at("median_s").get<double>() > 0);
+      digest[alg == GemmAlgorithm::row1d ? 0 : 1] = r.record.at("verification").at("c_digest").get<std::string>();
+      EXPECT_TRUE(ok) << r.record.at("distribution").dump(2);
+    }
+    EXPECT_TRUE(all_ranks(ok)) << to_string(alg);
+  }
+  if (comm.is_root()) {
+    EXPECT_EQ(digest[0], digest[1]);
+  }
+}
+
 TEST(Summa2D, CorruptedBlockIsFoundAndItsRankNamed) {
   const auto comm = Communicator::world();
   GemmConfig cfg = exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()), 8);
