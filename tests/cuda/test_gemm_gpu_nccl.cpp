@@ -17,14 +17,6 @@
 using namespace scalebench;
 using namespace gpu_test;
 
-#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \
-  do {                                                                                                        \
-    if (visible_gpu_count() < world_size()) {                                                                 \
-      GTEST_SKIP() << "NCCL needs one GPU per rank: " << world_size() << " rank(s), " << visible_gpu_count() \
-                   << " GPU(s) visible";                                                                      \
-    }                                                                                                         \
-  } while (0)
-
 TEST(NcclGemm, ExactAtEveryPrecisionSameAsMpiTransport) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
   for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{129, 67, 95}}) {

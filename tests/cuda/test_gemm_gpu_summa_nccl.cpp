@@ -17,14 +17,6 @@
 using namespace scalebench;
 using namespace gpu_test;
 
-#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \
-  do {                                                                                                        \
-    if (visible_gpu_count() < world_size()) {                                                                 \
-      GTEST_SKIP() << "NCCL needs one GPU per rank: " << world_size() << " rank(s), " << visible_gpu_count() \
-                   << " GPU(s) visible";                                                                      \
-    }                                                                                                         \
-  } while (0)
-
 namespace {
 
 GemmConfig summa_nccl(const GemmShape& shape, Precision p, const ProcessGrid& g) {

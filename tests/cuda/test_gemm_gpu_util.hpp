@@ -10,6 +10,15 @@
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 
+// NCCL runs one rank per GPU: the NCCL tests skip, saying so, with fewer visible GPUs than ranks.
+#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \
+  do {                                                                                                        \
+    if (visible_gpu_count() < world_size()) {                                                                 \
+      GTEST_SKIP() << "NCCL needs one GPU per rank: " << world_size() << " rank(s), " << visible_gpu_count() \
+                   << " GPU(s) visible";                                                                      \
+    }                                                                                                         \
+  } while (0)
+
 namespace gpu_test {
 
 using namespace scalebench;
