@@ -3,9 +3,10 @@
 // Summa2D process row or column). NcclTransport, Row1D's phased schedule, moves A's row blocks,
 // B and C's row blocks through it, on the backend's device views and stream.
 #include <cstdlib>
-#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -44,10 +45,18 @@ class NcclBufferTransport final : public BufferTransport {
   std::string name() const override { return "nccl"; }
   MemorySpace space() const override { return MemorySpace::device; }
 
+  // Finalizing a communicator waits for its other ranks to finalize it too: every rank ends them
+  // in the reverse of the order it attached them, the same order on every rank.
+  ~NcclBufferTransport() override {
+    while (!comms_.empty()) comms_.pop_back();
+  }
+  NcclBufferTransport(const NcclBufferTransport&) = delete;
+  NcclBufferTransport& operator=(const NcclBufferTransport&) = delete;
+
   void attach(const Communicator& group) override {
-    if (comms_.count(group.get()) != 0) return;
+    if (find(group) != nullptr) return;
     const double t0 = wall_seconds();
-    comms_.emplace(group.get(), NcclComm(group, max_ctas_));
+    comms_.emplace_back(group.get(), NcclComm(group, max_ctas_));
     setup_s_ += wall_seconds() - t0;
   }
 
@@ -86,9 +95,9 @@ class NcclBufferTransport final : public BufferTransport {
 
   void use_stream(cudaStream_t s) noexcept { stream_ = s; }
   ncclComm_t nccl_of(const Communicator& group) const {
-    const auto it = comms_.find(group.get());
-    if (it == comms_.end()) throw Error(ExitCode::internal, "the NCCL transport was used over a group never attached");
-    return it->second.get();
+    const NcclComm* c = find(group);
+    if (c == nullptr) throw Error(ExitCode::internal, "the NCCL transport was used over a group never attached");
+    return c->get();
   }
   double setup_seconds() const noexcept { return setup_s_; }
   int max_ctas() const noexcept { return max_ctas_; }
@@ -133,10 +142,17 @@ class NcclBufferTransport final : public BufferTransport {
     }
   }
 
+  const NcclComm* find(const Communicator& group) const {
+    for (const auto& [handle, nccl] : comms_) {
+      if (handle == group.get()) return &nccl;
+    }
+    return nullptr;
+  }
+
   cudaStream_t stream_;
   int max_ctas_ = 0;
   double setup_s_ = 0;
-  std::map<MPI_Comm, NcclComm> comms_;
+  std::vector<std::pair<MPI_Comm, NcclComm>> comms_;  // in the order attached
 };
 
 // Row1D's phased NCCL schedule on the backend's device views and stream. Rank 0 holds all rows
