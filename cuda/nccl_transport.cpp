@@ -134,7 +134,8 @@ class NcclBufferTransport final : public BufferTransport {
     SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
     if (group.rank() == root) {
       char* own = at(whole, displs[static_cast<std::size_t>(root)]);
-      const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) * element_bytes(whole.type);
+      const std::size_t bytes =
+          static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) * element_bytes(whole.type);
       if (own != mine.data && bytes > 0) {
         SCALEBENCH_CUDA_CHECK(from_root ? cudaMemcpyAsync(mine.data, own, bytes, cudaMemcpyDeviceToDevice, stream_)
                                         : cudaMemcpyAsync(own, mine.data, bytes, cudaMemcpyDeviceToDevice, stream_));
@@ -194,8 +195,8 @@ class NcclTransport final : public GpuTransport {
             {"broadcast", "ncclBroadcast"},
             {"gather", "ncclSend/ncclRecv to rank 0, one group"},
             {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
-                         : max_ctas > 0                           ? nlohmann::json(max_ctas)
-                                                                  : nlohmann::json("NCCL's choice")}};
+                         : max_ctas > 0                          ? nlohmann::json(max_ctas)
+                                                                 : nlohmann::json("NCCL's choice")}};
   }
 
  private:
@@ -242,9 +243,10 @@ void refuse_shared_gpus(const Communicator& comm) {
   clash = comm.bcast_string(clash, 0);
   agree(comm, [&] {
     if (!clash.empty()) {
-      throw ResourceError(fmt::format("--transport nccl needs one GPU per rank, but {}; NCCL cannot run two ranks on "
-                                      "one GPU: use --transport mpi with --share-gpu, or one rank per GPU",
-                                      clash));
+      throw ResourceError(
+          fmt::format("--transport nccl needs one GPU per rank, but {}; NCCL cannot run two ranks on "
+                      "one GPU: use --transport mpi with --share-gpu, or one rank per GPU",
+                      clash));
     }
   });
 }

@@ -28,11 +28,19 @@ struct BufferView {
   ElementType type = ElementType::f64;
   MemorySpace space = MemorySpace::host;
 };
-template <class T> constexpr ElementType element_type_of();
-template <> constexpr ElementType element_type_of<double>() { return ElementType::f64; }
-template <> constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+template <class T>
+constexpr ElementType element_type_of();
+template <>
+constexpr ElementType element_type_of<double>() {
+  return ElementType::f64;
+}
+template <>
+constexpr ElementType element_type_of<float>() {
+  return ElementType::f32;
+}
 // A view of host memory.
-template <class T> BufferView view_of(T* data, std::int64_t count) {
+template <class T>
+BufferView view_of(T* data, std::int64_t count) {
   return {const_cast<std::remove_const_t<T>*>(data), count, element_type_of<std::remove_const_t<T>>(),
           MemorySpace::host};
 }

@@ -104,8 +104,15 @@ class Summa2D final : public DistributedGemm {
       prepare_device(setup);
     } else {
       transport_ = std::make_unique<TimedTransport>(make_mpi_transport(cfg_.mpi_chunk));
-      places_ = {a_.data(), b_.data(), c_.data(), a_panel_.data(), b_panel_.data(), staging_.data(),
-                 element_type_of<T>(), element_type_of<T>(), MemorySpace::host};
+      places_ = {a_.data(),
+                 b_.data(),
+                 c_.data(),
+                 a_panel_.data(),
+                 b_panel_.data(),
+                 staging_.data(),
+                 element_type_of<T>(),
+                 element_type_of<T>(),
+                 MemorySpace::host};
     }
   }
 
@@ -119,8 +126,10 @@ class Summa2D final : public DistributedGemm {
     const Shape me = shape_of(comm_.rank());
     for (const auto& p : layout_.panels) {
       // The owners broadcast in place: A's panel from its place in A_ij, B's rows from B_ij.
-      void* a_from = j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in) : places_.a_panel;
-      void* b_from = i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in) : places_.b_panel;
+      void* a_from =
+          j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in) : places_.a_panel;
+      void* b_from =
+          i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in) : places_.b_panel;
       {
         ScopedPhase t(rec, "broadcast");
         transport_->broadcast(places_.inputs(a_from, me.mi * p.width), p.a_col, row_comm_);
@@ -214,8 +223,8 @@ class Summa2D final : public DistributedGemm {
       loop.begin(rep, peer);
       double seconds = 0;
       for (const auto& p : layout_.panels) {
-        seconds += time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(),
-                                   c_peer.data());
+        seconds +=
+            time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(), c_peer.data());
       }
       peer.add("bare_compute", seconds);
       peer.next_repeat();
@@ -231,8 +240,8 @@ class Summa2D final : public DistributedGemm {
     if (!a_.empty()) placement.record_buffer("A_ij", a_.data(), a_.size() * sizeof(T));
     if (!b_.empty()) placement.record_buffer("B_ij", b_.data(), b_.size() * sizeof(T));
     if (!c_.empty()) placement.record_buffer("C_ij", c_.data(), c_.size() * sizeof(T));
-    nlohmann::json info = {{"rows", me.mi},     {"row_offset", me.row0}, {"cols", me.nj},
-                           {"col_offset", me.col0}, {"grid_row", i_},    {"grid_col", j_}};
+    nlohmann::json info = {{"rows", me.mi},         {"row_offset", me.row0}, {"cols", me.nj},
+                           {"col_offset", me.col0}, {"grid_row", i_},        {"grid_col", j_}};
     if (gpu_ != nullptr) info["gpu"] = gpu_->placement()["gpu"];
     return info;
   }
@@ -260,9 +269,10 @@ class Summa2D final : public DistributedGemm {
                               {"panels", layout_.panels.size()},
                               {"rows_per_grid_row", layout_.rows.counts()},
                               {"cols_per_grid_col", layout_.cols.counts()},
-                              {"bytes_per_rank", {{"scatter", bytes_per_rank_json(scatter, ein)},
-                                                  {"broadcast", bytes_per_rank_json(bcast, ein)},
-                                                  {"gather", bytes_per_rank_json(gather, eout)}}},
+                              {"bytes_per_rank",
+                               {{"scatter", bytes_per_rank_json(scatter, ein)},
+                                {"broadcast", bytes_per_rank_json(bcast, ein)},
+                                {"gather", bytes_per_rank_json(gather, eout)}}},
                               {"communication", communication}};
     record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
     record["network"] = nullptr;
@@ -315,8 +325,8 @@ class Summa2D final : public DistributedGemm {
       b_dev_ = DeviceArray(static_cast<std::size_t>(me.kb * me.nj) * ein);
       if (comm_.is_root()) staging_dev_ = DeviceArray(static_cast<std::size_t>(largest_block()) * std::max(ein, eout));
     });
-    places_ = {a_dev_.data(), b_dev_.data(), v.c.data, v.a.data, v.b.data, staging_dev_.data(),
-               v.a.type,      v.c.type,      MemorySpace::device};
+    places_ = {a_dev_.data(),       b_dev_.data(), v.c.data, v.a.data,           v.b.data,
+               staging_dev_.data(), v.a.type,      v.c.type, MemorySpace::device};
   }
 
   // Rank r's A_ij panel after panel (the panels with columns in its k block), contiguous in `to`.
@@ -413,12 +423,12 @@ class Summa2D final : public DistributedGemm {
   const GemmConfig& cfg_;
   const Communicator& comm_;
   LocalGemm& local_;
-  GpuGemm* gpu_;              // the same object as local_ on a GPU, else null
-  const bool device_;         // --transport nccl: the blocks live on the device
+  GpuGemm* gpu_;       // the same object as local_ on a GPU, else null
+  const bool device_;  // --transport nccl: the blocks live on the device
   const SummaLayout layout_;
-  const int i_, j_;           // this rank's grid row and column
-  Communicator row_comm_;     // the ranks of grid row i_, ranked by column
-  Communicator col_comm_;     // the ranks of grid column j_, ranked by row
+  const int i_, j_;                         // this rank's grid row and column
+  Communicator row_comm_;                   // the ranks of grid row i_, ranked by column
+  Communicator col_comm_;                   // the ranks of grid column j_, ranked by row
   HostMatrix<T> a_full_, b_full_, c_full_;  // rank 0
   std::vector<T> staging_;                  // rank 0: one block on its way
   std::vector<T> a_, b_;                    // A_ij (panel after panel), B_ij on the host

@@ -39,7 +39,8 @@ class TimedTransport final : public BufferTransport {
   nlohmann::json to_json(const Communicator& comm) const;
 
  private:
-  template <class F> void timed(F&& call);
+  template <class F>
+  void timed(F&& call);
   std::unique_ptr<BufferTransport> inner_;
   PhaseRecorder seconds_;
   double open_s_ = 0;
