@@ -98,9 +98,9 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
   app->add_option("--transport", opts->transport, "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
-  app->add_flag("--resident", opts->resident, "GPU runs: generate inputs on the device (no host-to-device phase)");
+  app->add_flag("--resident", opts->resident, "GPU runs, row1d: generate inputs on the device (no host-to-device phase)");
   app->add_flag("--overlap", opts->overlap,
-                "GPU runs: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
+                "GPU runs, row1d: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
                 "one rank, or --transport nccl)");
   app->add_option("--algorithm", opts->algorithm,
                   "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
