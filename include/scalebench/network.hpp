@@ -27,7 +27,6 @@ void add_node_counts(nlohmann::json& record);
 nlohmann::json phase_traffic(const std::vector<std::string>& hosts, const std::vector<std::int64_t>& elements,
                              std::size_t element_size, int root = 0);
 
-using PhaseList = std::vector<std::pair<std::string, PhaseStats>>;
 // gemm's "network" section: per phase (scatter, broadcast, gather) the bytes between and within
 // nodes; beside scatter and broadcast their bare MPI peer (from `bare`: "bare_scatterv",
 // "bare_bcast") with ratio_phase_vs_bare = bare median / phase median.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -61,10 +62,20 @@ struct PhaseStats {
 
 double median_of(std::vector<double> v);
 
+// A run's phases summarized, in first-recorded order; names from phases.hpp.
+using PhaseList = std::vector<std::pair<std::string, PhaseStats>>;
+
 // Collective over `comm`: every rank must pass recorders with the same phases and repeats
 // (phases are taken from rank 0's order). The result is valid on every rank.
-std::vector<std::pair<std::string, PhaseStats>> summarize_phases(const PhaseRecorder& rec, const Communicator& comm);
+PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm);
+
+// The statistics of phase `name`, nullptr when it was not recorded.
+const PhaseStats* find_phase(const PhaseList& phases, std::string_view name);
+// Its median over repeats, 0 when it was not recorded.
+double phase_median(const PhaseList& phases, std::string_view name);
 
 nlohmann::json to_json(const PhaseStats& s);
+// A record's "phases" section: the set-up phases as "setup_<name>", then the timed ones.
+nlohmann::json phases_json(const PhaseList& setup, const PhaseList& timed);
 
 }  // namespace scalebench

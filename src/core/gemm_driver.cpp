@@ -21,9 +21,11 @@
 #include "scalebench/mpi.hpp"
 #include "scalebench/network.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/phases.hpp"
 #include "scalebench/rank_setup.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/repeats.hpp"
+#include "scalebench/run_record.hpp"
 #include "scalebench/verify.hpp"
 
 namespace scalebench {
@@ -63,9 +65,65 @@ std::string c_digest(const void* c, std::size_t bytes) {
   return fmt::format("fnv1a64:{:016x}", h);
 }
 
+// The record's "config": the configuration as resolved on every rank.
+nlohmann::json config_json(const GemmConfig& cfg, int threads, int generate_threads, const nlohmann::json& grid) {
+  const auto& s = cfg.shape;
+  nlohmann::json c = {{"m", s.m},
+                      {"n", s.n},
+                      {"k", s.k},
+                      {"precision", to_string(cfg.precision)},
+                      {"backend", to_string(cfg.backend)},
+                      {"threads_per_rank", threads},
+                      {"threads_source", cfg.threads_source},
+                      {"reps", cfg.reps},
+                      {"warmup", cfg.warmup},
+                      {"seed", cfg.seed},
+                      {"fill", to_string(cfg.fill)},
+                      {"generate_threads", generate_threads},
+                      {"verify", to_string(cfg.verify)},
+                      {"transport", to_string(cfg.transport)},
+                      {"resident", cfg.resident},
+                      {"overlap", cfg.overlap},
+                      {"algorithm", to_string(cfg.algorithm)},
+                      {"grid", grid},
+                      {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
+  if (cfg.algorithm == GemmAlgorithm::summa2d) c["panel_width"] = cfg.panel_width;
+  return c;
+}
+
+// The run's table up to the algorithm's own lines: the configuration, the phases, the rates, the
+// peers.
+std::string human_table(const GemmConfig& cfg, const Communicator& comm, const nlohmann::json& record,
+                        const PhaseList& setup_phases, const PhaseList& phases) {
+  const auto& s = cfg.shape;
+  const auto& grid = record["distribution"]["grid"];
+  const auto& c = record["config"];
+  std::string out = fmt::format("scalebench gemm  {}x{}x{} {} {}  {} {}x{}  ranks={} threads/rank={} ({})  reps={} "
+                                "warm-up={}\n",
+                                s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
+                                to_string(cfg.algorithm), grid[0].get<int>(), grid[1].get<int>(), comm.size(),
+                                c["threads_per_rank"].get<int>(), cfg.threads_source, cfg.reps, cfg.warmup);
+  out += phase_table(setup_phases, phases);
+  const auto& rates = record["rates"];
+  out += fmt::format("compute {:.2f} GFLOP/s, end-to-end {:.2f} GFLOP/s\n", rates["compute_gflops"].get<double>(),
+                     rates["end_to_end_gflops"].get<double>());
+  const auto& peer = record["peer"];
+  if (!peer.is_null()) {
+    out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
+                       peer["what"].get<std::string>(), peer["compute"]["median_s"].get<double>(),
+                       peer["ratio_backend_vs_bare"].get<double>());
+    if (peer.contains("pinned_copy")) {
+      out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
+                         peer["pinned_copy"]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
+                         peer["ratio_h2d_vs_pinned_copy"].get<double>());
+    }
+  }
+  return out;
+}
+
 template <class T>
 int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, DistributedGemm& alg,
-              GemmResult& result, nlohmann::json& record, PlacementReport& placement) {
+              GemmResult& result, nlohmann::json& record_out, PlacementReport& placement) {
   const auto& s = cfg.shape;
   PhaseRecorder setup;
   alg.prepare(setup);
@@ -80,10 +138,10 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   for (int rep = 0; rep < total_reps; ++rep) {
     const double t0 = loop.begin(rep, rec);
     alg.multiply(rec);
-    rec.add("end_to_end", wall_seconds() - t0);
+    rec.add(phase::end_to_end, wall_seconds() - t0);
     GemmCheck v;
     {
-      ScopedPhase t(rec, "verify");
+      ScopedPhase t(rec, phase::verify);
       v = alg.verify(x);
     }
     rec.next_repeat();
@@ -115,18 +173,12 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   PhaseRecorder peer_rec;
   alg.time_peers(loop, peer_rec);
 
-  const auto phases = summarize_phases(rec, comm);
-  const auto setup_phases = summarize_phases(setup, comm);
-  const auto peer_phases = summarize_phases(peer_rec, comm);
+  const PhaseList phases = summarize_phases(rec, comm);
+  const PhaseList setup_phases = summarize_phases(setup, comm);
+  const PhaseList peer_phases = summarize_phases(peer_rec, comm);
   const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-  auto median_of_phase = [&](const std::string& name) {
-    for (const auto& [n, st] : phases) {
-      if (n == name) return st.median;
-    }
-    return 0.0;
-  };
-  const double compute_s = median_of_phase("compute");
-  const double e2e_s = median_of_phase("end_to_end");
+  const double compute_s = phase_median(phases, phase::compute);
+  const double e2e_s = phase_median(phases, phase::end_to_end);
   if (!peer_phases.empty()) {
     const double bare = peer_phases.front().second.median;
     peer = {{"what", alg.peer_call_name()},
@@ -136,24 +188,11 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
             {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
   }
 
-  // Warnings: threads beyond the CPUs a rank may use.
-  std::string my_warning;
-  const auto cpus = allowed_cpus();
   const int threads = backend.describe().value("threads", 1);
-  if (static_cast<std::size_t>(threads) > cpus.size()) {
-    my_warning = fmt::format("{} BLAS threads on {} allowed core{} (rank {} on {})", threads, cpus.size(),
-                             cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
-  }
-  for (const auto& w : placement.warnings) {
-    if (!my_warning.empty()) my_warning.push_back('\n');
-    my_warning.append(fmt::format("rank {}: {}", comm.rank(), w));
-  }
-  const auto warnings_all = comm.gather_strings(my_warning);
-
-  nlohmann::json extra = {{"threads", threads}};
-  extra.update(alg.rank_info(placement));
-  extra["placement"] = placement.to_json();
-  nlohmann::json ctx = run_context(comm, extra);
+  nlohmann::json rank_info = {{"threads", threads}};
+  rank_info.update(alg.rank_info(placement));
+  rank_info["placement"] = placement.to_json();
+  RunRecord run("gemm", comm, rank_info, rank_warnings(comm, threads, "BLAS threads", placement));
   const bool ok = overall.ok;
   result.ok = ok;
   if (cfg.keep_c && comm.is_root()) {
@@ -161,107 +200,40 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     result.c.assign(c, c + s.m * s.n);
   }
   // Collective: the algorithm's sections (distribution, partition, network, gpu) on rank 0.
-  nlohmann::json sections = {{"peer", peer}};
-  if (comm.is_root()) sections.update(ctx);
-  alg.add_to_record(sections, phases, peer_phases);
-  if (!comm.is_root()) return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  nlohmann::json& record = run.json();
+  record["peer"] = peer;
+  alg.add_to_record(record, phases, peer_phases);
+  if (!comm.is_root()) return RunRecord::exit_code(ok);
 
-  nlohmann::json warnings = nlohmann::json::array();
-  for (const auto& w : warnings_all) {
-    std::size_t start = 0;
-    while (start < w.size()) {
-      const std::size_t end = std::min(w.find('\n', start), w.size());
-      if (end > start) warnings.push_back(w.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  record = sections;
-  record["subcommand"] = "gemm";
-  record["config"] = {{"m", s.m},
-                      {"n", s.n},
-                      {"k", s.k},
-                      {"precision", to_string(cfg.precision)},
-                      {"backend", to_string(cfg.backend)},
-                      {"threads_per_rank", threads},
-                      {"threads_source", cfg.threads_source},
-                      {"reps", cfg.reps},
-                      {"warmup", cfg.warmup},
-                      {"seed", cfg.seed},
-                      {"fill", to_string(cfg.fill)},
-                      {"generate_threads", generate_threads},
-                      {"verify", to_string(cfg.verify)},
-                      {"transport", to_string(cfg.transport)},
-                      {"resident", cfg.resident},
-                      {"overlap", cfg.overlap},
-                      {"algorithm", to_string(cfg.algorithm)},
-                      {"grid", record["distribution"]["grid"]},
-                      {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
-  if (cfg.algorithm == GemmAlgorithm::summa2d) record["config"]["panel_width"] = cfg.panel_width;
-  record["backend"] = backend.describe();
-  nlohmann::json ph = nlohmann::json::object();
-  for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
-  for (const auto& [name, st] : phases) ph[name] = to_json(st);
-  record["phases"] = ph;
-  record["rates"] = {{"flops_per_multiply", flops},
-                     {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
-                     {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}};
-  add_node_counts(record);
-  record["verification"] = {{"method", "freivalds"},
-                            {"ok", ok},
-                            {"repeats_checked", total_reps},
-                            {"rows_failed", overall.rows_failed},
-                            {"worst_ratio", overall.worst_ratio},
-                            {"gathered_c_matches_blocks", overall.gather_ok},
-                            {"tolerance", freivalds_tolerance_text()},
-                            {"unit_roundoff", u},
-                            {"full", full}};
-  record["verification"]["c_digest"] =
+  RunSections sections{config_json(cfg, threads, generate_threads, record["distribution"]["grid"]),
+                       backend.describe(),
+                       {{"flops_per_multiply", flops},
+                        {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
+                        {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}},
+                       {{"method", "freivalds"},
+                        {"repeats_checked", total_reps},
+                        {"rows_failed", overall.rows_failed},
+                        {"worst_ratio", overall.worst_ratio},
+                        {"gathered_c_matches_blocks", overall.gather_ok},
+                        {"tolerance", freivalds_tolerance_text()},
+                        {"unit_roundoff", u},
+                        {"full", full}},
+                       ok};
+  sections.verification["c_digest"] =
       whole.c != nullptr ? nlohmann::json(c_digest(whole.c, static_cast<std::size_t>(s.m * s.n) * sizeof(T))) : nullptr;
   if (overall.first_failed_rank >= 0) {
-    record["verification"]["first_failed"] = {{"rank", overall.first_failed_rank}, {"row", overall.first_failed_row}};
+    sections.verification["first_failed"] = {{"rank", overall.first_failed_rank}, {"row", overall.first_failed_row}};
   }
-  record["ok"] = ok;
-  record["status"] = ok ? "ok" : "verification_failed";
-  record["exit_code"] = ok ? 0 : static_cast<int>(ExitCode::verification_failed);
-  attach_prediction(record, warnings);  // predicted against measured (model.hpp)
-  record["warnings"] = warnings;
-  record["finished_at"] = utc_now_iso8601();
+  run.finish(setup_phases, phases, std::move(sections));
+  record_out = record;
 
   if (!cfg.quiet) {
-    const auto& grid = record["distribution"]["grid"];
-    std::string out = fmt::format("scalebench gemm  {}x{}x{} {} {}  {} {}x{}  ranks={} threads/rank={} ({})  reps={} "
-                                  "warm-up={}\n",
-                                  s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
-                                  to_string(cfg.algorithm), grid[0].get<int>(), grid[1].get<int>(), comm.size(),
-                                  threads, cfg.threads_source, cfg.reps, cfg.warmup);
-    out += fmt::format("{:<14}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
-    for (const auto& [name, st] : phases) {
-      out += fmt::format("{:<14}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
-                         100.0 * st.imbalance);
-    }
-    out += fmt::format("compute {:.2f} GFLOP/s, end-to-end {:.2f} GFLOP/s\n", record["rates"]["compute_gflops"].get<double>(),
-                       record["rates"]["end_to_end_gflops"].get<double>());
-    if (!peer.is_null()) {
-      out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
-                         peer["what"].get<std::string>(), peer["compute"]["median_s"].get<double>(),
-                         peer["ratio_backend_vs_bare"].get<double>());
-      if (peer.contains("pinned_copy")) {
-        out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
-                           peer["pinned_copy"]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
-                           peer["ratio_h2d_vs_pinned_copy"].get<double>());
-      }
-    }
-    if (cfg.backend == GemmBackendKind::cublas) {
-      out += "set-up (once, never in compute):";
-      for (const auto& [name, st] : setup_phases) out += fmt::format(" {} {:.3f} s;", name, st.median);
-      out += '\n';
-    }
-    out += alg.table_lines(record);
+    std::string out = human_table(cfg, comm, record, setup_phases, phases) + alg.table_lines(record);
     out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
                        ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,
                        overall.gather_ok ? "matches the blocks" : "DOES NOT match the blocks");
     if (!full.is_null()) out += fmt::format("verification: full {}\n", full["ok"].get<bool>() ? "PASSED" : "FAILED");
-    for (const auto& w : warnings) out += fmt::format("warning: {}\n", w.get<std::string>());
+    out += warning_lines(run.warnings());
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -271,7 +243,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
                  static_cast<long long>(overall.rows_failed), overall.first_failed_rank,
                  static_cast<long long>(overall.first_failed_row), overall.worst_ratio);
   }
-  return ok ? 0 : static_cast<int>(ExitCode::verification_failed);
+  return RunRecord::exit_code(ok);
 }
 
 // Host bytes this rank needs for its share under the configured algorithm.

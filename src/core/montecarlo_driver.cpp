@@ -18,8 +18,10 @@
 #include "scalebench/mpi.hpp"
 #include "scalebench/network.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/phases.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/repeats.hpp"
+#include "scalebench/run_record.hpp"
 
 namespace scalebench {
 namespace {
@@ -85,6 +87,21 @@ nlohmann::json config_json(const MonteCarloConfig& cfg, std::int64_t chunks) {
   return c;
 }
 
+// The record's "partition": chunks and samples per rank (naive ignores chunks: an even split).
+nlohmann::json partition_json(const MonteCarloConfig& cfg, int ranks, std::int64_t chunks) {
+  if (cfg.backend == McBackendKind::naive) {
+    return {{"chunks_per_rank", nullptr}, {"samples_per_rank", RowPartition(cfg.samples, ranks).counts()}};
+  }
+  std::vector<std::int64_t> chunks_per_rank, samples_per_rank;
+  for (int r = 0; r < ranks; ++r) {
+    const ChunkRange cr = rank_chunks(chunks, r, ranks);
+    chunks_per_rank.push_back(cr.last - cr.first);
+    samples_per_rank.push_back(
+        std::max<std::int64_t>(std::min(cr.last * cfg.chunk_size, cfg.samples) - cr.first * cfg.chunk_size, 0));
+  }
+  return {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
+}
+
 std::string problem_title(const MonteCarloConfig& cfg) {
   const auto& m = cfg.market;
   switch (cfg.problem) {
@@ -118,15 +135,6 @@ void print_dry_run(const MonteCarloConfig& cfg, const Communicator& comm, std::i
   std::fflush(stdout);
 }
 
-double phase_median(const std::vector<std::pair<std::string, PhaseStats>>& phases, const std::string& name) {
-  for (const auto& [n, st] : phases) {
-    if (n == name) return st.median;
-  }
-  return 0.0;
-}
-
-using PhaseList = std::vector<std::pair<std::string, PhaseStats>>;
-
 std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, const McOutcome& o,
                         const PhaseList& setup_phases, const PhaseList& phases, const nlohmann::json& rates,
                         std::int64_t chunks, const nlohmann::json& warnings) {
@@ -147,22 +155,14 @@ std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, c
   if (cfg.problem == McProblem::asian) out += line("geometric (check)", o.checked);
   out += fmt::format("{:<22}{:.10f} ({})  z = {:.2f}  verification {} (|z| <= {})\n", "closed form",
                      o.checked.closed_form, o.checked_quantity, o.checked.z, o.ok ? "PASSED" : "FAILED", kZLimit);
-  out += fmt::format("{:<20}{:>12}{:>12}{:>12}{:>12}\n", "phase", "median s", "min s", "max s", "imbalance");
-  for (const auto& [name, st] : setup_phases) {
-    out += fmt::format("{:<20}{:>12.6f}{:>12}{:>12}{:>11.1f}%\n", "setup_" + name, st.median, "", "",
-                       100.0 * st.imbalance);
-  }
-  for (const auto& [name, st] : phases) {
-    out += fmt::format("{:<20}{:>12.6f}{:>12.6f}{:>12.6f}{:>11.1f}%\n", name, st.median, st.min, st.max,
-                       100.0 * st.imbalance);
-  }
+  out += phase_table(setup_phases, phases);
   out += fmt::format("compute {:.4g} samples/s ({:.4g} per rank", rates["samples_per_s"].get<double>(),
                      rates["samples_per_s_per_rank"].get<double>());
   if (rates.contains("samples_per_s_per_core")) {
     out += fmt::format(", {:.4g} per core", rates["samples_per_s_per_core"].get<double>());
   }
   out += fmt::format("), end-to-end {:.4g} samples/s\n", rates["end_to_end_samples_per_s"].get<double>());
-  for (const auto& w : warnings) out += fmt::format("warning: {}\n", w.get<std::string>());
+  out += warning_lines(warnings);
   return out;
 }
 
@@ -225,10 +225,10 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     const McPartial part = kernel->run(rec);
     McOutcome o;
     {
-      ScopedPhase t(rec, "reduce");
+      ScopedPhase t(rec, phase::reduce);
       o = reduce_partial(cfg, comm, part);
     }
-    rec.add("end_to_end", wall_seconds() - t0);
+    rec.add(phase::end_to_end, wall_seconds() - t0);
     rec.next_repeat();
     if (rep > 0 && !(same_bits(o.main.estimate, outcome.main.estimate) &&
                      same_bits(o.main.std_error, outcome.main.std_error))) {
@@ -242,10 +242,10 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     outcome.ok = false;
   }
 
-  const auto phases = summarize_phases(rec, comm);
-  const auto setup_phases = summarize_phases(setup, comm);
-  const double compute_s = phase_median(phases, "compute");
-  const double e2e_s = phase_median(phases, "end_to_end");
+  const PhaseList phases = summarize_phases(rec, comm);
+  const PhaseList setup_phases = summarize_phases(setup, comm);
+  const double compute_s = phase_median(phases, phase::compute);
+  const double e2e_s = phase_median(phases, phase::end_to_end);
   const auto n = static_cast<double>(cfg.samples);
   nlohmann::json rates = {{"samples_per_s", compute_s > 0 ? n / compute_s : 0.0},
                           {"samples_per_s_per_rank", compute_s > 0 ? n / compute_s / comm.size() : 0.0},
@@ -255,30 +255,19 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   }
   if (cfg.problem == McProblem::asian) rates["normals_per_s"] = compute_s > 0 ? n * cfg.steps / compute_s : 0.0;
 
-  // This rank's own rate and warnings.
-  const auto& my_compute = rec.samples("compute");
-  const double my_compute_s = median_of(my_compute);
-  std::string my_warning;
-  const auto cpus = allowed_cpus();
-  if (static_cast<std::size_t>(cfg.threads) > cpus.size() && cfg.backend == McBackendKind::cpu) {
-    my_warning = fmt::format("{} threads on {} allowed core{} (rank {} on {})", cfg.threads, cpus.size(),
-                             cpus.size() == 1 ? "" : "s", comm.rank(), host_name());
-  }
-  for (const auto& w : placed.report.warnings) {
-    if (!my_warning.empty()) my_warning.push_back('\n');
-    my_warning.append(fmt::format("rank {}: {}", comm.rank(), w));
-  }
-  const auto warnings_all = comm.gather_strings(my_warning);
+  // This rank's own rate.
+  const double my_compute_s = median_of(rec.samples(phase::compute));
   const nlohmann::json backend_info = kernel->describe();
-  nlohmann::json extra = {{"threads", cfg.threads},
-                          {"chunks", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr)
-                                                                         : nlohmann::json({mine.first, mine.last})},
-                          {"samples", my_samples},
-                          {"compute_median_s", my_compute_s},
-                          {"samples_per_s", my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
-                          {"placement", placed.report.to_json()}};
-  if (backend_info.contains("gpu")) extra["gpu"] = backend_info["gpu"];
-  nlohmann::json ctx = run_context(comm, extra);
+  nlohmann::json rank_info = {{"threads", cfg.threads},
+                              {"chunks", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr)
+                                                                             : nlohmann::json({mine.first, mine.last})},
+                              {"samples", my_samples},
+                              {"compute_median_s", my_compute_s},
+                              {"samples_per_s", my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
+                              {"placement", placed.report.to_json()}};
+  if (backend_info.contains("gpu")) rank_info["gpu"] = backend_info["gpu"];
+  RunRecord run("montecarlo", comm, rank_info,
+                rank_warnings(comm, cfg.backend == McBackendKind::cpu ? cfg.threads : 0, "threads", placed.report));
   result.outcome = outcome;
   result.ok = outcome.ok;
   if (!comm.is_root()) {
@@ -286,49 +275,16 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     return result;
   }
 
-  nlohmann::json warnings = nlohmann::json::array();
-  for (const auto& w : warnings_all) {
-    for (std::size_t start = 0; start < w.size();) {
-      const std::size_t end = std::min(w.find('\n', start), w.size());
-      if (end > start) warnings.push_back(w.substr(start, end - start));
-      start = end + 1;
-    }
-  }
   if (cfg.backend == McBackendKind::naive && comm.size() > 1) {
-    warnings.push_back("naive: one std::mt19937 per rank seeded with seed + rank, so the estimate changes with the "
-                       "rank count; use --backend cpu for rank-independent results");
+    run.warn("naive: one std::mt19937 per rank seeded with seed + rank, so the estimate changes with the "
+             "rank count; use --backend cpu for rank-independent results");
   }
   if (chunks < comm.size() && cfg.backend != McBackendKind::naive) {
-    warnings.push_back(fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks, comm.size(),
-                                   comm.size() - chunks));
+    run.warn(fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks, comm.size(), comm.size() - chunks));
   }
 
-  nlohmann::json& record = result.record;
-  record = ctx;
-  record["subcommand"] = "montecarlo";
-  add_node_counts(record);
-  record["config"] = config_json(cfg, chunks);
-  record["backend"] = backend_info;
-  if (cfg.backend == McBackendKind::naive) {
-    // The baseline ignores chunks: an even split of the samples.
-    record["partition"] = {{"chunks_per_rank", nullptr},
-                           {"samples_per_rank", RowPartition(cfg.samples, comm.size()).counts()}};
-  } else {
-    std::vector<std::int64_t> chunks_per_rank, samples_per_rank;
-    for (int r = 0; r < comm.size(); ++r) {
-      const ChunkRange cr = rank_chunks(chunks, r, comm.size());
-      chunks_per_rank.push_back(cr.last - cr.first);
-      samples_per_rank.push_back(
-          std::max<std::int64_t>(std::min(cr.last * cfg.chunk_size, cfg.samples) - cr.first * cfg.chunk_size, 0));
-    }
-    record["partition"] = {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
-  }
-  nlohmann::json ph = nlohmann::json::object();
-  for (const auto& [name, st] : setup_phases) ph["setup_" + name] = to_json(st);
-  for (const auto& [name, st] : phases) ph[name] = to_json(st);
-  record["phases"] = ph;
-  record["rates"] = rates;
-
+  nlohmann::json& record = run.json();
+  record["partition"] = partition_json(cfg, comm.size(), chunks);
   nlohmann::json res = estimate_json(outcome.main);
   res["samples"] = cfg.samples;
   res["quantity"] = cfg.problem == McProblem::pi ? "pi"
@@ -348,23 +304,22 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     }
   }
   record["result"] = res;
-  record["verification"] = {{"method", "z-score of the estimate against its closed form"},
-                            {"checked_quantity", outcome.checked_quantity},
-                            {"z", outcome.checked.z},
-                            {"z_limit", kZLimit},
-                            {"false_alarm_probability", 6.3e-5},
-                            {"repeats_identical", repeats_identical},
-                            {"ok", outcome.ok},
-                            {"failures", outcome.failures}};
-  record["ok"] = outcome.ok;
-  record["status"] = outcome.ok ? "ok" : "verification_failed";
-  record["exit_code"] = outcome.ok ? 0 : static_cast<int>(ExitCode::verification_failed);
-  attach_prediction(record, warnings);  // predicted against measured (model.hpp)
-  record["warnings"] = warnings;
-  record["finished_at"] = utc_now_iso8601();
+  run.finish(setup_phases, phases,
+             {config_json(cfg, chunks),
+              backend_info,
+              rates,
+              {{"method", "z-score of the estimate against its closed form"},
+               {"checked_quantity", outcome.checked_quantity},
+               {"z", outcome.checked.z},
+               {"z_limit", kZLimit},
+               {"false_alarm_probability", 6.3e-5},
+               {"repeats_identical", repeats_identical},
+               {"failures", outcome.failures}},
+              outcome.ok});
+  result.record = record;
 
   if (!cfg.quiet) {
-    const std::string out = human_table(cfg, comm, outcome, setup_phases, phases, rates, chunks, warnings);
+    const std::string out = human_table(cfg, comm, outcome, setup_phases, phases, rates, chunks, run.warnings());
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }

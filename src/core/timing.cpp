@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "scalebench/mpi.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 
@@ -44,7 +45,7 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::vector<std::pair<std::string, PhaseStats>> summarize_phases(const PhaseRecorder& rec, const Communicator& comm) {
+PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm) {
   // Rank 0's phase list and repeat count decide; a rank that lacks a phase contributes zeros.
   std::string names;
   for (const auto& p : rec.phases()) names += p + '\n';
@@ -52,7 +53,7 @@ std::vector<std::pair<std::string, PhaseStats>> summarize_phases(const PhaseReco
   std::int64_t reps = rec.repeats();
   MPI_Bcast(&reps, 1, MPI_INT64_T, 0, comm.get());
 
-  std::vector<std::pair<std::string, PhaseStats>> out;
+  PhaseList out;
   std::size_t start = 0;
   while (start < names.size()) {
     const std::size_t end = names.find('\n', start);
@@ -84,6 +85,23 @@ std::vector<std::pair<std::string, PhaseStats>> summarize_phases(const PhaseReco
     out.emplace_back(phase, st);
   }
   return out;
+}
+
+const PhaseStats* find_phase(const PhaseList& phases, std::string_view name) {
+  const auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& p) { return p.first == name; });
+  return it == phases.end() ? nullptr : &it->second;
+}
+
+double phase_median(const PhaseList& phases, std::string_view name) {
+  const PhaseStats* s = find_phase(phases, name);
+  return s == nullptr ? 0.0 : s->median;
+}
+
+nlohmann::json phases_json(const PhaseList& setup, const PhaseList& timed) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, st] : setup) j[std::string(phase::setup_prefix) + name] = to_json(st);
+  for (const auto& [name, st] : timed) j[name] = to_json(st);
+  return j;
 }
 
 nlohmann::json to_json(const PhaseStats& s) {

@@ -1,0 +1,42 @@
+#pragma once
+// The phases a run times, named once. They are the keys of a record's "phases" (docs/output.md
+// defines each) and what the drivers' tables, the model and the report add up, so every recorder,
+// reader and table uses these names, never a string of its own.
+#include <string_view>
+
+namespace scalebench::phase {
+
+// Timed every repeat.
+inline constexpr const char* scatter = "scatter";        // rank 0 sends each rank its part of A
+inline constexpr const char* broadcast = "broadcast";    // B (or panels of A and B) to the ranks
+inline constexpr const char* h2d = "h2d";                // host to device copies
+inline constexpr const char* compute = "compute";        // the local multiply or the sampling kernels
+inline constexpr const char* d2h = "d2h";                // device to host copies
+inline constexpr const char* gather = "gather";          // the ranks' parts of C back to rank 0
+inline constexpr const char* reduce = "reduce";          // Monte Carlo: the partial sums combined
+inline constexpr const char* verify = "verify";          // the check of the repeat's result
+inline constexpr const char* end_to_end = "end_to_end";  // the whole repeat (verification excluded)
+// Parts of another phase, reported beside it.
+inline constexpr const char* fill = "fill";              // --overlap: before the first multiply starts
+inline constexpr const char* drain = "drain";            // --overlap: after the last multiply ends
+inline constexpr const char* generate = "generate";      // random numbers into device arrays (curand),
+                                                         // or rank 0's inputs (a set-up phase)
+inline constexpr const char* kernel = "kernel";          // curand: the kernel over those arrays
+// Peers: the bare library calls timed beside the run.
+inline constexpr const char* bare_compute = "bare_compute";
+inline constexpr const char* pinned_copy = "pinned_copy";
+
+// Set-up phases (timed once, before the repeats) are recorded as "setup_<name>".
+inline constexpr std::string_view setup_prefix = "setup_";
+
+// What a phase is, for the tables' compute / communication / transfer split.
+enum class Kind { computation, communication, transfer, other };
+
+constexpr Kind kind_of(std::string_view name) noexcept {
+  if (name == compute) return Kind::computation;
+  if (name == scatter || name == broadcast || name == gather || name == reduce) return Kind::communication;
+  if (name == h2d || name == d2h) return Kind::transfer;
+  return Kind::other;
+}
+
+}  // namespace scalebench::phase
