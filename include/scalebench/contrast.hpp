@@ -7,27 +7,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 #include "scalebench/placement.hpp"
+#include "scalebench/workload.hpp"
 
 namespace scalebench {
 
-enum class Workload { gemm, montecarlo };
-std::string_view workload_name(Workload w);
+// A workload's sizes in the contrast (values of its size_key()); empty: measured
+// (study/contrast_sizing.hpp), the GPU rows' the CPU rows' when those were given, the naive row's
+// the workload's ContrastSizing::naive.
+struct ContrastSizes {
+  std::string cpu, gpu, naive;
+};
 
 struct ContrastOptions {
-  std::vector<Workload> workloads{Workload::gemm, Workload::montecarlo};
+  std::vector<const Workload*> workloads;  // empty: every registered workload (workload.hpp)
   std::vector<Mode> modes;           // empty: every mode, skipping those not possible here
   std::vector<std::string> rows;     // the rows asked for by name (--modes); empty: every row of `modes`
   bool modes_explicit = false;       // a requested mode that cannot run is an error
-  // Sizes; empty: measured (contrast_sizing.hpp) — the CPU rows from a quick single-core run, the
-  // GPU rows from a quick one-GPU run.
-  std::string n;                     // gemm size of the CPU rows
-  std::string gpu_n;                 // gemm size of the GPU rows (default: measured, or n when given)
-  std::string naive_n = "768";       // the triple loop's size (it runs at ~1 GFLOP/s: ~0.9 s)
-  std::string precision = "fp64";
-  std::string samples;               // Monte Carlo pi samples of the CPU rows
-  std::string gpu_samples;           // of the GPU rows
-  std::string naive_samples = "5e7";
+  // Sizes by workload name; a workload or a size not given: measured (contrast_sizing.hpp) — the
+  // CPU rows from a quick single-core run, the GPU rows from a quick one-GPU run.
+  std::map<std::string, ContrastSizes> sizes;
+  std::string precision = "fp64";    // of the workloads that have one (gemm)
   int reps = 3;
   int warmup = 1;
   double timeout_s = 900;            // per step
@@ -44,7 +46,7 @@ struct ContrastOptions {
 };
 
 struct ContrastStep {
-  Workload workload = Workload::gemm;
+  const Workload* workload = nullptr;
   Mode mode = Mode::naive;
   std::string label;                 // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
   bool skipped = false;

@@ -39,4 +39,17 @@ constexpr Kind kind_of(std::string_view name) noexcept {
   return Kind::other;
 }
 
+// Seconds of phases summed by kind.
+struct KindSums {
+  double computation = 0, communication = 0, transfer = 0;
+  constexpr void add(std::string_view name, double seconds) noexcept {
+    switch (kind_of(name)) {
+      case Kind::computation: computation += seconds; break;
+      case Kind::communication: communication += seconds; break;
+      case Kind::transfer: transfer += seconds; break;
+      case Kind::other: break;
+    }
+  }
+};
+
 }  // namespace scalebench::phase

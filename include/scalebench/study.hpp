@@ -15,7 +15,7 @@ struct StudySpec {
   std::string file;                 // where it was read from
   std::string name;                 // results/<name>/
   std::string description;
-  std::string workload;             // gemm | montecarlo
+  std::string workload;             // a registered workload's name (workload.hpp)
   // Options of the workload subcommand given to every run, in file order: name (without --)
   // and value as written; a value `true` is a bare flag, `false` leaves the option out.
   std::vector<std::pair<std::string, std::string>> args;

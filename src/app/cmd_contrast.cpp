@@ -10,12 +10,14 @@
 #include "scalebench/contrast.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/parse.hpp"
+#include "scalebench/workload.hpp"
 
 namespace scalebench::app {
 namespace {
 
 struct ContrastCli {
   std::string workload = "both";
+  ContrastSizes gemm, montecarlo;  // --n, --gpu-n, --naive-n; --samples, --gpu-samples, --naive-samples
   std::string modes;
   std::string json, csv;
   std::string mpirun_args, srun_args;
@@ -42,14 +44,16 @@ std::vector<std::string> split_list(const std::string& s) {
 int run(ContrastCli& c) {
   try {
     ContrastOptions o = c.o;
-    if (c.workload == "gemm") {
-      o.workloads = {Workload::gemm};
-    } else if (c.workload == "montecarlo") {
-      o.workloads = {Workload::montecarlo};
-    } else if (c.workload == "both") {
-      o.workloads = {Workload::gemm, Workload::montecarlo};
-    } else {
-      throw UsageError(fmt::format("unknown --workload '{}'; use gemm, montecarlo or both", c.workload));
+    if (c.workload != "both" && c.workload != "all") {
+      for (const auto& name : split_list(c.workload)) {
+        const Workload* w = find_workload(name);
+        if (w == nullptr) {
+          throw UsageError(fmt::format("unknown --workload '{}'; use {}, a comma-separated list of them, or both",
+                                       name, workload_names()));
+        }
+        if (std::find(o.workloads.begin(), o.workloads.end(), w) == o.workloads.end()) o.workloads.push_back(w);
+      }
+      if (o.workloads.empty()) throw UsageError(fmt::format("--workload is empty; use {} or both", workload_names()));
     }
     for (const auto& m : split_list(c.modes)) {
       const Mode mode = contrast_row_mode(m);
@@ -57,12 +61,14 @@ int run(ContrastCli& c) {
       o.rows.push_back(m);
     }
     o.modes_explicit = !o.modes.empty();
-    for (const auto& [name, value] : {std::pair<const char*, std::string*>{"--n", &o.n}, {"--gpu-n", &o.gpu_n},
-                                      {"--samples", &o.samples}, {"--gpu-samples", &o.gpu_samples}}) {
+    for (const auto& [name, value] :
+         {std::pair<const char*, const std::string*>{"--n", &c.gemm.cpu}, {"--gpu-n", &c.gemm.gpu},
+          {"--naive-n", &c.gemm.naive}, {"--samples", &c.montecarlo.cpu}, {"--gpu-samples", &c.montecarlo.gpu},
+          {"--naive-samples", &c.montecarlo.naive}}) {
       if (!value->empty()) parse_positive_count(name, *value);
     }
-    parse_positive_count("--naive-n", o.naive_n);
-    parse_positive_count("--naive-samples", o.naive_samples);
+    o.sizes["gemm"] = c.gemm;
+    o.sizes["montecarlo"] = c.montecarlo;
     if (o.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", o.reps));
     if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", o.warmup));
     if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
@@ -88,25 +94,26 @@ Subcommand register_contrast(CLI::App& root) {
       "contrast", "Run the workloads in every execution mode this machine or allocation can do (naive, single-core, "
                   "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side. SIGINT, "
                   "SIGTERM or SIGHUP stop the running step too (waited for) and exit 128+signal: 130, 143, 129");
-  app->add_option("--workload", c->workload, "gemm | montecarlo | both [both]");
+  app->add_option("--workload", c->workload,
+                  fmt::format("{}, a comma-separated list of them, or both (every workload) [both]", workload_names(" | ")));
   app->add_option("--modes", c->modes,
                   "Comma-separated rows to run (naive,single-core,multi-thread,numa,gpu,gpu-naive,multi-gpu,"
                   "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
                   "possible are skipped with the reason]");
-  app->add_option("--n", c->o.n,
+  app->add_option("--n", c->gemm.cpu,
                   "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), from a quick "
                   "n=512 run]");
-  app->add_option("--gpu-n", c->o.gpu_n,
+  app->add_option("--gpu-n", c->gemm.gpu,
                   "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
                   "a repeat, from a quick n=4096 run on one GPU]");
-  app->add_option("--naive-n", c->o.naive_n, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
+  app->add_option("--naive-n", c->gemm.naive, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
   app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
-  app->add_option("--samples", c->o.samples,
+  app->add_option("--samples", c->montecarlo.cpu,
                   "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s)]");
-  app->add_option("--gpu-samples", c->o.gpu_samples,
+  app->add_option("--gpu-samples", c->montecarlo.gpu,
                   "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
                   "takes about 0.5 s a repeat]");
-  app->add_option("--naive-samples", c->o.naive_samples, "Samples for the naive Monte Carlo (~0.6 s) [5e7]");
+  app->add_option("--naive-samples", c->montecarlo.naive, "Samples for the naive Monte Carlo (~0.6 s) [5e7]");
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");

@@ -12,6 +12,7 @@
 #include "scalebench/error.hpp"
 #include "scalebench/model.hpp"
 #include "scalebench/parse.hpp"
+#include "scalebench/phases.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/study.hpp"
 
@@ -122,7 +123,7 @@ int report(const Workload& w, const Profile& p, const MachineLayout& m, const Pr
                                  w.what, m.nodes, m.ranks_per_node, w.threads, m.gpus_per_node, p.source, p.host,
                                  p.created_at, "phase", "predicted s");
   for (const auto& [name, s] : pred.phases) text += fmt::format("{:<12}{:>14.6f}\n", name, s);
-  text += fmt::format("{:<12}{:>14.6f}   ({:.4g} {})\n", "end_to_end", e2e, e2e > 0 ? w.work / e2e : 0.0, w.unit);
+  text += fmt::format("{:<12}{:>14.6f}   ({:.4g} {})\n", phase::end_to_end, e2e, e2e > 0 ? w.work / e2e : 0.0, w.unit);
   const double cores = static_cast<double>(m.ranks()) * w.threads;
   const double gpus = static_cast<double>(m.nodes) * m.gpus_per_node;
   auto against = [&](const char* key, const char* label, const std::function<Prediction(const MachineLayout&)>& f,
@@ -272,12 +273,13 @@ Config parse_run(const std::function<std::function<Config()>(CLI::App*)>& add_op
 std::string study_line(const Workload& w, const StudyRun& run, const MachineLayout& m) {
   const Prediction pred = w.here(m);
   const auto base = try_seconds(w.one_core, {1, 1, 0});
-  double compute = pred.phase("compute"), transfer = pred.phase("h2d") + pred.phase("d2h");
-  double comm = pred.phase("scatter") + pred.phase("broadcast") + pred.phase("gather") + pred.phase("reduce");
+  phase::KindSums sums;
+  for (const auto& [name, seconds] : pred.phases) sums.add(name, seconds);
   return fmt::format("{:>4} {:>5} {:>5} {:>7}  {:>11.4f} {:>16} {:>9}  {:.3f}/{:.3f}/{:.3f}  {}\n", run.index, run.nodes,
                      run.ranks, w.threads, pred.end_to_end,
                      fmt::format("{:.4g} {}", pred.end_to_end > 0 ? w.work / pred.end_to_end : 0.0, w.unit),
-                     base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", compute, comm, transfer, run.key);
+                     base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", sums.computation, sums.communication,
+                     sums.transfer, run.key);
 }
 
 }  // namespace

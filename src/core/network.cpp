@@ -1,4 +1,5 @@
 #include "scalebench/network.hpp"
+#include "scalebench/phases.hpp"
 
 #include <algorithm>
 #include <map>
@@ -46,13 +47,13 @@ nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::ve
       {"model", "bytes from the root to each rank (scatter, broadcast) and back (gather); a rank on the root's "
                 "host is intra-node; the root's own share is not moved"},
       {"phases",
-       {{"scatter", phase_traffic(hosts, a_counts, element_size)},
-        {"broadcast", phase_traffic(hosts, std::vector<std::int64_t>(hosts.size(), b_count), element_size)},
-        {"gather", phase_traffic(hosts, c_counts, element_size)}}}};
+       {{phase::scatter, phase_traffic(hosts, a_counts, element_size)},
+        {phase::broadcast, phase_traffic(hosts, std::vector<std::int64_t>(hosts.size(), b_count), element_size)},
+        {phase::gather, phase_traffic(hosts, c_counts, element_size)}}}};
   nlohmann::json peers = nlohmann::json::object();
-  for (const auto& [phase, call, name] : {std::tuple<const char*, const char*, const char*>{"scatter", "MPI_Scatterv",
+  for (const auto& [phase, call, name] : {std::tuple<const char*, const char*, const char*>{phase::scatter, "MPI_Scatterv",
                                                                                               "bare_scatterv"},
-                                          {"broadcast", "MPI_Bcast", "bare_bcast"}}) {
+                                          {phase::broadcast, "MPI_Bcast", "bare_bcast"}}) {
     for (const auto& [n, st] : bare) {
       if (n != name) continue;
       const double phase_s = median(phases, phase);

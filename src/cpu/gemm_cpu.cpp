@@ -8,6 +8,7 @@
 
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -68,7 +69,7 @@ void require_cpu_precision(Precision p, const char* backend) {
 class HostGemm : public LocalGemm {
  public:
   void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
+    ScopedPhase t(rec, phase::compute);
     product(a, b, c, shape_.k, false);
   }
   void begin_sum(void* c) override {
@@ -76,7 +77,7 @@ class HostGemm : public LocalGemm {
     zero_c(c, shape_, precision_);
   }
   void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
+    ScopedPhase t(rec, phase::compute);
     product(a, b, sum_, width, true);
   }
   void end_sum(void*, PhaseRecorder&) override {}

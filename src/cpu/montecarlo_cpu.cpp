@@ -13,6 +13,7 @@
 #include "cpu/montecarlo_kernels.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/montecarlo.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -36,7 +37,7 @@ class CpuMonteCarlo final : public McKernel {
   }
 
   McPartial run(PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
+    ScopedPhase t(rec, phase::compute);
     McPartial out;
     const bool pi = cfg_.problem == McProblem::pi;
     std::vector<std::uint64_t> hits(pi ? units_.size() : 0);

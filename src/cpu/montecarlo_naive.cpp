@@ -8,6 +8,7 @@
 
 #include "scalebench/montecarlo.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -25,7 +26,7 @@ class NaiveMonteCarlo final : public McKernel {
   }
 
   McPartial run(PhaseRecorder& rec) override {
-    ScopedPhase t(rec, "compute");
+    ScopedPhase t(rec, phase::compute);
     McPartial out;
     out.plain_count = count_;
     std::mt19937 gen(static_cast<std::mt19937::result_type>(cfg_.seed + static_cast<std::uint64_t>(rank_)));

@@ -10,6 +10,7 @@
 #include "scalebench/gpu.hpp"
 #include "scalebench/model.hpp"
 #include "scalebench/partition.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -101,8 +102,8 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double compute = max_of(b.compute);
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
-  out.phases = {{"scatter", scatter}, {"broadcast", bcast}, {"compute", compute},
-                {"gather", gather + compute - min_of(b.compute)}};
+  out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute},
+                {phase::gather, gather + compute - min_of(b.compute)}};
   out.end_to_end = scatter + bcast + compute + gather;
   return out;
 }
@@ -118,7 +119,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double kn = s.k * s.n;
   Prediction out;
   if (cfg.resident) {
-    out.phases = {{"scatter", 0.0}, {"broadcast", 0.0}, {"compute", compute}, {"gather", 0.0}};
+    out.phases = {{phase::scatter, 0.0}, {phase::broadcast, 0.0}, {phase::compute, compute}, {phase::gather, 0.0}};
     out.end_to_end = compute;
     return out;
   }
@@ -134,8 +135,8 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
       device.push_back(h2d.back() + b.compute[r] + d2h.back());
     }
     const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * eh));
-    out.phases = {{"scatter", scatter}, {"broadcast", bcast}, {"h2d", max_of(h2d)}, {"compute", compute},
-                  {"d2h", max_of(d2h)}, {"gather", gather + max_of(device) - min_of(device)}};
+    out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::h2d, max_of(h2d)}, {phase::compute, compute},
+                  {phase::d2h, max_of(d2h)}, {phase::gather, gather + max_of(device) - min_of(device)}};
     out.end_to_end = scatter + bcast + max_of(device) + gather;
     return out;
   }
@@ -150,8 +151,8 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
     bcast = l.seconds(kn * ein);
     gather = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.n * eout)));
   }
-  out.phases = {{"h2d", h2d}, {"scatter", scatter}, {"broadcast", bcast}, {"compute", compute}, {"gather", gather},
-                {"d2h", d2h}};
+  out.phases = {{phase::h2d, h2d}, {phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute}, {phase::gather, gather},
+                {phase::d2h, d2h}};
   if (!cfg.overlap) {
     out.end_to_end = h2d + scatter + bcast + compute + gather + d2h;
     return out;
@@ -165,8 +166,8 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
                                                                          : static_cast<double>(plan.blocks[0].back().count);
   const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
-  out.phases.emplace_back("fill", fill);
-  out.phases.emplace_back("drain", drain);
+  out.phases.emplace_back(phase::fill, fill);
+  out.phases.emplace_back(phase::drain, drain);
   out.end_to_end = fill + std::max({h2d, d2h, compute, scatter + bcast + gather}) + drain;
   out.notes.push_back("overlap: end-to-end = first panel in + the busiest of host link in, host link out, "
                       "multiply, NCCL + last block out");
@@ -244,11 +245,11 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   }
   Prediction out;
   const double slowest = max_of(compute);
-  out.phases = {{"compute", slowest}, {"reduce", reduce + slowest - min_of(compute)}};
+  out.phases = {{phase::compute, slowest}, {phase::reduce, reduce + slowest - min_of(compute)}};
   out.end_to_end = slowest + reduce;
   if (on_gpu) {
     const double d2h = p.gpu.d2h_pinned.latency_s;
-    out.phases.emplace_back("d2h", d2h);
+    out.phases.emplace_back(phase::d2h, d2h);
     out.end_to_end += d2h;
   }
   return out;

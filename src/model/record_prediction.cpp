@@ -8,6 +8,7 @@
 
 #include "scalebench/error.hpp"
 #include "scalebench/model.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -70,12 +71,12 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
       worst = name;
     }
   }
-  const double e2e = measured.contains("end_to_end") ? measured.at("end_to_end").value("median_s", 0.0) : 0.0;
+  const double e2e = measured.contains(phase::end_to_end) ? measured.at(phase::end_to_end).value("median_s", 0.0) : 0.0;
   const double miss = pred.end_to_end > 0 ? std::fabs(e2e / pred.end_to_end - 1.0) : 0.0;
   return {{"available", true},
           {"profile", source},
           {"phases", phases},
-          {"end_to_end", entry(pred.end_to_end, e2e)},
+          {phase::end_to_end, entry(pred.end_to_end, e2e)},
           {"miss", miss},
           {"flagged", miss > kPredictionTolerance},
           {"worst_phase", worst},

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/workload.hpp"
+
 namespace scalebench::study {
 
 std::string Crossover::text(const std::string& size_key) const {
@@ -61,7 +63,7 @@ Crossover find_crossover(std::vector<RatioPoint> points) {
   return c;
 }
 
-std::string size_key_of(const std::string& workload) { return workload == "montecarlo" ? "samples" : "n"; }
+std::string size_key_of(const std::string& name) { return std::string(workload(name).size_key()); }
 
 double size_value(const std::string& text) {
   std::string s;

@@ -34,7 +34,7 @@ struct Crossover {
 // (points need not be sorted; points with a size or ratio <= 0 are ignored).
 Crossover find_crossover(std::vector<RatioPoint> points);
 
-// The key that measures a workload's size: n for gemm, samples for montecarlo.
+// The key that measures a workload's size (Workload::size_key: n for gemm, samples for montecarlo).
 std::string size_key_of(const std::string& workload);
 
 // "1e9", "4096", "1_000_000" as a number; 0 when it is not one.

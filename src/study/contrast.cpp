@@ -27,8 +27,6 @@
 
 namespace scalebench {
 
-std::string_view workload_name(Workload w) { return w == Workload::gemm ? "gemm" : "montecarlo"; }
-
 namespace {
 
 using study::csv_escape;
@@ -37,55 +35,26 @@ using study::make_dirs;
 using study::self_binary;
 using study::utc_stamp;
 
-// The gpu mode's rows. `gpu` runs on one GPU with the best schedule the build has (gemm:
-// --overlap); `multi-gpu` on every GPU of the node (gemm: --transport nccl --overlap), only with
-// two or more; `gpu-staged` (gemm) moves every byte through the host, unpipelined, on the widest
-// of those placements: the transfer lesson. Monte Carlo's `gpu-naive` runs the cuRAND backend
-// (arrays of library random numbers, then a kernel and a reduction) beside the fused `gpu` row.
-constexpr const char* kGpuNaive = "gpu-naive";
-constexpr const char* kMultiGpu = "multi-gpu";
-constexpr const char* kGpuStaged = "gpu-staged";
-
 std::string row_mode(const ContrastStep& s) { return s.label.empty() ? std::string(mode_name(s.mode)) : s.label; }
 
+std::string name_of(const Workload& w) { return std::string(w.name()); }
+
 // The size a row runs: the naive rows a smaller one, the GPU rows their own.
-std::string row_size(const ContrastOptions& o, Workload w, Mode mode) {
-  if (w == Workload::gemm) return mode == Mode::naive ? o.naive_n : mode == Mode::gpu ? o.gpu_n : o.n;
-  return mode == Mode::naive ? o.naive_samples : mode == Mode::gpu ? o.gpu_samples : o.samples;
+std::string row_size(const ContrastOptions& o, const Workload& w, Mode mode) {
+  const auto it = o.sizes.find(name_of(w));
+  const ContrastSizes sizes = it == o.sizes.end() ? ContrastSizes{} : it->second;
+  if (mode == Mode::naive) return sizes.naive.empty() ? w.contrast_sizing().naive : sizes.naive;
+  return mode == Mode::gpu ? sizes.gpu : sizes.cpu;
 }
 
+// The workload's arguments of a step, then --json (not --quiet: the step's log holds its table
+// and its errors).
 std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastStep& step, const std::string& record) {
-  const Workload w = step.workload;
-  const Mode mode = step.mode;
-  std::vector<std::string> a;
-  const std::string reps = std::to_string(o.reps), warmup = std::to_string(o.warmup);
-  if (w == Workload::gemm) {
-    const std::string backend = mode == Mode::naive ? "naive" : mode == Mode::gpu ? "cublas" : "openblas";
-    a = {"gemm", "--n", row_size(o, w, mode), "--precision", o.precision, "--backend", backend,
-         "--reps", reps, "--warmup", warmup, "--no-peer"};
-    if (mode == Mode::gpu && step.label == kGpuStaged) {
-      a.insert(a.end(), {"--transport", "mpi"});
-    } else if (mode == Mode::gpu) {
-      // One rank overlaps its own copies; several move their blocks GPU to GPU with NCCL.
-      if (step.ranks > 1) a.insert(a.end(), {"--transport", "nccl"});
-      a.emplace_back("--overlap");
-    }
-  } else {
-    const std::string backend = mode == Mode::naive ? "naive"
-                                : mode == Mode::gpu ? (step.label == kGpuNaive ? "curand" : "cuda")
-                                                    : "cpu";
-    a = {"montecarlo", "--problem", "pi", "--samples", row_size(o, w, mode),
-         "--backend", backend, "--reps", reps, "--warmup", warmup};
-  }
-  // Not --quiet: the step's log holds its table (and its errors).
+  const Workload& w = *step.workload;
+  std::vector<std::string> a = w.contrast_args(
+      {step.mode, step.label, step.ranks, row_size(o, w, step.mode), o.precision, o.reps, o.warmup});
   a.insert(a.end(), {"--json", record});
   return a;
-}
-
-// The problem a step runs, for the table.
-std::string problem_size(const ContrastOptions& o, Workload w, Mode mode) {
-  if (w == Workload::gemm) return "n=" + row_size(o, w, mode);
-  return row_size(o, w, mode) + " samples";
 }
 
 // The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
@@ -99,8 +68,8 @@ std::vector<std::string> step_launcher_argv(const LaunchSetup& setup, const Plac
   return argv;
 }
 
-// The gpu mode's rows (see kMultiGpu) and the placement each runs on.
-std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(Workload w, const PlacementPlan& every_gpu) {
+// The gpu mode's rows of workload `w` (Workload::gpu_rows) and the placement each runs on.
+std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(const Workload& w, const PlacementPlan& every_gpu) {
   PlacementPlan one = every_gpu;
   if (one.possible && one.ranks_per_node > 1) {
     one.ranks_per_node = 1;
@@ -111,10 +80,14 @@ std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(Workload w, const Pl
     multi.possible = false;
     multi.reason = "one GPU: the gpu row runs on it";
   }
-  std::vector<std::pair<std::string, PlacementPlan>> rows{{"", one}};
-  if (w == Workload::montecarlo) rows.emplace_back(kGpuNaive, one);
-  rows.emplace_back(kMultiGpu, multi);
-  if (w == Workload::gemm) rows.emplace_back(kGpuStaged, multi.possible ? multi : one);
+  std::vector<std::pair<std::string, PlacementPlan>> rows;
+  for (const GpuRow& row : w.gpu_rows()) {
+    const PlacementPlan& plan = row.span == GpuSpan::one     ? one
+                                : row.span == GpuSpan::every ? multi
+                                : multi.possible             ? multi
+                                                             : one;
+    rows.emplace_back(row.label, plan);
+  }
   return rows;
 }
 
@@ -126,10 +99,10 @@ struct StepContext {
 
 // A step of workload `w` on `plan` as row `label` ("" for the mode's own row), or skipped with the
 // plan's reason.
-ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan,
+ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const Workload& w, const PlacementPlan& plan,
                        const std::string& label) {
   ContrastStep s;
-  s.workload = w;
+  s.workload = &w;
   s.mode = plan.mode;
   s.label = label;
   if (!plan.possible) {
@@ -137,7 +110,7 @@ ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, Workloa
     s.reason = plan.reason;
     return s;
   }
-  const std::string stem = fmt::format("{}-{}", workload_name(w), row_mode(s));
+  const std::string stem = fmt::format("{}-{}", w.name(), row_mode(s));
   s.record_path = ctx.out_dir + "/" + stem + ".json";
   s.log_path = ctx.out_dir + "/" + stem + ".log";
   s.nodes = plan.nodes;
@@ -168,9 +141,9 @@ Topology allocation_topology(Topology topo) {
 // One contrast row from a run record.
 nlohmann::json summarize(const ContrastStep& s) {
   const auto& r = s.record;
-  nlohmann::json row = {{"workload", workload_name(s.workload)}, {"mode", row_mode(s)}};
+  nlohmann::json row = {{"workload", name_of(*s.workload)}, {"mode", row_mode(s)}};
   if (r.is_null()) return row;
-  const study::RunFigures f = study::run_figures(r);
+  const RunFigures f = s.workload->figures(r);
   row["ranks"] = f.ranks;
   row["threads_per_rank"] = f.threads;
   row["gpus"] = s.mode == Mode::gpu ? f.ranks : 0;
@@ -191,7 +164,7 @@ nlohmann::json summarize(const ContrastStep& s) {
 void run_one(const ContrastOptions& o, ContrastStep& s) {
   const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
   if (out.stopped_by != 0) std::remove(s.record_path.c_str());
-  throw_if_stopped(fmt::format("the {} {} run was stopped; no contrast table was written", workload_name(s.workload),
+  throw_if_stopped(fmt::format("the {} {} run was stopped; no contrast table was written", s.workload->name(),
                                row_mode(s)));
   // A run killed at its time limit counts as exit code 7 (timeout), as documented.
   s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
@@ -221,7 +194,7 @@ constexpr int kGpuCores = 32;
 // neither feed the estimate nor take part in it.
 double step_work(const ContrastOptions& o, const ContrastStep& s) {
   if (s.mode == Mode::naive) return 0.0;
-  return study::run_work(std::string(workload_name(s.workload)), row_size(o, s.workload, s.mode), o.reps + o.warmup,
+  return study::run_work(name_of(*s.workload), row_size(o, *s.workload, s.mode), o.reps + o.warmup,
                          s.mode == Mode::gpu ? s.ranks * kGpuCores : s.cores);
 }
 
@@ -238,7 +211,7 @@ int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
     if (!o.quiet) {
       const std::string eta = left.text(work_to_come);
       std::fprintf(stderr, "scalebench contrast: [%d/%ld]%s %s %s: %s\n", ++ran, static_cast<long>(to_run),
-                   eta.empty() ? "" : (" (" + eta + ")").c_str(), std::string(workload_name(s.workload)).c_str(),
+                   eta.empty() ? "" : (" (" + eta + ")").c_str(), name_of(*s.workload).c_str(),
                    row_mode(s).c_str(), join_args(s.argv).c_str());
     }
     const auto start = std::chrono::steady_clock::now();
@@ -255,22 +228,18 @@ int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
 // `target` seconds a repeat; a GPU probe far below its target runs once more at the scaled size.
 // Says so on stderr and returns what it measured, for the report. A probe that fails leaves the
 // fallback.
-nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, Workload w, const PlacementPlan& plan, bool gpu,
-                          double target) {
-  const bool gemm = w == Workload::gemm;
-  std::string& size = gemm ? (gpu ? o.gpu_n : o.n) : (gpu ? o.gpu_samples : o.samples);
-  const auto scaled = [&](double at, double t) {
-    return gemm ? study::scaled_gemm_n(at, t, target) : study::scaled_samples(at, t, target);
-  };
-  double probe = gemm ? (gpu ? study::kProbeGpuGemmN : study::kProbeGemmN)
-                      : (gpu ? study::kProbeGpuSamples : study::kProbeSamples);
+nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, const Workload& w, const PlacementPlan& plan,
+                          bool gpu, double target) {
+  const ContrastSizing sizing = w.contrast_sizing();
+  std::string& size = gpu ? o.sizes[name_of(w)].gpu : o.sizes[name_of(w)].cpu;
+  double probe = gpu ? sizing.gpu_probe : sizing.cpu_probe;
   nlohmann::json j = {{"target_s", target}, {"probes", nlohmann::json::array()}};
   double t = 0;
   for (int round = 0; round < (gpu ? 2 : 1); ++round) {
     ContrastOptions po = o;
     po.reps = 1;
     po.warmup = 1;
-    (gemm ? (gpu ? po.gpu_n : po.n) : (gpu ? po.gpu_samples : po.samples)) = fmt::format("{:.0f}", probe);
+    (gpu ? po.sizes[name_of(w)].gpu : po.sizes[name_of(w)].cpu) = fmt::format("{:.0f}", probe);
     ContrastStep s = make_step(po, ctx, w, plan, "probe-" + std::string(gpu ? "gpu" : mode_name(plan.mode)));
     if (!o.quiet) std::fprintf(stderr, "scalebench contrast: measuring: %s\n", join_args(s.argv).c_str());
     run_one(po, s);
@@ -281,15 +250,15 @@ nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, Workload w
       break;
     }
     if (t >= target / 2) break;
-    const double next = std::stod(scaled(probe, t));
+    const double next = std::stod(w.scaled_size(probe, t, target));
     if (next <= probe) break;
     if (round + 1 < (gpu ? 2 : 1)) probe = next;
   }
-  size = t > 0 ? scaled(probe, t) : (gemm ? study::kFallbackGemmN : study::kFallbackSamples);
+  size = t > 0 ? w.scaled_size(probe, t, target) : sizing.fallback;
   j["size"] = size;
   if (!o.quiet) {
-    std::fprintf(stderr, "scalebench contrast: %s %s rows: %s %s (%s)\n", std::string(workload_name(w)).c_str(),
-                 gpu ? "GPU" : "CPU", gemm ? "n" : "samples", size.c_str(),
+    std::fprintf(stderr, "scalebench contrast: %s %s rows: %s %s (%s)\n", name_of(w).c_str(), gpu ? "GPU" : "CPU",
+                 std::string(w.size_key()).c_str(), size.c_str(),
                  t > 0 ? fmt::format("the probe took {:.3g} s a repeat; aiming at {:.1f} s a repeat", t, target).c_str()
                        : ("the probe failed: " + j.value("failed", std::string())).c_str());
   }
@@ -306,27 +275,26 @@ nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const st
     }
     return nullptr;
   };
-  for (Workload w : o.workloads) {
-    const bool gemm = w == Workload::gemm;
-    std::string& cpu = gemm ? o.n : o.samples;
-    std::string& gpu = gemm ? o.gpu_n : o.gpu_samples;
+  for (const Workload* w : o.workloads) {
+    std::string& cpu = o.sizes[name_of(*w)].cpu;
+    std::string& gpu = o.sizes[name_of(*w)].gpu;
     const bool cpu_given = !cpu.empty();
-    nlohmann::json& j = sizing[std::string(workload_name(w))];
+    nlohmann::json& j = sizing[name_of(*w)];
     if (cpu.empty()) {
       const PlacementPlan* single = plan_of(Mode::single_core);
       const PlacementPlan* all = plan_of(Mode::multi_thread);
       const int cores = all != nullptr && !all->ranks.empty() ? all->ranks.front().cores : 1;
       if (single != nullptr && !o.dry_run) {
-        j["cpu"] = probe_size(o, ctx, w, *single, false, study::single_core_repeat_s(cores));
+        j["cpu"] = probe_size(o, ctx, *w, *single, false, study::single_core_repeat_s(cores));
       } else {
-        cpu = gemm ? study::kFallbackGemmN : study::kFallbackSamples;
+        cpu = w->contrast_sizing().fallback;
       }
     }
     if (gpu.empty()) {
       const PlacementPlan* every = plan_of(Mode::gpu);
       if (every != nullptr && !o.dry_run && !cpu_given) {
         // The fastest row of these sizes runs on every GPU: kFastestRowS for it.
-        j["gpu"] = probe_size(o, ctx, w, gpu_rows(w, *every).front().second, true,
+        j["gpu"] = probe_size(o, ctx, *w, gpu_rows(*w, *every).front().second, true,
                               study::kFastestRowS * std::max(1, every->total_ranks()));
       } else {
         gpu = cpu;
@@ -339,20 +307,33 @@ nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const st
 }  // namespace
 
 const std::vector<std::string>& contrast_row_names() {
-  static const std::vector<std::string> names = {"naive",    "single-core", "multi-thread", "numa",     "gpu",
-                                                 kGpuNaive,  kMultiGpu,     kGpuStaged,     "multinode"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (Mode m : all_modes()) {
+      out.emplace_back(mode_name(m));
+      if (m != Mode::gpu) continue;
+      for (const Workload* w : workloads()) {
+        for (const GpuRow& row : w->gpu_rows()) {
+          if (!row.label.empty() && std::find(out.begin(), out.end(), row.label) == out.end()) out.push_back(row.label);
+        }
+      }
+    }
+    return out;
+  }();
   return names;
 }
 
 Mode contrast_row_mode(const std::string& name) {
-  if (name == kGpuNaive || name == kMultiGpu || name == kGpuStaged) return Mode::gpu;
   const auto& names = contrast_row_names();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string all;
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
     throw UsageError(fmt::format("unknown mode '{}'; use {}", name, all));
   }
-  return parse_mode(name);
+  for (Mode m : all_modes()) {
+    if (name == mode_name(m)) return m;
+  }
+  return Mode::gpu;  // the gpu mode's own rows
 }
 
 ContrastResult run_contrast(const ContrastOptions& o) {
@@ -403,10 +384,12 @@ ContrastResult run_contrast(const ContrastOptions& o) {
 
   ContrastResult result;
   const StepContext ctx{&setup, binary, out_dir};
-  std::vector<std::pair<Workload, std::pair<std::string, PlacementPlan>>> planned;
-  for (Workload w : o.workloads) {
+  ContrastOptions sized = o;
+  if (sized.workloads.empty()) sized.workloads = workloads();
+  std::vector<std::pair<const Workload*, std::pair<std::string, PlacementPlan>>> planned;
+  for (const Workload* w : sized.workloads) {
     for (const auto& plan : plans) {
-      for (auto& row : plan.mode == Mode::gpu ? gpu_rows(w, plan)
+      for (auto& row : plan.mode == Mode::gpu ? gpu_rows(*w, plan)
                                               : std::vector<std::pair<std::string, PlacementPlan>>{{"", plan}}) {
         const std::string name = row.first.empty() ? std::string(mode_name(plan.mode)) : row.first;
         const bool asked = std::find(o.rows.begin(), o.rows.end(), name) != o.rows.end();
@@ -419,14 +402,13 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
   }
   if (!o.dry_run) make_dirs(out_dir);
-  ContrastOptions sized = o;
   const nlohmann::json sizing = choose_sizes(sized, ctx, plans);
-  for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, w, row.second, row.first));
+  for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, *w, row.second, row.first));
 
   if (o.dry_run) {
     std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
     for (const auto& s : result.steps) {
-      out += fmt::format("  {:<11} {:<13} ", workload_name(s.workload), row_mode(s));
+      out += fmt::format("  {:<11} {:<13} ", s.workload->name(), row_mode(s));
       out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
     }
     std::fputs(out.c_str(), stdout);
@@ -443,7 +425,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   std::map<std::string, double> single_core_rate;
   for (const auto& s : result.steps) {
     if (s.mode == Mode::single_core && s.exit_code == 0) {
-      single_core_rate[std::string(workload_name(s.workload))] = s.summary.value("rate", 0.0);
+      single_core_rate[name_of(*s.workload)] = s.summary.value("rate", 0.0);
     }
   }
   nlohmann::json rows = nlohmann::json::array();
@@ -455,10 +437,10 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                        "mode", "nodes", "size", "ranks x thr", "time s", "predicted s, miss", "rate", "speed-up", "eff.",
                        "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
-    nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", workload_name(s.workload)},
+    nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", name_of(*s.workload)},
                                                               {"mode", row_mode(s)}}
                                               : s.summary;
-    row["size"] = problem_size(sized, s.workload, s.mode);
+    row["size"] = s.workload->size_text(row_size(sized, *s.workload, s.mode));
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
     if (!s.reason.empty()) row["reason"] = s.reason;
     if (!s.skipped) {
@@ -467,7 +449,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
       row["record"] = s.record_path;
       row["exit_code"] = s.exit_code;
     }
-    const auto base = single_core_rate.find(std::string(workload_name(s.workload)));
+    const auto base = single_core_rate.find(name_of(*s.workload));
     const double rate = row.value("rate", 0.0);
     if (base != single_core_rate.end() && base->second > 0 && rate > 0 && s.exit_code == 0) {
       row["speedup_vs_single_core"] = rate / base->second;

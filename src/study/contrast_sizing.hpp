@@ -15,20 +15,6 @@ constexpr double kFastestRowS = 0.5;
 // Seconds a single-core repeat should take on a node of `cores` cores: kFastestRowS per core (the
 // multi-thread row's ideal speed-up), 6 s at least, 15 s at most.
 double single_core_repeat_s(int cores);
-// What the probes run: small enough to take a second or two anywhere.
-constexpr double kProbeGemmN = 512;
-constexpr double kProbeSamples = 1e7;
-constexpr double kProbeGpuGemmN = 4096;
-constexpr double kProbeGpuSamples = 1e9;
-// When a probe cannot run (or for --dry-run): the sizes used before measuring.
-inline const std::string kFallbackGemmN = "2048";
-inline const std::string kFallbackSamples = "1e8";
-
-// gemm n (a multiple of 256, 512..32768) taking about `seconds` a repeat when the probe of size
-// `probe_n` took `probe_s` a repeat (time grows as n^3).
-std::string scaled_gemm_n(double probe_n, double probe_s, double seconds);
-// Monte Carlo samples ("25e8": two significant digits, 1e6..1e12) taking about `seconds` a repeat (time
-// grows as the samples).
-std::string scaled_samples(double probe_samples, double probe_s, double seconds);
+// The probes' sizes, the fallback and the scaling are the workload's (workload.hpp, ContrastSizing).
 
 }  // namespace scalebench::study

@@ -46,42 +46,9 @@ void make_dirs(const std::string& path) {
   }
 }
 
-double number_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object() || !cur->contains(p)) return 0.0;
-    cur = &(*cur)[p];
-  }
-  return cur->is_number() ? cur->get<double>() : 0.0;
-}
-
-double phase_median(const nlohmann::json& record, const char* phase) {
-  return number_at(record, {"phases", phase, "median_s"});
-}
-
 RunFigures run_figures(const nlohmann::json& r) {
-  RunFigures f;
-  f.ranks = r.value("ranks", 0);
-  f.threads = static_cast<int>(number_at(r, {"config", "threads_per_rank"}));
-  const std::string backend = r.contains("config") ? r["config"].value("backend", std::string()) : std::string();
-  f.gpu = backend == "cublas" || backend == "cuda";
-  const double e2e = phase_median(r, "end_to_end");
-  f.compute_s = phase_median(r, "compute");
-  f.time_s = e2e > 0 ? e2e : f.compute_s;
-  if (r.value("subcommand", std::string()) == "gemm") {
-    f.rate = number_at(r, {"rates", "end_to_end_gflops"});
-    f.compute_rate = number_at(r, {"rates", "compute_gflops"});
-    f.rate_unit = "GFLOP/s";
-    f.comm_s = phase_median(r, "scatter") + phase_median(r, "broadcast") + phase_median(r, "gather");
-    f.transfer_s = phase_median(r, "h2d") + phase_median(r, "d2h");
-  } else {
-    f.compute_rate = number_at(r, {"rates", "samples_per_s"});
-    f.rate = number_at(r, {"rates", "end_to_end_samples_per_s"});
-    if (f.rate <= 0) f.rate = f.compute_rate;
-    f.rate_unit = "samples/s";
-    f.comm_s = phase_median(r, "reduce");
-  }
-  return f;
+  const Workload* w = find_workload(r.value("subcommand", std::string()));
+  return w == nullptr ? RunFigures{} : w->figures(r);
 }
 
 std::string last_error_line(const std::string& log_path) {

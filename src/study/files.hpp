@@ -5,7 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalebench/workload.hpp"
+
 namespace scalebench::study {
+
+using scalebench::RunFigures;
 
 // This executable's path (/proc/self/exe), for the runs a driver launches.
 std::string self_binary();
@@ -13,22 +17,8 @@ std::string self_binary();
 std::string utc_stamp();
 // mkdir -p; ResourceError naming the folder when it cannot be made.
 void make_dirs(const std::string& path);
-// The number at `path` in `j`, 0 when absent or not a number.
-double number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
-// The median of `phase` in a run record, 0 when absent.
-double phase_median(const nlohmann::json& record, const char* phase);
-// What the drivers' tables show of one run record (gemm or montecarlo, from its "subcommand").
-struct RunFigures {
-  int ranks = 0, threads = 0;   // threads per rank
-  bool gpu = false;             // backend cublas or cuda
-  double time_s = 0;            // median end to end (compute when there is none)
-  double rate = 0;              // end to end: GFLOP/s or samples/s
-  double compute_rate = 0;      // over the compute phase alone
-  std::string rate_unit;        // "GFLOP/s" or "samples/s"
-  double compute_s = 0, comm_s = 0, transfer_s = 0;  // medians: compute; MPI/NCCL movement or the
-                                                     // reduction; host<->device copies
-  int resources() const noexcept { return gpu ? ranks : ranks * (threads > 0 ? threads : 1); }  // cores or GPUs
-};
+// The figures of a run record, from the workload named by its "subcommand" (workload.hpp);
+// empty figures for a record of no registered workload.
 RunFigures run_figures(const nlohmann::json& record);
 // The last "scalebench: error" line of a run's log (empty when none).
 std::string last_error_line(const std::string& log_path);

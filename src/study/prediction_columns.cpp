@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/phases.hpp"
+
 namespace scalebench::study {
 
 PredictedFigures predicted_figures(const nlohmann::json& record) {
@@ -11,7 +13,7 @@ PredictedFigures predicted_figures(const nlohmann::json& record) {
   const auto& pr = record.at("prediction");
   if (!pr.value("available", false)) return p;
   p.available = true;
-  p.predicted_s = pr.at("end_to_end").value("predicted_s", 0.0);
+  p.predicted_s = pr.at(phase::end_to_end).value("predicted_s", 0.0);
   p.miss = pr.value("miss", 0.0);
   p.flagged = pr.value("flagged", false);
   p.worst_phase = pr.value("worst_phase", std::string());

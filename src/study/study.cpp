@@ -20,6 +20,7 @@
 #include "scalebench/process.hpp"
 #include "scalebench/record.hpp"
 #include "scalebench/report.hpp"
+#include "scalebench/workload.hpp"
 #include "study/baseline.hpp"
 #include "study/files.hpp"
 #include "study/jsonl.hpp"
@@ -457,10 +458,12 @@ StudySpec load_study(const std::string& path) {
                                          s.name));
   }
   if (root["description"]) s.description = scalar(path, root["description"], "description");
-  if (!root["workload"]) throw UsageError(fmt::format("{}: 'workload: gemm' or 'workload: montecarlo' is missing", path));
+  if (!root["workload"]) {
+    throw UsageError(fmt::format("{}: 'workload: <name>' is missing; use {}", path, workload_names()));
+  }
   s.workload = scalar(path, root["workload"], "workload");
-  if (s.workload != "gemm" && s.workload != "montecarlo") {
-    bad(path, root["workload"], fmt::format("unknown workload '{}'; use gemm or montecarlo", s.workload));
+  if (find_workload(s.workload) == nullptr) {
+    bad(path, root["workload"], fmt::format("unknown workload '{}'; use {}", s.workload, workload_names()));
   }
   std::set<std::string> seen;
   if (const auto args = root["args"]) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/workload.hpp"
 #include "study/baseline.hpp"
 
 namespace scalebench::study {
@@ -24,9 +25,9 @@ std::string TimeLeft::text(double work_to_come) const {
   return fmt::format("about {:.0f} h {:.0f} min left", std::floor(s / 3600), std::floor(std::fmod(s, 3600) / 60));
 }
 
-double run_work(const std::string& workload, const std::string& size, int repeats, int workers) {
+double run_work(const std::string& name, const std::string& size, int repeats, int workers) {
   const double v = size_value(size);
-  const double per_repeat = v <= 0 ? 1.0 : workload == "gemm" ? v * v * v : v;
+  const double per_repeat = v <= 0 ? 1.0 : workload(name).work_per_repeat(v);
   return per_repeat * std::max(repeats, 1) / std::max(workers, 1);
 }
 

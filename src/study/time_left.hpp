@@ -16,8 +16,9 @@ class TimeLeft {
   double work_ = 0, seconds_ = 0;
 };
 
-// The work of a run: size^3 for gemm's n, the samples for Monte Carlo, times the repeats, over the
-// workers (ranks x threads). Values that do not parse count as 1.
+// The work of a run: the workload's work per repeat at `size` (Workload::work_per_repeat: n^3 for
+// gemm, the samples for Monte Carlo), times the repeats, over the workers (ranks x threads). A size
+// that does not parse counts as 1.
 double run_work(const std::string& workload, const std::string& size, int repeats, int workers);
 
 }  // namespace scalebench::study

@@ -7,6 +7,7 @@
 #include "study/baseline.hpp"
 #include "study/contrast_sizing.hpp"
 #include "study/time_left.hpp"
+#include "scalebench/workload.hpp"
 
 using scalebench::study::ComparedRun;
 using scalebench::study::Crossover;
@@ -68,12 +69,12 @@ TEST(StudyCrossover, BaselineCoordinatesReplaceOnlyTheNamedKeys) {
 
 TEST(ContrastSizing, ScalesTheProbeToTheTargetTime) {
   // n=512 in 0.01 s: 6 s is 600 times the work, n grows by 600^(1/3) = 8.43 -> 4317 -> 4096.
-  EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 0.01, 6.0), "4096");
-  EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 100.0, 6.0), "512");      // never below the floor
-  EXPECT_EQ(scalebench::study::scaled_gemm_n(512, 1e-9, 6.0), "32768");     // nor above the ceiling
-  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.1, 6.0), "6e8");  // 60 times, two digits at most
-  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 0.07, 6.0), "85e7");
-  EXPECT_EQ(scalebench::study::scaled_samples(1e7, 1e-9, 6.0), "1e12");
+  EXPECT_EQ(scalebench::workload("gemm").scaled_size(512, 0.01, 6.0), "4096");
+  EXPECT_EQ(scalebench::workload("gemm").scaled_size(512, 100.0, 6.0), "512");      // never below the floor
+  EXPECT_EQ(scalebench::workload("gemm").scaled_size(512, 1e-9, 6.0), "32768");     // nor above the ceiling
+  EXPECT_EQ(scalebench::workload("montecarlo").scaled_size(1e7, 0.1, 6.0), "6e8");  // 60 times, two digits at most
+  EXPECT_EQ(scalebench::workload("montecarlo").scaled_size(1e7, 0.07, 6.0), "85e7");
+  EXPECT_EQ(scalebench::workload("montecarlo").scaled_size(1e7, 1e-9, 6.0), "1e12");
 }
 
 TEST(TimeLeft, ScalesTheFinishedRunsByTheirWork) {

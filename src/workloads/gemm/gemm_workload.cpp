@@ -1,0 +1,68 @@
+// The distributed GEMM as a workload: `scalebench gemm` (src/app/cmd_gemm.cpp, run by
+// run_distributed_gemm in src/core/gemm_driver.cpp), sized by n, rated in GFLOP/s.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scalebench/workload.hpp"
+
+namespace scalebench {
+namespace {
+
+class GemmWorkload final : public Workload {
+ public:
+  std::string_view name() const override { return "gemm"; }
+  std::string_view size_key() const override { return "n"; }
+  double work_per_repeat(double n) const override { return n * n * n; }
+  std::string size_text(const std::string& size) const override { return "n=" + size; }
+
+  RunFigures figures(const nlohmann::json& record) const override {
+    RunFigures f = common_figures(record, {"cublas"});
+    f.rate = record_number(record, {"rates", "end_to_end_gflops"});
+    f.compute_rate = record_number(record, {"rates", "compute_gflops"});
+    f.rate_unit = "GFLOP/s";
+    return f;
+  }
+
+  // `gpu` runs on one GPU with the best schedule the build has (--overlap); `multi-gpu` on every
+  // GPU of the node (--transport nccl --overlap); `gpu-staged` moves every byte through the host,
+  // unpipelined, on the widest of those placements: the transfer lesson.
+  std::vector<GpuRow> gpu_rows() const override {
+    return {{"", GpuSpan::one}, {"multi-gpu", GpuSpan::every}, {"gpu-staged", GpuSpan::widest}};
+  }
+
+  std::vector<std::string> contrast_args(const ContrastRun& run) const override {
+    const std::string backend = run.mode == Mode::naive ? "naive" : run.mode == Mode::gpu ? "cublas" : "openblas";
+    std::vector<std::string> a = {"gemm",    "--n",     run.size, "--precision", run.precision,
+                                  "--backend", backend, "--reps", std::to_string(run.reps),
+                                  "--warmup", std::to_string(run.warmup), "--no-peer"};
+    if (run.mode == Mode::gpu && run.label == "gpu-staged") {
+      a.insert(a.end(), {"--transport", "mpi"});
+    } else if (run.mode == Mode::gpu) {
+      // One rank overlaps its own copies; several move their blocks GPU to GPU with NCCL.
+      if (run.ranks > 1) a.insert(a.end(), {"--transport", "nccl"});
+      a.emplace_back("--overlap");
+    }
+    return a;
+  }
+
+  // The triple loop runs at about 1 GFLOP/s: n=768 takes about a second.
+  ContrastSizing contrast_sizing() const override { return {512, 4096, "2048", "768"}; }
+
+  // A multiple of 256, 512..32768 (time grows as n^3).
+  std::string scaled_size(double probe_n, double probe_s, double seconds) const override {
+    const double n = probe_s > 0 ? probe_n * std::cbrt(seconds / probe_s) : probe_n;
+    const double rounded = std::floor(n / 256) * 256;
+    return fmt::format("{:.0f}", std::clamp(rounded, 512.0, 32768.0));
+  }
+};
+
+}  // namespace
+
+const Workload& gemm_workload() {
+  static const GemmWorkload w;
+  return w;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,68 @@
+// The sharded Monte Carlo as a workload: `scalebench montecarlo` (src/app/cmd_montecarlo.cpp, run
+// by run_distributed_montecarlo in src/core/montecarlo_driver.cpp), sized by its samples, rated
+// in samples/s. The contrast runs its pi problem.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scalebench/workload.hpp"
+
+namespace scalebench {
+namespace {
+
+class MonteCarloWorkload final : public Workload {
+ public:
+  std::string_view name() const override { return "montecarlo"; }
+  std::string_view size_key() const override { return "samples"; }
+  double work_per_repeat(double samples) const override { return samples; }
+  std::string size_text(const std::string& size) const override { return size + " samples"; }
+
+  RunFigures figures(const nlohmann::json& record) const override {
+    RunFigures f = common_figures(record, {"cuda", "curand"});
+    f.compute_rate = record_number(record, {"rates", "samples_per_s"});
+    f.rate = record_number(record, {"rates", "end_to_end_samples_per_s"});
+    if (f.rate <= 0) f.rate = f.compute_rate;
+    f.rate_unit = "samples/s";
+    return f;
+  }
+
+  // `gpu-naive` runs the cuRAND backend (arrays of library random numbers, then a kernel and a
+  // reduction) beside the fused `gpu` row, on the same GPU.
+  std::vector<GpuRow> gpu_rows() const override {
+    return {{"", GpuSpan::one}, {"gpu-naive", GpuSpan::one}, {"multi-gpu", GpuSpan::every}};
+  }
+
+  std::vector<std::string> contrast_args(const ContrastRun& run) const override {
+    const std::string backend = run.mode == Mode::naive ? "naive"
+                                : run.mode == Mode::gpu ? (run.label == "gpu-naive" ? "curand" : "cuda")
+                                                        : "cpu";
+    return {"montecarlo", "--problem", "pi", "--samples", run.size, "--backend", backend,
+            "--reps", std::to_string(run.reps), "--warmup", std::to_string(run.warmup)};
+  }
+
+  // The naive generator runs 5e7 samples in about 0.6 s.
+  ContrastSizing contrast_sizing() const override { return {1e7, 1e9, "1e8", "5e7"}; }
+
+  // Two significant digits ("25e8"), 1e6..1e12 (time grows as the samples).
+  std::string scaled_size(double probe_samples, double probe_s, double seconds) const override {
+    const double s = probe_s > 0 ? probe_samples * seconds / probe_s : probe_samples;
+    const double clamped = std::clamp(s, 1e6, 1e12);
+    int exponent = static_cast<int>(std::floor(std::log10(clamped))) - 1;
+    auto mantissa = static_cast<long>(std::floor(clamped / std::pow(10.0, exponent)));
+    if (mantissa % 10 == 0) {
+      mantissa /= 10;
+      ++exponent;
+    }
+    return fmt::format("{}e{}", mantissa, exponent);
+  }
+};
+
+}  // namespace
+
+const Workload& montecarlo_workload() {
+  static const MonteCarloWorkload w;
+  return w;
+}
+
+}  // namespace scalebench
