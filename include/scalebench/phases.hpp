@@ -17,11 +17,11 @@ inline constexpr const char* reduce = "reduce";          // Monte Carlo: the par
 inline constexpr const char* verify = "verify";          // the check of the repeat's result
 inline constexpr const char* end_to_end = "end_to_end";  // the whole repeat (verification excluded)
 // Parts of another phase, reported beside it.
-inline constexpr const char* fill = "fill";              // --overlap: before the first multiply starts
-inline constexpr const char* drain = "drain";            // --overlap: after the last multiply ends
-inline constexpr const char* generate = "generate";      // random numbers into device arrays (curand),
-                                                         // or rank 0's inputs (a set-up phase)
-inline constexpr const char* kernel = "kernel";          // curand: the kernel over those arrays
+inline constexpr const char* fill = "fill";          // --overlap: before the first multiply starts
+inline constexpr const char* drain = "drain";        // --overlap: after the last multiply ends
+inline constexpr const char* generate = "generate";  // random numbers into device arrays (curand),
+                                                     // or rank 0's inputs (a set-up phase)
+inline constexpr const char* kernel = "kernel";      // curand: the kernel over those arrays
 // Peers: the bare library calls timed beside the run.
 inline constexpr const char* bare_compute = "bare_compute";
 inline constexpr const char* pinned_copy = "pinned_copy";
@@ -44,10 +44,17 @@ struct KindSums {
   double computation = 0, communication = 0, transfer = 0;
   constexpr void add(std::string_view name, double seconds) noexcept {
     switch (kind_of(name)) {
-      case Kind::computation: computation += seconds; break;
-      case Kind::communication: communication += seconds; break;
-      case Kind::transfer: transfer += seconds; break;
-      case Kind::other: break;
+      case Kind::computation:
+        computation += seconds;
+        break;
+      case Kind::communication:
+        communication += seconds;
+        break;
+      case Kind::transfer:
+        transfer += seconds;
+        break;
+      case Kind::other:
+        break;
     }
   }
 };

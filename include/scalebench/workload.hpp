@@ -18,12 +18,12 @@ namespace scalebench {
 
 // What the drivers' tables show of one run record.
 struct RunFigures {
-  int ranks = 0, threads = 0;   // threads per rank
-  bool gpu = false;             // the run's backend is a GPU's
-  double time_s = 0;            // median end to end (compute when there is none)
-  double rate = 0;              // end to end, in rate_unit
-  double compute_rate = 0;      // over the compute phase alone
-  std::string rate_unit;        // "GFLOP/s", "samples/s"
+  int ranks = 0, threads = 0;                        // threads per rank
+  bool gpu = false;                                  // the run's backend is a GPU's
+  double time_s = 0;                                 // median end to end (compute when there is none)
+  double rate = 0;                                   // end to end, in rate_unit
+  double compute_rate = 0;                           // over the compute phase alone
+  std::string rate_unit;                             // "GFLOP/s", "samples/s"
   double compute_s = 0, comm_s = 0, transfer_s = 0;  // medians of the phases of each kind (phases.hpp)
   int resources() const noexcept { return gpu ? ranks : ranks * (threads > 0 ? threads : 1); }  // cores or GPUs
 };
@@ -32,17 +32,17 @@ struct RunFigures {
 // every GPU when there are several, else one.
 enum class GpuSpan { one, every, widest };
 struct GpuRow {
-  std::string label;            // "" for the gpu mode's own row, else the row's name ("multi-gpu")
+  std::string label;  // "" for the gpu mode's own row, else the row's name ("multi-gpu")
   GpuSpan span = GpuSpan::one;
 };
 
 // One contrast row, as the workload is asked to run it.
 struct ContrastRun {
   Mode mode = Mode::naive;
-  std::string label;            // "" or one of gpu_rows()' labels
-  int ranks = 1;                // in all
-  std::string size;             // the value of size_key() for this row
-  std::string precision;        // the contrast's --precision (for workloads that have one)
+  std::string label;      // "" or one of gpu_rows()' labels
+  int ranks = 1;          // in all
+  std::string size;       // the value of size_key() for this row
+  std::string precision;  // the contrast's --precision (for workloads that have one)
   int reps = 3, warmup = 1;
 };
 

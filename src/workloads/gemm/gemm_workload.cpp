@@ -34,9 +34,18 @@ class GemmWorkload final : public Workload {
 
   std::vector<std::string> contrast_args(const ContrastRun& run) const override {
     const std::string backend = run.mode == Mode::naive ? "naive" : run.mode == Mode::gpu ? "cublas" : "openblas";
-    std::vector<std::string> a = {"gemm",    "--n",     run.size, "--precision", run.precision,
-                                  "--backend", backend, "--reps", std::to_string(run.reps),
-                                  "--warmup", std::to_string(run.warmup), "--no-peer"};
+    std::vector<std::string> a = {"gemm",
+                                  "--n",
+                                  run.size,
+                                  "--precision",
+                                  run.precision,
+                                  "--backend",
+                                  backend,
+                                  "--reps",
+                                  std::to_string(run.reps),
+                                  "--warmup",
+                                  std::to_string(run.warmup),
+                                  "--no-peer"};
     if (run.mode == Mode::gpu && run.label == "gpu-staged") {
       a.insert(a.end(), {"--transport", "mpi"});
     } else if (run.mode == Mode::gpu) {

@@ -37,8 +37,17 @@ class MonteCarloWorkload final : public Workload {
     const std::string backend = run.mode == Mode::naive ? "naive"
                                 : run.mode == Mode::gpu ? (run.label == "gpu-naive" ? "curand" : "cuda")
                                                         : "cpu";
-    return {"montecarlo", "--problem", "pi", "--samples", run.size, "--backend", backend,
-            "--reps", std::to_string(run.reps), "--warmup", std::to_string(run.warmup)};
+    return {"montecarlo",
+            "--problem",
+            "pi",
+            "--samples",
+            run.size,
+            "--backend",
+            backend,
+            "--reps",
+            std::to_string(run.reps),
+            "--warmup",
+            std::to_string(run.warmup)};
   }
 
   // The naive generator runs 5e7 samples in about 0.6 s.

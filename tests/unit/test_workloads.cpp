@@ -1,0 +1,123 @@
+// The workload registry and what the drivers read through it: names, the figures of a record
+// (rates and the compute / communication / transfer split by phase kind), the contrast rows'
+// arguments and sizes, the work behind the time estimates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "scalebench/error.hpp"
+#include "scalebench/phases.hpp"
+#include "scalebench/workload.hpp"
+#include "study/files.hpp"
+#include "study/time_left.hpp"
+
+namespace sb = scalebench;
+
+namespace {
+
+nlohmann::json phase(double median) { return {{"median_s", median}}; }
+
+bool has(const std::vector<std::string>& args, const std::string& a) {
+  return std::find(args.begin(), args.end(), a) != args.end();
+}
+
+}  // namespace
+
+TEST(WorkloadRegistry, FindsEachWorkloadByItsNameAndRefusesOthersNamingTheRegistered) {
+  ASSERT_EQ(sb::workloads().size(), 2u);
+  EXPECT_EQ(sb::workload_names(), "gemm or montecarlo");
+  EXPECT_EQ(sb::workload_names(" | "), "gemm | montecarlo");
+  for (const sb::Workload* w : sb::workloads()) EXPECT_EQ(sb::find_workload(w->name()), w);
+  EXPECT_EQ(sb::find_workload("fft"), nullptr);
+  try {
+    sb::workload("fft");
+    FAIL() << "no UsageError";
+  } catch (const sb::UsageError& e) {
+    EXPECT_STREQ(e.what(), "unknown workload 'fft'; use gemm or montecarlo");
+  }
+  EXPECT_EQ(sb::workload("gemm").size_key(), "n");
+  EXPECT_EQ(sb::workload("montecarlo").size_key(), "samples");
+}
+
+TEST(WorkloadFigures, GemmSplitsPhasesByKindAndReadsGflops) {
+  const nlohmann::json record = {{"subcommand", "gemm"},
+                                 {"ranks", 2},
+                                 {"config", {{"backend", "cublas"}, {"threads_per_rank", 1}}},
+                                 {"phases",
+                                  {{"setup_generate", phase(9.0)},
+                                   {"scatter", phase(0.1)},
+                                   {"broadcast", phase(0.2)},
+                                   {"h2d", phase(0.3)},
+                                   {"compute", phase(1.0)},
+                                   {"d2h", phase(0.4)},
+                                   {"gather", phase(0.5)},
+                                   {"verify", phase(7.0)},
+                                   {"end_to_end", phase(2.5)}}},
+                                 {"rates", {{"compute_gflops", 100.0}, {"end_to_end_gflops", 40.0}}}};
+  const sb::RunFigures f = sb::study::run_figures(record);
+  EXPECT_TRUE(f.gpu);
+  EXPECT_EQ(f.resources(), 2);  // GPUs
+  EXPECT_DOUBLE_EQ(f.time_s, 2.5);
+  EXPECT_DOUBLE_EQ(f.compute_s, 1.0);
+  EXPECT_DOUBLE_EQ(f.comm_s, 0.1 + 0.2 + 0.5);
+  EXPECT_DOUBLE_EQ(f.transfer_s, 0.3 + 0.4);
+  EXPECT_DOUBLE_EQ(f.rate, 40.0);
+  EXPECT_DOUBLE_EQ(f.compute_rate, 100.0);
+  EXPECT_EQ(f.rate_unit, "GFLOP/s");
+}
+
+TEST(WorkloadFigures, MonteCarloCountsTheReductionAsCommunicationAndFallsBackToTheComputeRate) {
+  const nlohmann::json record = {{"subcommand", "montecarlo"},
+                                 {"ranks", 3},
+                                 {"config", {{"backend", "cpu"}, {"threads_per_rank", 4}}},
+                                 {"phases", {{"compute", phase(2.0)}, {"reduce", phase(0.25)}}},
+                                 {"rates", {{"samples_per_s", 5e8}}}};
+  const sb::RunFigures f = sb::study::run_figures(record);
+  EXPECT_FALSE(f.gpu);
+  EXPECT_EQ(f.resources(), 12);     // cores
+  EXPECT_DOUBLE_EQ(f.time_s, 2.0);  // no end_to_end: compute
+  EXPECT_DOUBLE_EQ(f.comm_s, 0.25);
+  EXPECT_DOUBLE_EQ(f.transfer_s, 0.0);
+  EXPECT_DOUBLE_EQ(f.rate, 5e8);
+  EXPECT_EQ(f.rate_unit, "samples/s");
+  // A record of no registered workload has no figures.
+  EXPECT_EQ(sb::study::run_figures({{"subcommand", "fft"}}).ranks, 0);
+}
+
+TEST(WorkloadContrast, RowsGetTheirBackendsAndSchedules) {
+  const sb::Workload& gemm = sb::workload("gemm");
+  const auto multi = gemm.contrast_args({sb::Mode::gpu, "", 2, "8192", "fp32", 3, 1});
+  EXPECT_EQ(multi.front(), "gemm");
+  EXPECT_TRUE(has(multi, "cublas") && has(multi, "nccl") && has(multi, "--overlap") && has(multi, "fp32"));
+  const auto staged = gemm.contrast_args({sb::Mode::gpu, "gpu-staged", 2, "8192", "fp64", 3, 1});
+  EXPECT_TRUE(has(staged, "mpi") && !has(staged, "--overlap"));
+  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::naive, "", 1, "768", "fp64", 3, 1}), "naive"));
+
+  const sb::Workload& mc = sb::workload("montecarlo");
+  const auto curand = mc.contrast_args({sb::Mode::gpu, "gpu-naive", 1, "1e9", "fp64", 3, 1});
+  EXPECT_EQ(curand.front(), "montecarlo");
+  EXPECT_TRUE(has(curand, "curand") && has(curand, "1e9") && !has(curand, "fp64"));
+  EXPECT_TRUE(has(mc.contrast_args({sb::Mode::multi_thread, "", 1, "1e8", "fp64", 3, 1}), "cpu"));
+  // Every workload's gpu mode starts with its own row.
+  for (const sb::Workload* w : sb::workloads()) EXPECT_EQ(w->gpu_rows().front().label, "");
+}
+
+TEST(WorkloadContrast, SizesScaleFromTheProbeAndWorkFollowsTheSize) {
+  EXPECT_EQ(sb::workload("gemm").scaled_size(512, 0.01, 6.0), "4096");
+  EXPECT_EQ(sb::workload("montecarlo").scaled_size(1e7, 0.1, 6.0), "6e8");
+  EXPECT_EQ(sb::workload("gemm").size_text("4096"), "n=4096");
+  EXPECT_EQ(sb::workload("montecarlo").size_text("1e8"), "1e8 samples");
+  EXPECT_DOUBLE_EQ(sb::study::run_work("gemm", "100", 2, 4), 1e6 * 2 / 4);
+  EXPECT_DOUBLE_EQ(sb::study::run_work("montecarlo", "1e8", 3, 2), 1e8 * 3 / 2);
+}
+
+TEST(PhaseNames, KindsDriveTheTablesSplit) {
+  EXPECT_EQ(sb::phase::kind_of(sb::phase::compute), sb::phase::Kind::computation);
+  for (const char* p : {sb::phase::scatter, sb::phase::broadcast, sb::phase::gather, sb::phase::reduce}) {
+    EXPECT_EQ(sb::phase::kind_of(p), sb::phase::Kind::communication) << p;
+  }
+  for (const char* p : {sb::phase::h2d, sb::phase::d2h}) EXPECT_EQ(sb::phase::kind_of(p), sb::phase::Kind::transfer);
+  for (const char* p : {sb::phase::verify, sb::phase::end_to_end, sb::phase::generate, sb::phase::fill}) {
+    EXPECT_EQ(sb::phase::kind_of(p), sb::phase::Kind::other) << p;
+  }
+}
