@@ -3,6 +3,8 @@
 // Nothing is computed and MPI is not started.
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -71,7 +73,7 @@ json phases_json(const Prediction& pred) {
 }
 
 // What a workload contributes: its prediction on any layout, and its variants on one core and one GPU.
-struct Workload {
+struct PredictedWorkload {
   std::string what;            // the configuration in words
   std::string unit;            // "GFLOP/s" or "samples/s"
   double work = 0;             // flops or samples of one end-to-end
@@ -104,7 +106,7 @@ std::optional<double> crossover_size(double lo, double hi, const std::function<s
   return std::nullopt;
 }
 
-int report(const Workload& w, const Profile& p, const MachineLayout& m, const PredictOptions& o,
+int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m, const PredictOptions& o,
            const std::optional<std::string>& json_path) {
   const Prediction pred = w.here(m);
   const double e2e = pred.end_to_end;
@@ -161,12 +163,12 @@ int report(const Workload& w, const Profile& p, const MachineLayout& m, const Pr
   return 0;
 }
 
-Workload gemm_workload(const GemmConfig& cfg_in, const Profile& p, const MachineLayout& m) {
+PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, const MachineLayout& m) {
   GemmConfig cfg = cfg_in;
   if (cfg.backend == GemmBackendKind::naive) cfg.threads = 1;
   if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
   const auto& s = cfg.shape;
-  Workload w;
+  PredictedWorkload w;
   w.what = fmt::format("gemm {}x{}x{} {} {}{}{}", s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
                        cfg.backend == GemmBackendKind::cublas ? " transport " + to_string(cfg.transport) : "",
                        cfg.overlap ? " overlap" : cfg.resident ? " resident" : "");
@@ -207,12 +209,12 @@ Workload gemm_workload(const GemmConfig& cfg_in, const Profile& p, const Machine
   return w;
 }
 
-Workload montecarlo_workload(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
+PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
   if (cfg.backend != McBackendKind::cpu) cfg.threads = 1;  // naive is one thread; GPU backends one host thread
   if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
-  Workload w;
+  PredictedWorkload w;
   w.what = fmt::format("montecarlo {} {} samples {}", to_string(cfg.problem), to_string(cfg.backend), cfg.samples);
   w.unit = "samples/s";
   w.work = static_cast<double>(cfg.samples);
@@ -247,7 +249,7 @@ int run_predict(const PredictOptions& o, const MakeConfig& make_config, const Ma
   try {
     auto cfg = make_config();
     const auto [p, m] = machine_of(o);
-    const Workload w = make_workload(cfg, p, m);
+    const PredictedWorkload w = make_workload(cfg, p, m);
     if (cfg.json_path) check_output_path(*cfg.json_path);
     return report(w, p, m, o, cfg.json_path);
   } catch (const Error& e) {
@@ -270,7 +272,7 @@ Config parse_run(const std::function<std::function<Config()>(CLI::App*)>& add_op
   return make();
 }
 
-std::string study_line(const Workload& w, const StudyRun& run, const MachineLayout& m) {
+std::string study_line(const PredictedWorkload& w, const StudyRun& run, const MachineLayout& m) {
   const Prediction pred = w.here(m);
   const auto base = try_seconds(w.one_core, {1, 1, 0});
   phase::KindSums sums;
@@ -280,6 +282,20 @@ std::string study_line(const Workload& w, const StudyRun& run, const MachineLayo
                      fmt::format("{:.4g} {}", pred.end_to_end > 0 ? w.work / pred.end_to_end : 0.0, w.unit),
                      base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", sums.computation, sums.communication,
                      sums.transfer, run.key);
+}
+
+// The model's prediction of a study run, by the study's workload (workload.hpp's names).
+using StudyPredictor = std::function<PredictedWorkload(const StudyRun&, const Profile&, const MachineLayout&)>;
+const std::map<std::string, StudyPredictor>& study_predictors() {
+  static const std::map<std::string, StudyPredictor> by_name = {
+      {"gemm",
+       [](const StudyRun& run, const Profile& p, const MachineLayout& m) {
+         return gemm_prediction(parse_run<GemmConfig>(add_gemm_options, run), p, m);
+       }},
+      {"montecarlo", [](const StudyRun& run, const Profile& p, const MachineLayout& m) {
+         return montecarlo_prediction(parse_run<MonteCarloConfig>(add_montecarlo_options, run), p, m);
+       }}};
+  return by_name;
 }
 
 }  // namespace
@@ -298,11 +314,11 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
     for (const auto& run : runs) {
       const MachineLayout m{run.nodes, run.ranks_per_node, p.gpu.present ? p.gpu.count : 0};
       try {
-        if (spec.workload == "gemm") {
-          table += study_line(gemm_workload(parse_run<GemmConfig>(add_gemm_options, run), p, m), run, m);
-        } else {
-          table += study_line(montecarlo_workload(parse_run<MonteCarloConfig>(add_montecarlo_options, run), p, m), run, m);
+        const auto predictor = study_predictors().find(spec.workload);
+        if (predictor == study_predictors().end()) {
+          throw UsageError(fmt::format("the model has no prediction for workload {}", spec.workload));
         }
+        table += study_line(predictor->second(run, p, m), run, m);
       } catch (const UsageError& e) {
         table += fmt::format("{:>4} {:>5} {:>5}  cannot predict: {}  {}\n", run.index, run.nodes, run.ranks, e.what(),
                              run.key);
@@ -333,8 +349,8 @@ Subcommand register_predict(CLI::App& root) {
   add_predict_options(gemm, *o);
   add_predict_options(mc, *o);
   return {app, [=] {
-            if (gemm->parsed()) return run_predict(*o, make_gemm, gemm_workload);
-            return run_predict(*o, make_mc, montecarlo_workload);
+            if (gemm->parsed()) return run_predict(*o, make_gemm, gemm_prediction);
+            return run_predict(*o, make_mc, montecarlo_prediction);
           }};
 }
 
