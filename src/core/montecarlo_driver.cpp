@@ -102,6 +102,46 @@ nlohmann::json partition_json(const MonteCarloConfig& cfg, int ranks, std::int64
   return {{"chunks_per_rank", chunks_per_rank}, {"samples_per_rank", samples_per_rank}};
 }
 
+// The record's "rates": samples per second over compute (in all, per rank, per core on CPUs),
+// end to end, and normals per second for Asian paths.
+nlohmann::json rates_json(const MonteCarloConfig& cfg, int ranks, const PhaseList& phases) {
+  const double compute_s = phase_median(phases, phase::compute);
+  const double e2e_s = phase_median(phases, phase::end_to_end);
+  const auto n = static_cast<double>(cfg.samples);
+  nlohmann::json rates = {{"samples_per_s", compute_s > 0 ? n / compute_s : 0.0},
+                          {"samples_per_s_per_rank", compute_s > 0 ? n / compute_s / ranks : 0.0},
+                          {"end_to_end_samples_per_s", e2e_s > 0 ? n / e2e_s : 0.0}};
+  if (!uses_gpu(cfg.backend)) {
+    rates["samples_per_s_per_core"] = compute_s > 0 ? n / compute_s / (ranks * cfg.threads) : 0.0;
+  }
+  if (cfg.problem == McProblem::asian) rates["normals_per_s"] = compute_s > 0 ? n * cfg.steps / compute_s : 0.0;
+  return rates;
+}
+
+// The record's "result": the estimate, its quantity, and for Asian options the checked geometric
+// estimate and the control variate's effect.
+nlohmann::json result_json(const MonteCarloConfig& cfg, const McOutcome& outcome) {
+  nlohmann::json res = estimate_json(outcome.main);
+  res["samples"] = cfg.samples;
+  res["quantity"] = cfg.problem == McProblem::pi ? "pi"
+                    : cfg.problem == McProblem::european
+                        ? fmt::format("European {} price", to_string(cfg.option))
+                        : fmt::format("arithmetic-average Asian {} price", to_string(cfg.option));
+  if (cfg.problem == McProblem::asian) {
+    res["closed_form_of"] = outcome.checked_quantity;
+    res["geometric"] = estimate_json(outcome.checked);
+    if (outcome.plain) {
+      res["control_variate"] = {{"kind", "geometric"},
+                                {"beta", outcome.cv_beta},
+                                {"without", estimate_json(*outcome.plain)},
+                                {"std_error_ratio", outcome.main.std_error > 0
+                                                        ? outcome.plain->std_error / outcome.main.std_error
+                                                        : 0.0}};
+    }
+  }
+  return res;
+}
+
 std::string problem_title(const MonteCarloConfig& cfg) {
   const auto& m = cfg.market;
   switch (cfg.problem) {
@@ -244,16 +284,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   const PhaseList phases = summarize_phases(rec, comm);
   const PhaseList setup_phases = summarize_phases(setup, comm);
-  const double compute_s = phase_median(phases, phase::compute);
-  const double e2e_s = phase_median(phases, phase::end_to_end);
-  const auto n = static_cast<double>(cfg.samples);
-  nlohmann::json rates = {{"samples_per_s", compute_s > 0 ? n / compute_s : 0.0},
-                          {"samples_per_s_per_rank", compute_s > 0 ? n / compute_s / comm.size() : 0.0},
-                          {"end_to_end_samples_per_s", e2e_s > 0 ? n / e2e_s : 0.0}};
-  if (!uses_gpu(cfg.backend)) {
-    rates["samples_per_s_per_core"] = compute_s > 0 ? n / compute_s / (comm.size() * cfg.threads) : 0.0;
-  }
-  if (cfg.problem == McProblem::asian) rates["normals_per_s"] = compute_s > 0 ? n * cfg.steps / compute_s : 0.0;
+  const nlohmann::json rates = rates_json(cfg, comm.size(), phases);
 
   // This rank's own rate.
   const double my_compute_s = median_of(rec.samples(phase::compute));
@@ -285,25 +316,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
 
   nlohmann::json& record = run.json();
   record["partition"] = partition_json(cfg, comm.size(), chunks);
-  nlohmann::json res = estimate_json(outcome.main);
-  res["samples"] = cfg.samples;
-  res["quantity"] = cfg.problem == McProblem::pi ? "pi"
-                    : cfg.problem == McProblem::european
-                        ? fmt::format("European {} price", to_string(cfg.option))
-                        : fmt::format("arithmetic-average Asian {} price", to_string(cfg.option));
-  if (cfg.problem == McProblem::asian) {
-    res["closed_form_of"] = outcome.checked_quantity;
-    res["geometric"] = estimate_json(outcome.checked);
-    if (outcome.plain) {
-      res["control_variate"] = {{"kind", "geometric"},
-                                {"beta", outcome.cv_beta},
-                                {"without", estimate_json(*outcome.plain)},
-                                {"std_error_ratio", outcome.main.std_error > 0
-                                                        ? outcome.plain->std_error / outcome.main.std_error
-                                                        : 0.0}};
-    }
-  }
-  record["result"] = res;
+  record["result"] = result_json(cfg, outcome);
   run.finish(setup_phases, phases,
              {config_json(cfg, chunks),
               backend_info,
