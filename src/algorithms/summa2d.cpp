@@ -22,6 +22,7 @@
 #include "scalebench/gpu.hpp"
 #include "scalebench/mpi.hpp"
 #include "scalebench/placement.hpp"
+#include "scalebench/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -88,7 +89,7 @@ class Summa2D final : public DistributedGemm {
     const Shape me = shape_of(comm_.rank());
     const std::int64_t w = layout_.widest_panel();
     {
-      ScopedPhase t(setup, "generate");
+      ScopedPhase t(setup, phase::generate);
       if (comm_.is_root()) generate_inputs(cfg_, a_full_, b_full_, c_full_);
       c_.assign(static_cast<std::size_t>(me.mi * me.nj), T(0));
       if (!device_) {
@@ -119,7 +120,7 @@ class Summa2D final : public DistributedGemm {
   void multiply(PhaseRecorder& rec) override {
     transport_->begin_repeat(rec);
     {
-      ScopedPhase t(rec, "scatter");
+      ScopedPhase t(rec, phase::scatter);
       scatter_blocks(rec);
     }
     local_.begin_sum(c_.data());
@@ -131,7 +132,7 @@ class Summa2D final : public DistributedGemm {
       void* b_from =
           i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in) : places_.b_panel;
       {
-        ScopedPhase t(rec, "broadcast");
+        ScopedPhase t(rec, phase::broadcast);
         transport_->broadcast(places_.inputs(a_from, me.mi * p.width), p.a_col, row_comm_);
         transport_->broadcast(places_.inputs(b_from, p.width * me.nj), p.b_row, col_comm_);
         transport_->synchronize();
@@ -154,7 +155,7 @@ class Summa2D final : public DistributedGemm {
       }
     }
     {
-      ScopedPhase t(rec, "gather");
+      ScopedPhase t(rec, phase::gather);
       gather_blocks(rec);
     }
     transport_->end_repeat();
@@ -270,9 +271,9 @@ class Summa2D final : public DistributedGemm {
                               {"rows_per_grid_row", layout_.rows.counts()},
                               {"cols_per_grid_col", layout_.cols.counts()},
                               {"bytes_per_rank",
-                               {{"scatter", bytes_per_rank_json(scatter, ein)},
-                                {"broadcast", bytes_per_rank_json(bcast, ein)},
-                                {"gather", bytes_per_rank_json(gather, eout)}}},
+                               {{phase::scatter, bytes_per_rank_json(scatter, ein)},
+                                {phase::broadcast, bytes_per_rank_json(bcast, ein)},
+                                {phase::gather, bytes_per_rank_json(gather, eout)}}},
                               {"communication", communication}};
     record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
     record["network"] = nullptr;

@@ -110,7 +110,7 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
   const auto& peer = record["peer"];
   if (!peer.is_null()) {
     out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
-                       peer["what"].get<std::string>(), peer["compute"]["median_s"].get<double>(),
+                       peer["what"].get<std::string>(), peer[phase::compute]["median_s"].get<double>(),
                        peer["ratio_backend_vs_bare"].get<double>());
     if (peer.contains("pinned_copy")) {
       out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
@@ -183,7 +183,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     const double bare = peer_phases.front().second.median;
     peer = {{"what", alg.peer_call_name()},
             {"on", "the same row block, same threads, same process"},
-            {"compute", to_json(peer_phases.front().second)},
+            {phase::compute, to_json(peer_phases.front().second)},
             {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
             {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
   }
