@@ -298,6 +298,16 @@ void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRe
   timer_.stop_into(rec, "h2d");
 }
 
+void CublasGemm::upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) {
+  const auto he = static_cast<std::size_t>(host_element_bytes(precision_));
+  const auto de = static_cast<std::size_t>(device_input_bytes(precision_));
+  const auto at = static_cast<std::size_t>(b_rows.offset * shape_.n);
+  timer_.start();
+  copy_in(a, a_.get(), rows * shape_.k);
+  copy_in(static_cast<const char*>(b) + at * he, static_cast<char*>(b_.get()) + at * de, b_rows.count * shape_.n);
+  timer_.stop_into(rec, "h2d");
+}
+
 void CublasGemm::compute(PhaseRecorder& rec) {
   timer_.start_gated();
   gemm_call(handle_->get(), shape_.m);

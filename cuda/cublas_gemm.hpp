@@ -56,6 +56,9 @@ class CublasGemm final : public GpuGemm {
   void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full, const void* b,
                            void* c_full, GpuTransport* transport, PhaseRecorder& rec) override;
   void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override;
+  void upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) override;
+  void multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b, void* c_i,
+                                  GpuTransport* transport, PhaseRecorder& rec) override;
   void compute(PhaseRecorder& rec) override;
   void download(void* c, std::int64_t rows, PhaseRecorder& rec) override;
   void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) override;
@@ -82,6 +85,7 @@ class CublasGemm final : public GpuGemm {
   // Device -> host of `count` elements of C, on the stream.
   void copy_out(const void* device, void* host, std::int64_t count);
   void ensure_host_ring();
+  void ensure_overlap_streams();  // --overlap: the in, out and NCCL streams
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;

@@ -2,14 +2,17 @@
 // Move-only owner of an NCCL communicator built from an MPI communicator: rank 0 creates the
 // unique id and broadcasts it with MPI; every rank then joins with its MPI rank. One GPU per
 // rank: NCCL refuses two ranks on one device.
+#include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
 namespace scalebench {
 class Communicator;
 class GpuTransport;
+class RowPartition;
 }
 
 namespace scalebench::gpu {
@@ -40,6 +43,11 @@ class NcclComm {
 
 // The communicator of an NCCL transport (make_nccl_transport); Error if `t` is another kind.
 ncclComm_t nccl_comm_of(GpuTransport& t);
+
+// Rank r holds rows rows.block(r) (`row_bytes` each) of a device buffer of rows.total() rows at
+// their place; afterwards every rank holds every row. ncclAllGather in place when the blocks are
+// equal, else one ncclBroadcast per block in one group. Enqueued on `s`.
+void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const RowPartition& rows, cudaStream_t s);
 
 // "2.28.9"
 std::string nccl_version_string();

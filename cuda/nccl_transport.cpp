@@ -2,6 +2,7 @@
 // NCCL, on one stream, over the communicator it was made with and any group attached to it (a
 // Summa2D process row or column). NcclTransport, Row1D's phased schedule, moves A's row blocks,
 // B and C's row blocks through it, on the backend's device views and stream.
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -183,6 +184,15 @@ class NcclTransport final : public GpuTransport {
     });
   }
 
+  void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) override {
+    const auto v = g.device_views();
+    timed(g, rec, "allgather", [&] {
+      all_gather_rows(comm(), static_cast<char*>(v.b.data),
+                      static_cast<std::size_t>(v.shape.n) * element_bytes(v.b.type), b_rows,
+                      static_cast<cudaStream_t>(g.stream().handle));
+    });
+  }
+
   double setup_seconds() const override { return nccl_.setup_seconds(); }
   ncclComm_t comm() const { return nccl_.nccl_of(comm_); }
 
@@ -194,6 +204,8 @@ class NcclTransport final : public GpuTransport {
             {"scatter", "ncclSend/ncclRecv from rank 0, one group"},
             {"broadcast", "ncclBroadcast"},
             {"gather", "ncclSend/ncclRecv to rank 0, one group"},
+            {"allgather", "--distribution shared: ncclAllGather of B's row slices (equal slices), else one "
+                          "ncclBroadcast per slice in one group"},
             {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
                          : max_ctas > 0                          ? nlohmann::json(max_ctas)
                                                                  : nlohmann::json("NCCL's choice")}};
@@ -252,6 +264,31 @@ void refuse_shared_gpus(const Communicator& comm) {
 }
 
 }  // namespace
+
+void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const RowPartition& rows, cudaStream_t s) {
+  const int ranks = rows.parts();
+  if (ranks < 2) return;
+  const auto& counts = rows.counts();
+  const bool equal = std::all_of(counts.begin(), counts.end(), [&](std::int64_t v) { return v == counts[0]; });
+  if (equal) {
+    // In place: rank r's slice already sits at r × slice in the buffer.
+    const std::size_t bytes = static_cast<std::size_t>(counts[0]) * row_bytes;
+    int me = 0;
+    SCALEBENCH_NCCL_CHECK_COMM(ncclCommUserRank(nc, &me), nc);
+    SCALEBENCH_NCCL_CHECK_COMM(ncclAllGather(base + static_cast<std::size_t>(me) * bytes, base, bytes, ncclUint8, nc, s),
+                               nc);
+    return;
+  }
+  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
+  for (int r = 0; r < ranks; ++r) {
+    const Block b = rows.block(r);
+    if (b.count == 0) continue;
+    char* at = base + static_cast<std::size_t>(b.offset) * row_bytes;
+    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(at, at, static_cast<std::size_t>(b.count) * row_bytes, ncclUint8, r, nc, s),
+                               nc);
+  }
+  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+}
 
 ncclComm_t nccl_comm_of(GpuTransport& t) {
   auto* n = dynamic_cast<NcclTransport*>(&t);

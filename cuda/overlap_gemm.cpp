@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "cublas_gemm.hpp"
+#include "overlap_pieces.hpp"
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
 #include "scalebench/error.hpp"
@@ -33,64 +34,15 @@ namespace {
 // How many rounds A's row blocks travel ahead of the multiply.
 constexpr int kLookahead = 2;
 
-void wait(cudaStream_t s, const Event& e) { SCALEBENCH_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0)); }
-
-// The events of one repeat (alive until it is done) and its pieces: the device time of each
-// counts towards its phase (when it has one), and SCALEBENCH_OVERLAP_TRACE prints them all.
-class Ledger {
- public:
-  const Event& record(cudaStream_t s) {
-    events_.emplace_back();
-    events_.back().record(s);
-    return events_.back();
-  }
-  // Enqueues `issue` on `s` between two events. `phase` empty: traced, not counted.
-  template <class F>
-  std::pair<const Event*, const Event*> span(cudaStream_t s, const char* stream, std::string what, std::string phase,
-                                             F&& issue) {
-    const Event& b = record(s);
-    issue();
-    const Event& e = record(s);
-    spans_.push_back({stream, std::move(what), std::move(phase), &b, &e});
-    return {&b, &e};
-  }
-  std::map<std::string, double> sums() const {
-    std::map<std::string, double> out;
-    for (const auto& s : spans_) {
-      if (!s.phase.empty()) out[s.phase] += s.end->seconds_since(*s.begin);
-    }
-    return out;
-  }
-  void trace(int rank, int repeat, const Event& start) const {
-    std::string out;
-    for (const auto& s : spans_) {
-      out += fmt::format("overlap trace: repeat {} rank {} {:<7} {:<22} {:9.3f} {:9.3f} ms\n", repeat, rank, s.stream,
-                         s.what, 1e3 * s.begin->seconds_since(start), 1e3 * s.end->seconds_since(start));
-    }
-    std::fputs(out.c_str(), stderr);
-  }
-
- private:
-  struct Span {
-    const char* stream;
-    std::string what;
-    std::string phase;
-    const Event* begin;
-    const Event* end;
-  };
-  std::deque<Event> events_;
-  std::vector<Span> spans_;
-};
-
-// NCCL calls of one step, as one group.
-template <class F>
-void nccl_group(ncclComm_t nc, F&& calls) {
-  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
-  calls();
-  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
-}
-
 }  // namespace
+
+void CublasGemm::ensure_overlap_streams() {
+  if (in_stream_) return;
+  in_stream_.emplace();
+  out_stream_.emplace();
+  // NCCL's kernels must not queue behind the multiply's blocks for SMs.
+  nccl_stream_.emplace(Stream::Priority::high);
+}
 
 void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
                                      const void* b_host, void* c_full, GpuTransport* transport, PhaseRecorder& rec) {
@@ -104,12 +56,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     if (transport == nullptr) throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
     nc = nccl_comm_of(*transport);
   }
-  if (!in_stream_) {
-    in_stream_.emplace();
-    out_stream_.emplace();
-    // NCCL's kernels must not queue behind the multiply's blocks for SMs.
-    nccl_stream_.emplace(Stream::Priority::high);
-  }
+  ensure_overlap_streams();
   const cudaStream_t cs = stream_.get(), in = in_stream_->get(), out = out_stream_->get(), ns = nccl_stream_->get();
   const std::size_t e = device_input_bytes(precision_), eo = device_output_bytes(precision_);
   const std::int64_t n = shape_.n, k = shape_.k;
@@ -307,20 +254,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     }
   }
 
-  std::vector<const Event*> ends;
-  for (cudaStream_t s : {cs, in, out, ns}) ends.push_back(&led.record(s));
-  for (const Event* x : ends) x->synchronize();
-
-  auto sums = led.sums();
-  double compute_s = 0;
-  for (const auto& [b, e2] : gemms) compute_s += e2->seconds_since(*b);
-  double finish = 0;
-  for (const Event* x : ends) finish = std::max(finish, x->seconds_since(start));
-  for (const char* phase : {"h2d", "broadcast", "scatter"}) rec.add(phase, sums[phase]);
-  rec.add("compute", compute_s);
-  for (const char* phase : {"gather", "d2h"}) rec.add(phase, sums[phase]);
-  rec.add("fill", gemms.empty() ? 0.0 : gemms.front().first->seconds_since(start));
-  rec.add("drain", gemms.empty() ? 0.0 : finish - gemms.back().second->seconds_since(start));
+  led.finish(start, {cs, in, out, ns}, gemms, {"h2d", "broadcast", "scatter"}, {"gather", "d2h"}, rec);
   if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(me, overlap_repeats_, start);
   ++overlap_repeats_;
 }

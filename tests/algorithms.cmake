@@ -13,3 +13,7 @@ endforeach()
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa_nccl SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
 endforeach()
+# Row1D's node-shared distribution against the replicated one, 1 to 4 ranks on one node.
+foreach(np 1 2 3 4)
+  scalebench_add_test(NAME gemm_distribution SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
+endforeach()

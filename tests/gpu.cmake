@@ -4,6 +4,7 @@
 #   gemm_cli_backend  never skips: in CI `--backend cublas` must exit 3 (6 without CUDA).
 #   gemm_cublas, gemm_gpu_ranks, gemm_cli_gpu   need a visible GPU.
 #   gemm_gpu_nccl     needs one visible GPU per rank.
+#   gemm_gpu_shared   --distribution shared; needs one visible GPU per rank.
 #   gemm_gpu_share    two ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0), needs a visible GPU.
 scalebench_add_test(NAME gemm_cli_backend SOURCES cuda/test_gemm_cli_backend.cpp cli/cli_runner.cpp LABELS cli gpu
                     TIMEOUT 300)
@@ -12,6 +13,7 @@ scalebench_add_test(NAME gemm_cli_gpu SOURCES cuda/test_gemm_cli_gpu.cpp cli/cli
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_ranks SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} GPU TIMEOUT 300)
   scalebench_add_test(NAME gemm_gpu_nccl SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_shared SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} GPU TIMEOUT 300)
 endforeach()
 scalebench_add_test(NAME gemm_gpu_share SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 GPU TIMEOUT 300)
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)

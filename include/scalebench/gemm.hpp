@@ -21,6 +21,10 @@ enum class VerifyMode { freivalds, full };
 enum class Transport { mpi, nccl };
 // How the matrices are distributed over the ranks (distributed_gemm.hpp).
 enum class GemmAlgorithm { row1d, summa2d };
+// Where Row1D's matrices live on a node: a copy per rank (replicated: A_i, B and C_i in each
+// rank's memory, B broadcast to every rank), or once per node in MPI-3 shared windows (shared:
+// only node leaders exchange data; the other ranks read A and B and write C in place).
+enum class GemmDistribution { replicated, shared };
 
 std::string to_string(Precision p);
 std::string to_string(GemmBackendKind b);
@@ -28,6 +32,8 @@ std::string to_string(Fill f);
 std::string to_string(VerifyMode v);
 std::string to_string(Transport t);
 std::string to_string(GemmAlgorithm a);
+std::string to_string(GemmDistribution d);
+GemmDistribution parse_gemm_distribution(const std::string& s);  // throws UsageError
 Precision parse_precision(const std::string& s);        // throws UsageError
 GemmBackendKind parse_gemm_backend(const std::string& s);
 // Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
@@ -77,6 +83,7 @@ struct GemmConfig {
   GemmAlgorithm algorithm = GemmAlgorithm::row1d;
   int grid_rows = 0, grid_cols = 0;  // --grid PRxPC for summa2d; 0 = the most square grid
   std::int64_t panel_width = kDefaultPanelWidth;  // summa2d: widest k-panel broadcast at once
+  GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
 };
 
 // Throws UsageError for values that can never work, whatever the machine, sizes included: every

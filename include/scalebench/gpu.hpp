@@ -180,6 +180,21 @@ class GpuGemm : public LocalGemm {
   // Not for bf16 (its inputs are converted on the device). Collective.
   virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
                                    const void* b, void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
+  // --distribution shared (the host matrices are the node's shared windows; every rank copies
+  // over its own link):
+  // "h2d": `rows` rows of A from `a`, and rows [b_rows.offset, +count) of B from `b` (all of B,
+  // host format) into the same rows of B on the device — this rank's slice; the transport's
+  // all_gather_b brings the others.
+  virtual void upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) = 0;
+  // --overlap with --distribution shared: the plan's head rows in k-panels — each panel's rows
+  // of B cut over the ranks (RowPartition of the panel's width), every rank copying its piece
+  // and its head's panel of A in, the pieces all-gathered over NCCL ("allgather") — then the
+  // rest in row blocks, each rank copying its own blocks of A in and of C out over its own link
+  // ("h2d", "d2h") while it multiplies. `a_i`, `c_i`: this rank's rows in the node's windows;
+  // `transport` null with one rank. Phases as multiply_overlapped's ("fill", "drain" too).
+  // Not for bf16. Collective.
+  virtual void multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b, void* c_i,
+                                          GpuTransport* transport, PhaseRecorder& rec) = 0;
   // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
   // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
   virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
@@ -249,6 +264,10 @@ class GpuTransport {
   virtual void broadcast_b(GpuGemm& g, PhaseRecorder& rec) = 0;
   // "gather": each rank's C_i into rank 0's C at its row offset (NCCL send/recv in one group).
   virtual void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
+  // "allgather" (--distribution shared): rank r holds rows b_rows.block(r) of B on its device;
+  // afterwards every rank holds all of B (ncclAllGather when the slices are equal, else one
+  // ncclBroadcast per slice, one group).
+  virtual void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) = 0;
   // Seconds spent creating the communicator; NCCL version and rank count.
   virtual double setup_seconds() const = 0;
   virtual nlohmann::json describe() const = 0;
@@ -275,10 +294,22 @@ inline constexpr int kOverlapNcclCtas = 4;
 // Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;
 // busbw = algbw × factor, factor 1 for broadcast and point-to-point copies, (n-1)/n for scatter
 // and gather (bytes = the whole matrix moved).
-enum class TransferPattern { copy, broadcast, scatter, gather };
+// allgather: (n-1)/n as well (bytes = the whole gathered buffer).
+enum class TransferPattern { copy, broadcast, scatter, gather, allgather };
+
+inline std::string to_string(TransferPattern p) {
+  switch (p) {
+    case TransferPattern::copy: return "copy";
+    case TransferPattern::broadcast: return "broadcast";
+    case TransferPattern::scatter: return "scatter";
+    case TransferPattern::gather: return "gather";
+    case TransferPattern::allgather: return "allgather";
+  }
+  return "?";
+}
 
 inline double bus_bandwidth_factor(TransferPattern p, int ranks) {
-  if ((p == TransferPattern::scatter || p == TransferPattern::gather) && ranks > 0) {
+  if ((p == TransferPattern::scatter || p == TransferPattern::gather || p == TransferPattern::allgather) && ranks > 0) {
     return static_cast<double>(ranks - 1) / static_cast<double>(ranks);
   }
   return 1.0;

@@ -22,6 +22,7 @@ struct GemmOptions {
   std::string verify = "freivalds";
   std::string transport = "mpi";
   std::string algorithm = "row1d";
+  std::string distribution = "replicated";
   std::string grid;
   std::string panel_width;
   RunOptions run;
@@ -60,6 +61,7 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
     throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
   }
   cfg.algorithm = parse_gemm_algorithm(o.algorithm);
+  cfg.distribution = parse_gemm_distribution(o.distribution);
   if (!o.grid.empty()) {
     const ProcessGrid g = parse_grid(o.grid);
     cfg.grid_rows = g.rows;
@@ -105,6 +107,10 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   app->add_option("--algorithm", opts->algorithm,
                   "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
                   "broadcast along grid rows and columns) [row1d]");
+  app->add_option("--distribution", opts->distribution,
+                  "row1d: replicated (A_i, B, C_i per rank; B broadcast to every rank) | shared (A, B, C once per "
+                  "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) "
+                  "[replicated]");
   app->add_option("--grid", opts->grid,
                   "summa2d: process grid PRxPC, PR*PC = ranks [the most square grid, e.g. 2x3 for 6 ranks]");
   app->add_option("--panel-width", opts->panel_width,

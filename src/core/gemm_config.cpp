@@ -34,6 +34,13 @@ std::string to_string(GemmBackendKind b) {
 std::string to_string(Fill f) { return f == Fill::uniform ? "uniform" : "integer"; }
 std::string to_string(VerifyMode v) { return v == VerifyMode::freivalds ? "freivalds" : "full"; }
 std::string to_string(Transport t) { return t == Transport::mpi ? "mpi" : "nccl"; }
+std::string to_string(GemmDistribution d) { return d == GemmDistribution::replicated ? "replicated" : "shared"; }
+
+GemmDistribution parse_gemm_distribution(const std::string& s) {
+  if (s == "replicated") return GemmDistribution::replicated;
+  if (s == "shared") return GemmDistribution::shared;
+  throw UsageError(fmt::format("unknown --distribution '{}'; use replicated or shared", s));
+}
 
 Precision parse_precision(const std::string& s) {
   if (s == "fp64") return Precision::fp64;
@@ -106,6 +113,13 @@ void validate(const GemmConfig& cfg) {
   if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {
     throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
   }
+  if (cfg.distribution == GemmDistribution::shared && cfg.algorithm != GemmAlgorithm::row1d) {
+    throw UsageError("--distribution shared is row1d's node-shared scheme; drop it or use --algorithm row1d");
+  }
+  if (cfg.distribution == GemmDistribution::shared && cfg.resident) {
+    throw UsageError("--resident keeps A, B and C on the device: there is no host copy to share; drop "
+                     "--distribution shared or --resident");
+  }
   if (cfg.backend != GemmBackendKind::cublas && (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
     throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
                                  to_string(cfg.precision), to_string(cfg.backend)));
@@ -143,11 +157,12 @@ std::string configuration_fields(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
-                     "overlap={} algorithm={} grid={}x{} panel_width={}",
+                     "overlap={} algorithm={} grid={}x{} panel_width={} distribution={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
                      cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap,
-                     to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width);
+                     to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width,
+                     to_string(cfg.distribution));
 }
 
 std::pair<int, std::string> resolve_threads(int requested) {

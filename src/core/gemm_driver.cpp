@@ -85,6 +85,7 @@ nlohmann::json config_json(const GemmConfig& cfg, int threads, int generate_thre
                       {"resident", cfg.resident},
                       {"overlap", cfg.overlap},
                       {"algorithm", to_string(cfg.algorithm)},
+                      {"distribution", to_string(cfg.distribution)},
                       {"grid", grid},
                       {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
   if (cfg.algorithm == GemmAlgorithm::summa2d) c["panel_width"] = cfg.panel_width;
@@ -116,6 +117,12 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
       out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
                          peer["pinned_copy"]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
                          peer["ratio_h2d_vs_pinned_copy"].get<double>());
+      if (comm.size() > 1) {
+        out += fmt::format("peer: every GPU copying at once {:.2f} GB/s; aggregate h2d {:.2f} GB/s -> aggregate "
+                           "h2d/pinned = {:.3f}x\n",
+                           peer["pinned_copy"]["aggregate_GBps"].get<double>(), peer["aggregate_h2d_GBps"].get<double>(),
+                           peer["ratio_aggregate_h2d_vs_pinned_copy"].get<double>());
+      }
     }
   }
   return out;
@@ -204,6 +211,8 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   record["peer"] = peer;
   alg.add_to_record(record, phases, peer_phases);
   if (!comm.is_root()) return RunRecord::exit_code(ok);
+  // The algorithm's own warning (--distribution shared that fell back to replicated).
+  if (record["distribution"].contains("warning")) run.warn(record["distribution"]["warning"].get<std::string>());
 
   RunSections sections{config_json(cfg, threads, generate_threads, record["distribution"]["grid"]),
                        backend.describe(),
@@ -251,6 +260,7 @@ std::int64_t rank_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
     return summa_host_bytes(cfg, resolve_grid(cfg, comm.size()), comm.rank());
   }
+  if (cfg.distribution == GemmDistribution::shared) return shared_host_bytes(cfg, comm);
   const RowPartition rows(cfg.shape.m, comm.size());
   return host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
 }
@@ -259,6 +269,11 @@ std::int64_t rank_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
 std::string held_text(const GemmConfig& cfg) {
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
     return "A_ij + B_ij + C_ij + a panel of A and of B; rank 0 also holds A, B and C";
+  }
+  if (cfg.distribution == GemmDistribution::shared) {
+    return fmt::format("one A, B and C per node in shared windows, charged to the ranks whose rows they hold, B to the "
+                       "node's leader{}; rank 0's node holds A and C whole",
+                       cfg.peer ? ", + peer C_i per rank" : "");
   }
   return fmt::format("A_i + B + C_i{}; rank 0 also holds A and C", cfg.peer ? " + peer C_i" : "");
 }

@@ -34,7 +34,7 @@ constexpr double kPeerCopyMaxBytes = 1024.0 * 1024 * 1024;
 }  // namespace
 
 GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows)
-    : cfg_(cfg), comm_(comm), gpu_(gpu), rows_(rows), mine_(rows.block(comm.rank())) {}
+    : cfg_(cfg), comm_(comm), gpu_(gpu), rows_(rows), mine_(rows.block(comm.rank())), b_rows_(cfg.shape.k, comm.size()) {}
 
 void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup) {
   const double t0 = wall_seconds();
@@ -46,13 +46,15 @@ void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, P
   setup.add("pin_host", wall_seconds() - t0);
 }
 
-void GpuGemmRun::prepare(const GemmShape& local, PhaseRecorder& setup) {
+void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& setup) {
+  shared_ = shared;
   const bool nccl = cfg_.transport == Transport::nccl && !cfg_.resident;
-  // The root of an NCCL run holds all of A and C: it scatters from and gathers into them.
-  gpu_.hold_rows(nccl && comm_.is_root() ? cfg_.shape.m : local.m);
+  // The root of an NCCL run holds all of A and C: it scatters from and gathers into them (not
+  // under --distribution shared: every rank copies its own rows).
+  gpu_.hold_rows(nccl && comm_.is_root() && !shared_ ? cfg_.shape.m : local.m);
   if (cfg_.overlap) {
     plan_ = make_overlap_plan(cfg_.shape, rows_);
-    gpu_.hold_pack(plan_.pack_elements(comm_.rank(), cfg_.shape.k));
+    gpu_.hold_pack(shared_ ? 0 : plan_.pack_elements(comm_.rank(), cfg_.shape.k));
   }
   for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
   if (nccl) {
@@ -85,6 +87,24 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
     rec.add("gather", 0.0);
     return;
   }
+  if (shared_) {
+    // Every rank over its own link, from and to the node's windows: its rows of A in, its rows of
+    // C out; B whole (transport mpi) or its 1/P slice then all-gathered over NCCL.
+    if (cfg_.overlap) {
+      gpu_.multiply_shared_overlapped(plan_, a_i, b, c_i, transport_.get(), rec);
+    } else {
+      if (transport_) {
+        gpu_.upload_slice(a_i, mine_.count, b, b_rows_.block(comm_.rank()), rec);
+        transport_->all_gather_b(gpu_, b_rows_, rec);
+      } else {
+        gpu_.upload(a_i, mine_.count, b, rec);
+      }
+      gpu_.compute(rec);
+    }
+    inject();
+    if (!cfg_.overlap) gpu_.download(c_i, mine_.count, rec);
+    return;
+  }
   if (cfg_.overlap) {
     gpu_.multiply_overlapped(plan_, rows_, a_full, b, c_full, transport_.get(), rec);
     inject();
@@ -114,9 +134,11 @@ GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c
   agree(comm_, [&] { out.rows = gpu_.verify(x, &cx); });
   if (cfg_.resident) return out;  // C was never gathered
   const auto& s = cfg_.shape;
-  // Both sides of the comparison are summed the same way: on the host for transport mpi (the
-  // gathered C is on the host), on the device for nccl (the gathered C is on rank 0's device).
-  if (cfg_.transport == Transport::mpi) {
+  // Both sides of the comparison are summed the same way: on the host for transport mpi and
+  // --distribution shared (the gathered C is on the host), on the device for nccl (the gathered
+  // C is on rank 0's device).
+  const bool on_host = cfg_.transport == Transport::mpi || shared_;
+  if (on_host) {
     if (cfg_.precision == Precision::fp64) {
       c_times_x(static_cast<const double*>(c_i), mine_.count, s.n, x, cx);
     } else {
@@ -129,7 +151,7 @@ GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c
   agree(comm_, [&] {
     if (!comm_.is_root()) return;
     std::vector<double> cx_full;
-    if (cfg_.transport == Transport::mpi) {
+    if (on_host) {
       if (cfg_.precision == Precision::fp64) {
         c_times_x(static_cast<const double*>(c_full), s.m, s.n, x, cx_full);
       } else {
@@ -156,13 +178,16 @@ void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
   const double bytes = peer_copy_bytes();
   for (int rep = 0; rep < loop.total(); ++rep) {
     loop.begin(rep, peer_rec);
-    agree(comm_, [&] {
-      peer_rec.add("bare_compute", gpu_.bare_cublas_seconds());
-      if (copies) {
+    agree(comm_, [&] { peer_rec.add("bare_compute", gpu_.bare_cublas_seconds()); });
+    if (copies) {
+      // Every GPU copies at once (each over its own link): the aggregate the run's h2d is
+      // compared with.
+      comm_.barrier();
+      agree(comm_, [&] {
         const double bw = gpu_.pinned_copy_bandwidth(static_cast<std::int64_t>(bytes));
         peer_rec.add("pinned_copy", bw > 0 ? bytes / bw : 0.0);
-      }
-    });
+      });
+    }
     peer_rec.next_repeat();
   }
 }
@@ -184,21 +209,49 @@ void GpuGemmRun::add_copy_peer(nlohmann::json& peer, const std::vector<std::pair
   const double copy_s = median_of_phase(peer_phases, "pinned_copy");
   const double bytes = peer_copy_bytes();
   const double copy_bw = copy_s > 0 ? bytes / copy_s : 0.0;
-  // h2d of the rank that moves the most (rank 0 for nccl; the largest block for mpi).
-  const auto& s = cfg_.shape;
-  const double he = static_cast<double>(host_element_bytes(cfg_.precision));
-  const std::int64_t rows = cfg_.transport == Transport::nccl && comm_.size() > 1
-                                ? s.m
-                                : *std::max_element(rows_.counts().begin(), rows_.counts().end());
-  const double h2d_bytes = (static_cast<double>(rows * s.k) + static_cast<double>(s.k * s.n)) * he;
+  // h2d of the rank that moves the most, and of all ranks together (the h2d phase is the
+  // busiest rank's time: the aggregate is every rank's bytes over it).
+  const std::vector<double> moved = h2d_bytes_per_rank();
+  const double h2d_bytes = *std::max_element(moved.begin(), moved.end());
+  double total = 0;
+  for (const double b : moved) total += b;
   const double h2d_s = median_of_phase(phases, "h2d");
   const double h2d_bw = h2d_s > 0 ? h2d_bytes / h2d_s : 0.0;
-  peer["pinned_copy"] = {{"what", "cudaMemcpyAsync from cudaMallocHost memory, one copy"},
+  const double ranks = static_cast<double>(comm_.size());
+  const double aggregate_copy = copy_s > 0 ? ranks * bytes / copy_s : 0.0;
+  const double aggregate_h2d = h2d_s > 0 ? total / h2d_s : 0.0;
+  peer["pinned_copy"] = {{"what", "cudaMemcpyAsync from cudaMallocHost memory, one copy per GPU, every GPU of the "
+                                  "run at once"},
                          {"bytes", bytes},
                          {"median_s", copy_s},
-                         {"GBps", copy_bw * 1e-9}};
+                         {"GBps", copy_bw * 1e-9},
+                         {"aggregate_GBps", aggregate_copy * 1e-9}};
   peer["h2d_GBps"] = h2d_bw * 1e-9;
   peer["ratio_h2d_vs_pinned_copy"] = copy_bw > 0 ? h2d_bw / copy_bw : 0.0;
+  peer["aggregate_h2d_GBps"] = aggregate_h2d * 1e-9;
+  peer["ratio_aggregate_h2d_vs_pinned_copy"] = aggregate_copy > 0 ? aggregate_h2d / aggregate_copy : 0.0;
+}
+
+std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
+  const auto& s = cfg_.shape;
+  const double he = static_cast<double>(host_element_bytes(cfg_.precision));
+  const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
+  std::vector<double> out(static_cast<std::size_t>(comm_.size()), 0.0);
+  for (int r = 0; r < comm_.size(); ++r) {
+    const double rows = static_cast<double>(rows_.block(r).count);
+    const auto i = static_cast<std::size_t>(r);
+    if (shared_) {
+      // Its rows of A, and B whole (mpi) or its slice of B's rows (nccl, --overlap).
+      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_rows_.block(r).count) : static_cast<double>(s.k);
+      out[i] = (rows * static_cast<double>(s.k) + b_rows * static_cast<double>(s.n)) * he;
+    } else if (nccl && comm_.size() > 1) {
+      // Rank 0 copies all of A and B in; the others receive over NCCL.
+      out[i] = r == 0 ? static_cast<double>(s.m * s.k + s.k * s.n) * he : 0.0;
+    } else {
+      out[i] = (rows * static_cast<double>(s.k) + static_cast<double>(s.k * s.n)) * he;
+    }
+  }
+  return out;
 }
 
 nlohmann::json GpuGemmRun::rank_info() const { return {{"gpu", gpu_.placement()["gpu"]}}; }
@@ -240,7 +293,14 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     double bytes;
   };
   std::vector<Moved> moved;
-  if (!cfg_.resident) {
+  if (shared_) {
+    // Each rank copies its own rows; the table's h2d/d2h are the busiest rank's bytes. Between
+    // GPUs only B's slices travel (nccl, --overlap), all-gathered: nccl-tests' bytes = all of B.
+    const auto per_rank = h2d_bytes_per_rank();
+    moved.push_back({"h2d", TransferPattern::copy, *std::max_element(per_rank.begin(), per_rank.end())});
+    if (nccl && ranks > 1) moved.push_back({"allgather", TransferPattern::allgather, b * din});
+    moved.push_back({"d2h", TransferPattern::copy, largest * static_cast<double>(s.n) * he});
+  } else if (!cfg_.resident) {
     // With one rank nothing travels between ranks: NCCL moves nothing at all, MPI only copies
     // rank 0's own block of A and C within the host (scatter, gather).
     const double elem = nccl ? din : he;
@@ -255,14 +315,13 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   for (const auto& m : moved) {
     if (!has_phase(phases, m.phase)) continue;
     transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
-    transfers[m.phase]["pattern"] = m.pattern == TransferPattern::copy        ? "copy"
-                                    : m.pattern == TransferPattern::broadcast ? "broadcast"
-                                    : m.pattern == TransferPattern::scatter   ? "scatter"
-                                                                              : "gather";
+    transfers[m.phase]["pattern"] = to_string(m.pattern);
   }
 
   nlohmann::json section = {{"map", map},
                             {"transport", to_string(cfg_.transport)},
+                            {"host_matrices", shared_ ? "node-shared windows, each rank's rows over its own link"
+                                                      : "per rank (rank 0 stages A, B and C for nccl and --overlap)"},
                             {"resident", cfg_.resident},
                             {"share_gpu", cfg_.share_gpu},
                             {"transfers", transfers},
@@ -274,6 +333,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
     double transfer = 0;
     for (const char* p : {"h2d", "broadcast", "scatter", "gather", "d2h"}) transfer += median_of_phase(phases, p);
+    if (shared_) transfer = median_of_phase(phases, "h2d") + median_of_phase(phases, "allgather") +
+                            median_of_phase(phases, "d2h");
     const double compute = median_of_phase(phases, "compute"), e2e = median_of_phase(phases, "end_to_end");
     const double exposed = std::max(0.0, e2e - compute);
     section["overlap"] = {

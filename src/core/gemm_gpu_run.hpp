@@ -9,6 +9,11 @@
 //                    compute, gather device to device, rank 0 d2h (all of C).
 //   --overlap      : the same movement as nccl (or none with one rank), pipelined with the
 //                    multiply (OverlapPlan in gpu.hpp); rank 0's host A, B in and C out.
+//   --distribution shared: the host matrices are the node's shared windows; every rank copies
+//                    its own rows of A in and of C out over its own link, concurrently, and B
+//                    whole (mpi) or its 1/P slice of B's rows, all-gathered over NCCL (nccl);
+//                    --overlap does the same in k-panels, then row blocks. Nothing is staged
+//                    through rank 0 inside a node.
 //   --resident     : inputs made on the device once (set-up); each repeat is compute alone and
 //                    C stays on the device.
 // Verification is Freivalds' check computed on each rank's device; the gathered C is checked
@@ -45,7 +50,9 @@ class GpuGemmRun {
   void pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup);
   // Set-up after the backend exists: rows held, the NCCL communicator, allocation (prepare),
   // --resident generation (into "generate"). Collective.
-  void prepare(const GemmShape& local, PhaseRecorder& setup);
+  // `shared`: the host matrices are the node's shared windows (--distribution shared): every
+  // rank copies its own rows of A in and of C out over its own link (see multiply).
+  void prepare(const GemmShape& local, bool shared, PhaseRecorder& setup);
 
   // One repeat's device work and device-side movement; records its phases.
   void multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full, PhaseRecorder& rec);
@@ -76,6 +83,8 @@ class GpuGemmRun {
 
  private:
   double peer_copy_bytes() const;
+  // Host-to-device bytes each rank copies per repeat under this run's schedule.
+  std::vector<double> h2d_bytes_per_rank() const;
 
   const GemmConfig& cfg_;
   const Communicator& comm_;
@@ -83,7 +92,9 @@ class GpuGemmRun {
   const RowPartition& rows_;
   Block mine_;
   std::unique_ptr<GpuTransport> transport_;
+  const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
   OverlapPlan plan_;  // --overlap
+  bool shared_ = false;
   std::vector<HostMemoryPin> pins_;
 };
 

@@ -92,19 +92,89 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
   return b;
 }
 
+// --distribution shared: what crosses nodes. Rank 0 sends each other node its ranks' rows of A
+// and receives their rows of C, one message per rank over the inter-node link; B is broadcast
+// among the node leaders; inside a node nothing is copied (0 s).
+struct SharedTraffic {
+  double scatter = 0, broadcast = 0, gather = 0;
+};
+SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const RowPartition& rows, const Sides& s,
+                             double e) {
+  SharedTraffic t;
+  if (m.nodes <= 1) return t;
+  const Link l = link_to(p, m, m.ranks_per_node);
+  for (int r = 0; r < m.ranks(); ++r) {
+    if (m.node_of(r) == 0) continue;
+    const double count = static_cast<double>(rows.counts()[static_cast<std::size_t>(r)]);
+    t.scatter += l.seconds(count * s.k * e);
+    t.gather += l.seconds(count * s.n * e);
+  }
+  const MachineLayout leaders{m.nodes, 1, m.gpus_per_node > 0 ? 1 : 0};
+  t.broadcast = bcast_seconds(p, leaders, s.k * s.n * e);
+  return t;
+}
+
 Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   const Sides s = sides(cfg.shape);
   const double e = static_cast<double>(host_element_bytes(cfg.precision));
   const GemmBlocks b = compute_times(p, cfg, m);
-  const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
-  const double bcast = bcast_seconds(p, m, s.k * s.n * e);
-  const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
+  const bool shared = cfg.distribution == GemmDistribution::shared;
+  const SharedTraffic t = shared ? shared_traffic(p, m, b.rows, s, e) : SharedTraffic{};
+  const double scatter = shared ? t.scatter : scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
+  const double bcast = shared ? t.broadcast : bcast_seconds(p, m, s.k * s.n * e);
+  const double gather = shared ? t.gather : gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
   const double compute = max_of(b.compute);
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
   out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute},
                 {phase::gather, gather + compute - min_of(b.compute)}};
   out.end_to_end = scatter + bcast + compute + gather;
+  return out;
+}
+
+// --distribution shared on GPUs: the inter-node phases above, then every rank copies its own rows
+// over its own link (links assumed independent): A's rows and B whole (transport mpi) or its
+// 1/P slice of B's rows, all-gathered over NCCL; --overlap runs these as a pipeline.
+Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m,
+                                   const GemmBlocks& b) {
+  const Sides s = sides(cfg.shape);
+  const auto& g = p.gpu;
+  const double eh = static_cast<double>(host_element_bytes(cfg.precision));
+  const double ein = static_cast<double>(device_input_bytes(cfg.precision));
+  const bool nccl = (cfg.transport == Transport::nccl || cfg.overlap) && m.ranks() > 1;
+  const SharedTraffic t = shared_traffic(p, m, b.rows, s, eh);
+  const RowPartition slices(cfg.shape.k, m.ranks());
+  std::vector<double> h2d, d2h, device;
+  for (int r = 0; r < m.ranks(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const double rows = static_cast<double>(b.rows.counts()[i]);
+    const double b_rows = nccl ? static_cast<double>(slices.counts()[i]) : s.k;
+    h2d.push_back(g.h2d_pinned.seconds((rows * s.k + b_rows * s.n) * eh));
+    d2h.push_back(g.d2h_pinned.seconds(rows * s.n * eh));
+    device.push_back(h2d.back() + b.compute[i] + d2h.back());
+  }
+  const double allgather = nccl ? nccl_link(p, m).seconds(s.k * s.n * ein * (m.ranks() - 1) / m.ranks()) : 0.0;
+  const double compute = max_of(b.compute);
+  Prediction out;
+  out.phases = {{"scatter", t.scatter}, {"broadcast", t.broadcast}, {"h2d", max_of(h2d)}, {"allgather", allgather},
+                {"compute", compute}, {"d2h", max_of(d2h)}, {"gather", t.gather}};
+  const double host = t.scatter + t.broadcast + t.gather;
+  if (!cfg.overlap) {
+    out.end_to_end = host + max_of(device) + allgather;
+    return out;
+  }
+  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
+  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
+  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
+  const double fill = g.h2d_pinned.seconds((width * s.n / m.ranks() + head * width) * eh);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
+                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  out.phases.emplace_back("fill", fill);
+  out.phases.emplace_back("drain", drain);
+  out.end_to_end = host + fill + std::max({max_of(h2d), max_of(d2h), compute, allgather}) + drain;
+  out.notes.push_back("overlap, shared: end-to-end = inter-node phases + first panel in + the busiest of each GPU's "
+                      "link in, link out, multiply, NCCL all-gather + last block out");
   return out;
 }
 
@@ -118,6 +188,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double compute = max_of(b.compute);
   const double kn = s.k * s.n;
   Prediction out;
+  if (cfg.distribution == GemmDistribution::shared) return predict_shared_gpu_gemm(p, cfg, m, b);
   if (cfg.resident) {
     out.phases = {{phase::scatter, 0.0}, {phase::broadcast, 0.0}, {phase::compute, compute}, {phase::gather, 0.0}};
     out.end_to_end = compute;

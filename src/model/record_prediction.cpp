@@ -24,6 +24,7 @@ GemmConfig gemm_config_of(const json& c) {
   cfg.transport = c.value("transport", std::string("mpi")) == "nccl" ? Transport::nccl : Transport::mpi;
   cfg.resident = c.value("resident", false);
   cfg.overlap = c.value("overlap", false);
+  cfg.distribution = parse_gemm_distribution(c.value("distribution", std::string("replicated")));
   return cfg;
 }
 
@@ -105,7 +106,12 @@ void attach_prediction(json& record, json& warnings) {
     MachineLayout m = layout_of_record(record);
     m.gpus_per_node = p.gpu.present ? p.gpu.count : 0;
     const std::string sub = record.at("subcommand").get<std::string>();
-    const Prediction pred = sub == "gemm" ? predict_gemm(p, gemm_config_of(record.at("config")), m)
+    GemmConfig gemm = sub == "gemm" ? gemm_config_of(record.at("config")) : GemmConfig{};
+    // The scheme that ran (--distribution shared falls back to replicated without shared windows).
+    if (sub == "gemm" && record.contains("distribution") && record["distribution"].contains("scheme")) {
+      gemm.distribution = parse_gemm_distribution(record["distribution"]["scheme"].get<std::string>());
+    }
+    const Prediction pred = sub == "gemm" ? predict_gemm(p, gemm, m)
                                           : predict_montecarlo(p, montecarlo_config_of(record.at("config")), m);
     record["prediction"] = compare_with_record(pred, record, path);
   } catch (const std::exception& e) {

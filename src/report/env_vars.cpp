@@ -25,6 +25,7 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"SCALEBENCH_PROFILE", "$XDG_CACHE_HOME/scalebench/profile-<host>.json (XDG_CACHE_HOME: ~/.cache)", "machine profile that calibrate writes and gemm/montecarlo/predict read (docs/model.md)"},
       {"XDG_CACHE_HOME", "~/.cache", "folder of the default machine profile"},
       {"SCALEBENCH_OVERLAP_TRACE", "unset", "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to stderr"},
+      {"SCALEBENCH_NO_SHARED_WINDOWS", "unset", "gemm --distribution shared: if set (not 0) on any rank, run the replicated scheme instead, with a warning in the record"},
   };
   return vars;
 }

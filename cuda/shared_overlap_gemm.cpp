@@ -1,0 +1,124 @@
+// --overlap with --distribution shared: one repeat as a pipeline in which every rank feeds its
+// own GPU over its own link from the node's shared windows (OverlapPlan's cut, in gpu.hpp).
+//
+// Phase 1, the head rows in k-panels: each panel's rows of B are cut over the ranks; every rank
+// copies its piece and its head's panel of A in, NCCL all-gathers the pieces, and the head's
+// panel is multiplied as soon as it is whole. Phase 2, the rest of the rows in blocks: each
+// rank copies its own blocks of A in (in stream) and of C out (out stream) while it multiplies;
+// nothing travels between GPUs. Streams are ordered by events only; the host enqueues the whole
+// repeat, then waits once.
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cublas_gemm.hpp"
+#include "cuda_check.hpp"
+#include "nccl_comm.hpp"
+#include "overlap_pieces.hpp"
+#include "scalebench/error.hpp"
+#include "scalebench/mpi.hpp"
+
+namespace scalebench::gpu {
+
+void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b_host, void* c_i,
+                                            GpuTransport* transport, PhaseRecorder& rec) {
+  if (precision_ == Precision::bf16) {
+    throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device)");
+  }
+  const int ranks = comm_.size(), me = comm_.rank();
+  ncclComm_t nc = nullptr;
+  if (ranks > 1) {
+    if (transport == nullptr) throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
+    nc = nccl_comm_of(*transport);
+  }
+  ensure_overlap_streams();
+  const cudaStream_t cs = stream_.get(), in = in_stream_->get(), out = out_stream_->get(), ns = nccl_stream_->get();
+  // fp64, fp32 and tf32 keep the host format on the device.
+  const std::size_t e = device_input_bytes(precision_), eo = device_output_bytes(precision_);
+  const std::int64_t n = shape_.n, k = shape_.k;
+  const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  const std::int64_t head = plan.head[u(me)];
+  const std::vector<Block>& blocks = plan.blocks[u(me)];
+  auto* a_dev = static_cast<char*>(a_.get());
+  auto* b_dev = static_cast<char*>(b_.get());
+  auto* c_dev = static_cast<char*>(c_.get());
+  const auto* a_host = static_cast<const char*>(a_i);
+  const auto* b_src = static_cast<const char*>(b_host);
+  auto* c_host = static_cast<char*>(c_i);
+  const auto a_at = [&](std::int64_t row, std::int64_t col) { return a_dev + u(row * k + col) * e; };
+  const auto c_at = [&](std::int64_t row) { return c_dev + u(row * n) * eo; };
+  const auto gemm = [&](std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width, bool accumulate) {
+    row_major_gemm(handle_->get(), precision_,
+                   {count, n, width, a_at(row, col), k, b_dev + u(col * n) * e, n, c_at(row), n, accumulate});
+  };
+
+  Ledger led;
+  const Event& start = led.record(cs);
+  for (cudaStream_t s : {in, out, ns}) wait(s, start);
+  std::vector<std::pair<const Event*, const Event*>> gemms;
+  const auto compute = [&](std::string what, auto&& issue) { gemms.push_back(led.span(cs, "compute", what, "", issue)); };
+
+  // Phase 1: B's panels, each cut over the ranks and all-gathered; the head multiplied per panel.
+  for (int p = 0; p < plan.panels(); ++p) {
+    const std::int64_t col = plan.panel_first[u(p)], w = plan.panel_first[u(p) + 1] - col;
+    const RowPartition pieces(w, ranks);
+    const Block mine = pieces.block(me);
+    led.span(in, "in", fmt::format("B piece+A panel {}", p), "h2d", [&] {
+      const std::int64_t first = col + mine.offset;
+      if (mine.count > 0) {
+        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(first * n) * e, b_src + u(first * n) * e,
+                                              u(mine.count * n) * e, cudaMemcpyHostToDevice, in));
+      }
+      if (head > 0) {
+        SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, a_host + u(col) * e, u(k) * e, u(w) * e,
+                                                u(head), cudaMemcpyHostToDevice, in));
+      }
+    });
+    const Event* landed = &led.record(in);
+    if (ranks > 1) {
+      wait(ns, *landed);
+      led.span(ns, "nccl", fmt::format("allgather B panel {}", p), "allgather",
+               [&] { all_gather_rows(nc, b_dev + u(col * n) * e, u(n) * e, pieces, ns); });
+      landed = &led.record(ns);
+    }
+    wait(cs, *landed);
+    if (head > 0) compute(fmt::format("head panel {}", p), [&] { gemm(0, head, col, w, p > 0); });
+  }
+  const Event& head_done = led.record(cs);
+
+  // Phase 2: this rank's blocks, in over its link, multiplied, out over its link.
+  std::vector<const Event*> a_in(blocks.size(), nullptr);
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    const Block b = blocks[j];
+    if (b.count == 0) continue;
+    led.span(in, "in", fmt::format("A block {}", j), "h2d", [&] {
+      SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(a_at(b.offset, 0), a_host + u(b.offset * k) * e, u(b.count * k) * e,
+                                            cudaMemcpyHostToDevice, in));
+    });
+    a_in[j] = &led.record(in);
+  }
+  const auto down = [&](std::string what, Block b, const Event& ready) {
+    wait(out, ready);
+    led.span(out, "out", std::move(what), "d2h", [&] {
+      SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(c_host + u(b.offset * n) * eo, c_at(b.offset), u(b.count * n) * eo,
+                                            cudaMemcpyDeviceToHost, out));
+    });
+  };
+  if (head > 0) down("C head", Block{0, head}, head_done);
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    const Block b = blocks[j];
+    if (b.count == 0) continue;
+    wait(cs, *a_in[j]);
+    compute(fmt::format("block {}", j), [&] { gemm(b.offset, b.count, 0, k, false); });
+    down(fmt::format("C block {}", j), b, led.record(cs));
+  }
+
+  led.finish(start, {cs, in, out, ns}, gemms, {"h2d", "allgather"}, {"d2h"}, rec);
+  if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(me, overlap_repeats_, start);
+  ++overlap_repeats_;
+}
+
+}  // namespace scalebench::gpu

@@ -1,0 +1,44 @@
+#pragma once
+// Node-shared host memory: one MPI-3 shared-memory window (MPI_Win_allocate_shared) over the
+// ranks of one node, owned by one move-only object.
+//
+// Memory model (MPI-3.1 §11.5.4, unified model): the window is opened once for passive target
+// (MPI_Win_lock_all) and stays open; plain loads and stores reach it. sync() is the one ordering
+// point: every rank's stores before it are visible to every rank's loads after it (MPI_Win_sync,
+// barrier on the node, MPI_Win_sync). Two ranks never touch the same bytes between two syncs
+// unless both only read.
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace scalebench {
+
+class Communicator;
+
+class SharedWindow {
+ public:
+  SharedWindow() = default;
+  // Collective over `node` (ranks of one shared-memory domain: Communicator::split_shared). This
+  // rank contributes `bytes` (0 allowed); segments are separate (alloc_shared_noncontig), so each
+  // is first-touched, and placed, by whoever writes it first. Throws RuntimeLibraryError when the
+  // MPI library refuses (no shared-memory window support, no room in its shared-memory backing).
+  SharedWindow(const Communicator& node, std::int64_t bytes);
+  ~SharedWindow();
+  SharedWindow(SharedWindow&& other) noexcept;
+  SharedWindow& operator=(SharedWindow&& other) noexcept;
+  SharedWindow(const SharedWindow&) = delete;
+  SharedWindow& operator=(const SharedWindow&) = delete;
+
+  // Rank `owner`'s segment (rank in `node`) as mapped into this process; null when it is empty.
+  void* segment(int owner) const;
+  std::int64_t segment_bytes(int owner) const;
+  // Collective over the node: memory barrier between the node's ranks (see the header comment).
+  void sync() const;
+
+ private:
+  void release() noexcept;
+  MPI_Win win_ = MPI_WIN_NULL;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // borrowed from the node communicator (must outlive this)
+};
+
+}  // namespace scalebench

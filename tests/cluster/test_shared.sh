@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gemm --distribution shared across 2 hosts of the test cluster: 2 ranks per host, placed by
+# slot (ranks 0,1 | 2,3) and round-robin (ranks 0,2 | 1,3: a node's rows are not contiguous),
+# uneven rows, integer fill. Both schemes must give the exact product (--verify full, worst
+# error 0); the shared record must hold one B per host, broadcast B once between the hosts,
+# copy nothing inside a host, and move only the other host's rows of A and C across.
+set -euo pipefail
+. "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
+cluster_up --hosts 2
+run() {  # run NAME MAP ARGS...: 4 ranks, 2 per host
+  local name="$1" map="$2"
+  shift 2
+  timeout 120 "$mpiexec" --hostfile "$cluster/hostfile" -np 4 --map-by "$map" --bind-to none \
+    "$bin" gemm --m 37 --n 29 --k 31 --fill integer --reps 2 --warmup 0 --threads 1 --verify full --quiet \
+    --json "$work/$name.json" "$@" || fail "$name: $* (exit $?)"
+}
+for map in ppr:2:node node; do
+  tag=${map//:/_}
+  run "replicated_$tag" "$map" --distribution replicated
+  run "shared_$tag" "$map" --distribution shared
+done
+check '
+import json, sys
+d = sys.argv[1]
+for tag in ("ppr_2_node", "node"):
+    rep = json.load(open(f"{d}/replicated_{tag}.json"))
+    sh = json.load(open(f"{d}/shared_{tag}.json"))
+    for rec in (rep, sh):
+        assert rec["ok"] and rec["verification"]["full"]["worst_ratio"] == 0, (tag, rec["verification"])
+    hosts = [i["host"] for i in sh["rank_info"]]
+    assert len(set(hosts)) == 2, hosts
+    dist = sh["distribution"]
+    assert dist["scheme"] == "shared" and not sh["warnings"], (dist["scheme"], sh["warnings"])
+    mem = dist["host_memory_per_node"]
+    assert len(mem) == 2 and all(m["b_copies"] == 1 and m["ranks"] == 2 for m in mem), mem
+    moved = dist["bytes_moved"]
+    rows = sh["partition"]["rows_per_rank"]
+    remote = sum(r for r, h in zip(rows, hosts) if h != hosts[0])
+    assert moved["broadcast"]["inter_node_bytes"] == 29 * 31 * 8, moved
+    assert moved["scatter"]["inter_node_bytes"] == remote * 31 * 8, (moved, remote)
+    assert moved["gather"]["inter_node_bytes"] == remote * 29 * 8, (moved, remote)
+    assert all(moved[p]["intra_node_bytes"] == 0 for p in moved), moved
+    assert rep["distribution"]["host_memory_per_node"][0]["b_copies"] == 2, rep["distribution"]
+' "$work"
+echo "cluster: --distribution shared exact on 2 hosts (by slot and round-robin); one B per host, only leaders talk"
