@@ -106,11 +106,19 @@ class Row1D final : public DistributedGemm {
       if (shared_) {
         // Each GPU rank registers its own part of the node's windows: its rows of A and C, and B
         // (registered by every rank of the node: each process maps it for itself).
+        // Where the driver refuses to page-lock shared memory, the copies still work, staged
+        // through pinned chunks (slower): the run goes on and says so.
         const std::size_t e = sizeof(T);
-        gpu_run_->pin({{a_mine_, static_cast<std::size_t>(mine_.count * s.k) * e},
-                       {c_mine_, static_cast<std::size_t>(mine_.count * s.n) * e},
-                       {shared_->b(), static_cast<std::size_t>(s.k * s.n) * e}},
-                      setup);
+        try {
+          gpu_run_->pin({{a_mine_, static_cast<std::size_t>(mine_.count * s.k) * e},
+                         {c_mine_, static_cast<std::size_t>(mine_.count * s.n) * e},
+                         {shared_->b(), static_cast<std::size_t>(s.k * s.n) * e}},
+                        setup);
+        } catch (const AgreedError& err) {
+          fallback_ = fmt::format("the node-shared windows could not be page-locked ({}): copies are staged through "
+                                  "pinned chunks",
+                                  err.what());
+        }
       } else if (host_matrices) {
         gpu_run_->pin({range(a_full_), range(c_full_), range(a_i_), range(b_), range(c_i_)}, setup);
       }

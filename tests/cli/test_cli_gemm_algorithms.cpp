@@ -59,7 +59,12 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"summa_with_overlap", 1, "--n 32 --backend cublas --transport nccl --algorithm summa2d --overlap",
                 "--algorithm summa2d has no --overlap schedule (those are row1d's); drop --overlap"},
         Refusal{"summa_with_resident", 1, "--n 32 --backend cublas --algorithm summa2d --resident",
-                "--algorithm summa2d has no --resident schedule"}),
+                "--algorithm summa2d has no --resident schedule"},
+        Refusal{"unknown_distribution", 2, "--n 32 --distribution numa", "unknown --distribution 'numa'; use replicated or shared"},
+        Refusal{"shared_with_summa", 2, "--n 32 --algorithm summa2d --distribution shared",
+                "--distribution shared is row1d's node-shared scheme"},
+        Refusal{"shared_with_resident", 1, "--n 32 --distribution shared --resident",
+                "--resident keeps A, B and C on the device"}),
     [](const testing::TestParamInfo<Refusal>& p) { return std::string(p.param.name); });
 
 TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
@@ -89,6 +94,25 @@ TEST(AlgorithmCli, RunRecordNamesAlgorithmGridAndBytes) {
   EXPECT_NE(rec.find("\"grid\": [\n      4,\n      1\n    ]"), std::string::npos);
 }
 
+// --distribution shared through the binary: the table's distribution line, one B per node in
+// the record, and the dry run's memory lines say what each rank holds.
+TEST(AlgorithmCli, SharedDistributionTableRecordAndDryRun) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(
+      3, "gemm --m 50 --n 40 --k 30 --threads 1 --reps 1 --fill integer --distribution shared --json " + dir + "/r.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("distribution: shared  moved per repeat 0.000 GB between nodes, 0.000 GB within nodes; B "
+                          "copies per node 1"),
+            std::string::npos)
+      << r.output;
+  const std::string rec = read_file(dir + "/r.json");
+  EXPECT_NE(rec.find("\"scheme\": \"shared\""), std::string::npos) << rec.substr(0, 400);
+  EXPECT_NE(rec.find("\"b_copies\": 1"), std::string::npos);
+  const CliRun dry = run_scalebench_mpi(2, "gemm --n 40 --threads 1 --distribution shared --dry-run");
+  EXPECT_EQ(dry.exit_code, 0) << dry.output;
+  EXPECT_NE(dry.output.find("one A, B and C per node in shared windows"), std::string::npos) << dry.output;
+}
+
 // The algorithm and the grid decide which collectives run: two halves of an MPMD launch that
 // differ in them must stop with the field named, not hang.
 TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
@@ -101,6 +125,11 @@ TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
                   " gemm --n 32 --reps 1 --quiet --algorithm summa2d --grid 2x1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("rank 0 has grid=1x2, rank 1 has grid=2x1"), std::string::npos) << r.output;
+  r = run_command(launch + " gemm --n 32 --reps 1 --quiet : -np 1 " + binary() +
+                  " gemm --n 32 --reps 1 --quiet --distribution shared");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("rank 0 has distribution=replicated, rank 1 has distribution=shared"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gemm --distribution shared across 2 hosts of the test cluster: 2 ranks per host, placed by
 # slot (ranks 0,1 | 2,3) and round-robin (ranks 0,2 | 1,3: a node's rows are not contiguous),
-# uneven rows, integer fill. Both schemes must give the exact product (--verify full, worst
+# uneven rows, integer fill, MPI messages cut in chunks of 50 elements. Both schemes must give the exact product (--verify full, worst
 # error 0); the shared record must hold one B per host, broadcast B once between the hosts,
 # copy nothing inside a host, and move only the other host's rows of A and C across.
 set -euo pipefail
@@ -11,7 +11,7 @@ run() {  # run NAME MAP ARGS...: 4 ranks, 2 per host
   local name="$1" map="$2"
   shift 2
   timeout 120 "$mpiexec" --hostfile "$cluster/hostfile" -np 4 --map-by "$map" --bind-to none \
-    "$bin" gemm --m 37 --n 29 --k 31 --fill integer --reps 2 --warmup 0 --threads 1 --verify full --quiet \
+    "$bin" gemm --m 37 --n 29 --k 31 --fill integer --reps 2 --warmup 0 --threads 1 --verify full --quiet --mpi-chunk 50 \
     --json "$work/$name.json" "$@" || fail "$name: $* (exit $?)"
 }
 for map in ppr:2:node node; do
