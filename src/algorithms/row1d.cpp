@@ -66,7 +66,6 @@ class Row1D final : public DistributedGemm {
 
   void prepare(PhaseRecorder& setup) override {
     const auto& s = cfg_.shape;
-    const bool host_matrices = !gpu_run_ || gpu_run_->needs_host_matrices();
     if (cfg_.distribution == GemmDistribution::shared) {
       try {
         shared_.emplace(cfg_, comm_, rows_, chunk_);
@@ -74,54 +73,27 @@ class Row1D final : public DistributedGemm {
         fallback_ = fmt::format("--distribution shared fell back to replicated: no node-shared window ({})", e.what());
       }
     }
-    if (shared_) {
+    const bool host_matrices = !gpu_run_ || gpu_run_->needs_host_matrices();
+    if (shared_ || host_matrices) {
       ScopedPhase t(setup, "generate");
-      shared_->generate();
-      if (cfg_.peer && !gpu_run_) c_peer_.assign(static_cast<std::size_t>(mine_.count * s.n), T(0));
-      a_mine_ = shared_->a_mine();
-      c_mine_ = shared_->c_mine();
-    } else if (host_matrices) {
-      ScopedPhase t(setup, "generate");
-      if (comm_.is_root()) {
-        generate_inputs(cfg_, a_full_, b_, c_full_);
-      } else if (host_moves()) {
-        // B arrives by broadcast (with transport nccl it goes device to device: no host copy).
-        b_.resize(static_cast<std::size_t>(s.k * s.n));
-        fill_zero(b_.data(), s.k * s.n, host_fill_threads());
-      }
-      // Rank 0 keeps its own rows in A and C (in place): no copy of its block, no extra memory.
-      if (!comm_.is_root()) {
-        a_i_.assign(static_cast<std::size_t>(mine_.count * s.k), T(0));
-        c_i_.assign(static_cast<std::size_t>(mine_.count * s.n), T(0));
+      if (shared_) {
+        shared_->generate();
+      } else {
+        generate_replicated();
       }
       if (cfg_.peer && !gpu_run_) c_peer_.assign(static_cast<std::size_t>(mine_.count * s.n), T(0));
     }
-    if (!shared_) {
+    if (shared_) {
+      a_mine_ = shared_->a_mine();
+      c_mine_ = shared_->c_mine();
+    } else {
+      // Rank 0 keeps its own rows in A and C (in place): no copy of its block, no extra memory.
       a_mine_ = comm_.is_root() && host_matrices ? a_full_.data() + mine_.offset * s.k : a_i_.data();
       c_mine_ = comm_.is_root() && host_matrices ? c_full_.data() + mine_.offset * s.n : c_i_.data();
     }
     const GemmShape local{mine_.count, s.n, s.k};
     if (gpu_run_) {
-      auto range = [](auto& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
-      if (shared_) {
-        // Each GPU rank registers its own part of the node's windows: its rows of A and C, and B
-        // (registered by every rank of the node: each process maps it for itself).
-        // Where the driver refuses to page-lock shared memory, the copies still work, staged
-        // through pinned chunks (slower): the run goes on and says so.
-        const std::size_t e = sizeof(T);
-        try {
-          gpu_run_->pin({{a_mine_, static_cast<std::size_t>(mine_.count * s.k) * e},
-                         {c_mine_, static_cast<std::size_t>(mine_.count * s.n) * e},
-                         {shared_->b(), static_cast<std::size_t>(s.k * s.n) * e}},
-                        setup);
-        } catch (const AgreedError& err) {
-          fallback_ = fmt::format("the node-shared windows could not be page-locked ({}): copies are staged through "
-                                  "pinned chunks",
-                                  err.what());
-        }
-      } else if (host_matrices) {
-        gpu_run_->pin({range(a_full_), range(c_full_), range(a_i_), range(b_), range(c_i_)}, setup);
-      }
+      if (host_matrices) pin_host(setup);
       gpu_run_->prepare(local, shared_.has_value(), setup);
     } else {
       agree(comm_, [&] { local_.prepare(local, cfg_.precision, setup); });
@@ -276,6 +248,46 @@ class Row1D final : public DistributedGemm {
  private:
   // Whether the host MPI scatter, broadcast and gather run (not the device schedules).
   bool host_moves() const { return !shared_ && (!gpu_run_ || gpu_run_->moves_through_host()); }
+  // Replicated: rank 0's A, B and C; the others' B (when it comes through the host), A_i, C_i.
+  void generate_replicated() {
+    const auto& s = cfg_.shape;
+    if (comm_.is_root()) {
+      generate_inputs(cfg_, a_full_, b_, c_full_);
+    } else if (host_moves()) {
+      // B arrives by broadcast (with transport nccl it goes device to device: no host copy).
+      b_.resize(static_cast<std::size_t>(s.k * s.n));
+      fill_zero(b_.data(), s.k * s.n, host_fill_threads());
+    }
+    if (!comm_.is_root()) {
+      a_i_.assign(static_cast<std::size_t>(mine_.count * s.k), T(0));
+      c_i_.assign(static_cast<std::size_t>(mine_.count * s.n), T(0));
+    }
+  }
+
+  // Page-locks the host matrices the GPU copies from and to. Shared: each GPU rank registers its
+  // own part of the node's windows — its rows of A and C, and B (every rank of the node registers
+  // B: each process maps it for itself). Where the driver refuses to page-lock shared memory the
+  // copies still work, staged through pinned chunks (slower): the run goes on and says so.
+  void pin_host(PhaseRecorder& setup) {
+    const auto& s = cfg_.shape;
+    auto range = [](auto& v) { return std::pair<void*, std::size_t>(v.data(), v.size() * sizeof(T)); };
+    if (!shared_) {
+      gpu_run_->pin({range(a_full_), range(c_full_), range(a_i_), range(b_), range(c_i_)}, setup);
+      return;
+    }
+    const std::size_t e = sizeof(T);
+    try {
+      gpu_run_->pin({{a_mine_, static_cast<std::size_t>(mine_.count * s.k) * e},
+                     {c_mine_, static_cast<std::size_t>(mine_.count * s.n) * e},
+                     {shared_->b(), static_cast<std::size_t>(s.k * s.n) * e}},
+                    setup);
+    } catch (const AgreedError& err) {
+      fallback_ = fmt::format("the node-shared windows could not be page-locked ({}): copies are staged through "
+                              "pinned chunks",
+                              err.what());
+    }
+  }
+
   // Host matrix bytes per node: one B per node (shared), or one per rank (replicated).
   nlohmann::json memory_per_node(const std::vector<std::string>& hosts) const {
     if (shared_) return shared_->memory_per_node(hosts);
