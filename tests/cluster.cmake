@@ -21,3 +21,6 @@ foreach(entry ${SCALEBENCH_CLUSTER_TESTS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77
                        LABELS "${labels}" TIMEOUT 300 RUN_SERIAL TRUE)
 endforeach()
+# The node-shared distribution's MPI test program, run on 2 hosts by test_shared.sh.
+set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT
+             SCALEBENCH_DISTRIBUTION_TEST=$<TARGET_FILE:test_gemm_distribution>)

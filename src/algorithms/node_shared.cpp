@@ -1,11 +1,14 @@
 #include "algorithms/node_shared.hpp"
 
 #include <numa.h>
+#include <sys/statvfs.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "scalebench/checked_size.hpp"
 #include "scalebench/gemm_fill.hpp"
@@ -50,6 +53,22 @@ Communicator split_by_domain(const Communicator& node) {
   const int domain = confining_numa_domain();
   const bool confined = node.all(domain >= 0);
   return node.split(confined ? domain : 0, node.rank());
+}
+
+// MPI libraries back shared windows with a file in /dev/shm (Open MPI: osc_sm_backing_directory).
+// A window larger than the room there may still be made, and the job then dies of SIGBUS when
+// its pages are first touched: refuse beforehand (the run falls back to replicated).
+void check_backing_room(std::int64_t bytes) {
+  const char* dir = std::getenv("OMPI_MCA_osc_sm_backing_directory");
+  const std::string path = dir != nullptr && *dir != '\0' ? dir : "/dev/shm";
+  struct statvfs st {};
+  if (statvfs(path.c_str(), &st) != 0) return;  // no such folder: the library decides
+  const double room = static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
+  if (static_cast<double>(bytes) > room) {
+    throw ResourceError(fmt::format("the node's windows need {:.2f} GiB but {} has {:.2f} GiB free",
+                                    static_cast<double>(bytes) / 0x1p30,
+                                    path, room / 0x1p30));
+  }
 }
 
 }  // namespace
@@ -107,6 +126,10 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
   // Window sizes in bytes as MPI_Aint (64-bit): counts above 2^31 elements are one window.
   agree(comm, [&] {
     if (disabled) throw RuntimeLibraryError("SCALEBENCH_NO_SHARED_WINDOWS is set on a rank");
+    if (leader) {
+      check_backing_room(rows_held * (s.k + s.n) * e +
+                         static_cast<std::int64_t>(b_copies_[me]) * s.k * s.n * e);
+    }
     a_win_ = SharedWindow(node_, rows_held * s.k * e);
     b_win_ = SharedWindow(node_, domain_.rank() == 0 ? s.k * s.n * e : 0);
     c_win_ = SharedWindow(node_, rows_held * s.n * e);
@@ -130,6 +153,14 @@ int NodeSharedMatrices<T>::generate() {
     fill_zero(a_mine(), mine.count * s.k, threads);
   }
   fill_zero(c_mine(), mine.count * s.n, threads);
+  if (comm_.is_root()) {
+    // Rank 0's A is whole: it also makes the rows of the ranks on other nodes (scattered from it).
+    for_remote_blocks([&](int, Block b) {
+      fill_matrix(a_ + b.offset * s.k, b.count * s.k, b.offset * s.k, gemm_input_key(cfg_.seed, GemmInput::a),
+                  cfg_.fill, cfg_.precision, threads);
+      fill_zero(c_ + b.offset * s.n, b.count * s.n, threads);
+    });
+  }
   if (domain_.rank() == 0) {  // this domain's B: its pages land on the domain
     if (comm_.is_root()) {
       fill_matrix(b_, s.k * s.n, 0, gemm_input_key(cfg_.seed, GemmInput::b), cfg_.fill, cfg_.precision, threads);

@@ -3,7 +3,9 @@
 # slot (ranks 0,1 | 2,3) and round-robin (ranks 0,2 | 1,3: a node's rows are not contiguous),
 # uneven rows, integer fill, MPI messages cut in chunks of 50 elements. Both schemes must give the exact product (--verify full, worst
 # error 0); the shared record must hold one B per host, broadcast B once between the hosts,
-# copy nothing inside a host, and move only the other host's rows of A and C across.
+# copy nothing inside a host, and move only the other host's rows of A and C across. Then the
+# MPI test program of the distribution (tests/mpi/test_gemm_distribution.cpp: C bit for bit the
+# replicated scheme's and the exact product, the record, the fallback) on the same 2 hosts.
 set -euo pipefail
 . "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
 cluster_up --hosts 2
@@ -18,6 +20,10 @@ for map in ppr:2:node node; do
   tag=${map//:/_}
   run "replicated_$tag" "$map" --distribution replicated
   run "shared_$tag" "$map" --distribution shared
+done
+for map in ppr:2:node node; do
+  timeout 120 "$mpiexec" --hostfile "$cluster/hostfile" -np 4 --map-by "$map" --bind-to none \
+    "${SCALEBENCH_DISTRIBUTION_TEST:?}" || fail "test_gemm_distribution on 2 hosts, --map-by $map (exit $?)"
 done
 check '
 import json, sys
@@ -42,4 +48,4 @@ for tag in ("ppr_2_node", "node"):
     assert all(moved[p]["intra_node_bytes"] == 0 for p in moved), moved
     assert rep["distribution"]["host_memory_per_node"][0]["b_copies"] == 2, rep["distribution"]
 ' "$work"
-echo "cluster: --distribution shared exact on 2 hosts (by slot and round-robin); one B per host, only leaders talk"
+echo "cluster: --distribution shared exact and bit-identical to replicated on 2 hosts (by slot and round-robin); one B per host, only leaders talk"

@@ -158,6 +158,41 @@ TEST(Model, GpuNcclAndOverlapSchedules) {
   EXPECT_LT(o.end_to_end, p.end_to_end);
 }
 
+TEST(Model, SharedDistributionMovesOnlyBetweenNodes) {
+  // One node: nothing is copied; end-to-end is the multiply (0.1 s per 1000-row block).
+  GemmConfig c = gemm(2000, 1000, 1000, 1);
+  c.distribution = GemmDistribution::shared;
+  const Prediction one = predict_gemm(synthetic(), c, {1, 2, 0});
+  for (const char* phase : {"scatter", "broadcast", "gather"}) EXPECT_EQ(one.phase(phase), 0.0) << phase;
+  EXPECT_NEAR(one.end_to_end, 0.1, kTol);
+  // 2 nodes × 2 ranks, m=4000: ranks 2 and 3 are remote, 1000 rows each of A and C (8e6 bytes:
+  // 5 µs + 8e6/1e9 each), rank 1's rows stay on node 0; B is broadcast between the 2 leaders.
+  c.shape.m = 4000;
+  const Prediction two = predict_gemm(synthetic(), c, {2, 2, 0});
+  EXPECT_NEAR(two.phase("scatter"), 2 * 0.008005, kTol);
+  EXPECT_NEAR(two.phase("gather"), 2 * 0.008005, kTol);
+  EXPECT_NEAR(two.phase("broadcast"), bcast_seconds(synthetic(), {2, 1, 0}, 8e6), kTol);
+  EXPECT_GT(two.phase("broadcast"), 0.0);
+  EXPECT_LT(two.end_to_end, predict_gemm(synthetic(), gemm(4000, 1000, 1000, 1), {2, 2, 0}).end_to_end);
+}
+
+TEST(Model, SharedGpusEachCopyOverTheirOwnLink) {
+  // 2 ranks, 2 GPUs, m=2000, nccl: each rank copies its 1000 rows of A and its 500-row slice of B
+  // (12e6 bytes: 10 µs + 1.2 ms), all-gathers B (5 µs + 4e6/1e11) and copies its C rows out
+  // (8e6 bytes: 10 µs + 0.8 ms); nothing crosses nodes.
+  GemmConfig c = gemm(2000, 1000, 1000, 1, GemmBackendKind::cublas);
+  c.transport = Transport::nccl;
+  c.distribution = GemmDistribution::shared;
+  const Prediction p = predict_gemm(synthetic(), c, {1, 2, 2});
+  EXPECT_NEAR(p.phase("h2d"), 0.00121, kTol);
+  EXPECT_NEAR(p.phase("allgather"), 0.000045, kTol);
+  EXPECT_NEAR(p.phase("d2h"), 0.00081, kTol);
+  EXPECT_EQ(p.phase("scatter"), 0.0);
+  EXPECT_NEAR(p.end_to_end, 0.00121 + 0.002 + 0.00081 + 0.000045, kTol);
+  c.distribution = GemmDistribution::replicated;
+  EXPECT_LT(p.end_to_end, predict_gemm(synthetic(), c, {1, 2, 2}).end_to_end);
+}
+
 TEST(Model, MonteCarloComputeAndReduce) {
   MonteCarloConfig c;
   c.problem = McProblem::pi;
