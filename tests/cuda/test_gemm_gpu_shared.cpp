@@ -18,14 +18,6 @@
 using namespace scalebench;
 using namespace gpu_test;
 
-#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \
-  do {                                                                                                        \
-    if (visible_gpu_count() < world_size()) {                                                                 \
-      GTEST_SKIP() << "one GPU per rank needed: " << world_size() << " rank(s), " << visible_gpu_count()     \
-                   << " GPU(s) visible";                                                                      \
-    }                                                                                                         \
-  } while (0)
-
 namespace {
 
 void expect_shared_same_as_replicated(const GemmShape& shape, Precision p, Transport t, bool overlap) {
