@@ -11,5 +11,6 @@ foreach(np 1 2)
 endforeach()
 # Summa2D over NCCL, the blocks on the devices: needs one visible GPU per rank (skips otherwise).
 foreach(np 1 2)
-  scalebench_add_test(NAME gemm_gpu_summa_nccl SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_summa_nccl KIND gpu SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np}
+                      TIMEOUT 300)
 endforeach()
