@@ -1,9 +1,26 @@
-# One helper declares every test: its ranks, GPU need, labels and timeout.
-#   scalebench_add_test(NAME n SOURCES f.cpp... [RANKS r] [MPI] [GPU] [LABELS l...] [TIMEOUT s])
-# RANKS (or MPI) makes it an MPI test run as `mpiexec -n r`; GPU adds label gpu (the test skips
-# itself with a reason when no GPU is visible). A test executable counts as skipped (exit 77) only
-# when all its tests skipped and none failed.
+# Every test is declared through one of two helpers and has exactly one kind label:
+#   unit     in-process library tests, fast (seconds)
+#   mpi      library code under `mpiexec -n RANKS` (several ranks)
+#   cli      runs the scalebench binary (often under mpirun itself): minutes
+#   gpu      needs a visible GPU (skips, with the reason, without one) or checks what the GPU
+#            backends say on a machine without one
+#   slurm    under a real Slurm started by the test on this machine
+#   cluster  on the test cluster (network namespaces) started by the test
+# `ctest -L '^unit$'` runs the unit tests only; README's "Tests" lists the others.
+# Area labels (LABELS: topology, montecarlo, model, install, ...) may be added; a kind name is not
+# an area label.
+#
+#   scalebench_add_test(NAME n KIND unit|mpi|cli|gpu SOURCES f.cpp... [RANKS r] [LABELS area...]
+#                       [TIMEOUT s])
+# builds test_<n> from SOURCES. RANKS makes it an MPI test run as `mpiexec -n r` and named
+# n_np<r> (kind mpi needs RANKS; kind unit and cli take none). A test executable counts as skipped
+# (exit 77) only when all its tests skipped and none failed.
+#   scalebench_add_script_test(NAME n KIND cli|slurm|cluster COMMAND cmd... [LABELS area...]
+#                              [TIMEOUT s] [SERIAL])
+# runs a script; SERIAL: alone (it uses every core, or a daemon of this machine).
 find_package(GTest REQUIRED)
+
+set(SCALEBENCH_TEST_KINDS unit mpi cli gpu slurm cluster)
 
 set(SCALEBENCH_TEST_ENV
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -21,43 +38,95 @@ foreach(lib scalebench_gtest_main_serial scalebench_gtest_main_mpi)
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR}/tests/support ${PROJECT_SOURCE_DIR}/src)
 endforeach()
 
+# The labels of test `name`: its kind (one of `allowed`), then its area labels.
+function(_scalebench_test_labels out name kind allowed areas)
+  if(NOT kind)
+    message(FATAL_ERROR "test ${name}: KIND is required (one of: ${allowed})")
+  endif()
+  if(NOT kind IN_LIST allowed)
+    message(FATAL_ERROR "test ${name}: KIND ${kind} is not one of: ${allowed}")
+  endif()
+  foreach(label ${areas})
+    if(label IN_LIST SCALEBENCH_TEST_KINDS)
+      message(FATAL_ERROR "test ${name}: '${label}' is a kind, not an area label: a test has one KIND")
+    endif()
+  endforeach()
+  set(${out} ${kind} ${areas} PARENT_SCOPE)
+endfunction()
+
 function(scalebench_add_test)
-  cmake_parse_arguments(T "MPI;GPU" "NAME;RANKS;TIMEOUT" "SOURCES;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;KIND;RANKS;TIMEOUT" "SOURCES;LABELS" ${ARGN})
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "test ${T_NAME}: unknown arguments ${T_UNPARSED_ARGUMENTS}")
+  endif()
+  _scalebench_test_labels(labels ${T_NAME} "${T_KIND}" "unit;mpi;cli;gpu" "${T_LABELS}")
+  if(T_KIND STREQUAL "mpi" AND NOT T_RANKS)
+    message(FATAL_ERROR "test ${T_NAME}: KIND mpi needs RANKS")
+  endif()
+  if(T_RANKS AND T_KIND MATCHES "^(unit|cli)$")
+    message(FATAL_ERROR "test ${T_NAME}: KIND ${T_KIND} runs in one process; MPI tests are KIND mpi or gpu")
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
-  endif()
-  if(T_RANKS)
-    set(T_MPI ON)
-  elseif(T_MPI)
-    set(T_RANKS 1)
   endif()
   set(exe test_${T_NAME})
   if(NOT TARGET ${exe})
     add_executable(${exe} ${T_SOURCES})
     target_link_libraries(${exe} PRIVATE scalebench_core scalebench_gpu scalebench_warnings)
-    if(T_MPI)
+    if(T_RANKS)
       target_link_libraries(${exe} PRIVATE scalebench_gtest_main_mpi)
     else()
       target_link_libraries(${exe} PRIVATE scalebench_gtest_main_serial)
     endif()
     add_dependencies(${exe} scalebench)
   endif()
-  set(labels ${T_LABELS})
-  if(T_GPU)
-    list(APPEND labels gpu)
-  endif()
-  if(T_MPI)
+  if(T_RANKS)
     set(test_name ${T_NAME}_np${T_RANKS})
     add_test(NAME ${test_name}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} --oversubscribe ${MPIEXEC_PREFLAGS}
               $<TARGET_FILE:${exe}> ${MPIEXEC_POSTFLAGS})
-    list(APPEND labels mpi)
     set_tests_properties(${test_name} PROPERTIES PROCESSORS ${T_RANKS})
   else()
     set(test_name ${T_NAME})
     add_test(NAME ${test_name} COMMAND $<TARGET_FILE:${exe}>)
-    list(APPEND labels unit)
   endif()
   set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}"
     ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77)
+endfunction()
+
+function(scalebench_add_script_test)
+  cmake_parse_arguments(T "SERIAL" "NAME;KIND;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "test ${T_NAME}: unknown arguments ${T_UNPARSED_ARGUMENTS}")
+  endif()
+  _scalebench_test_labels(labels ${T_NAME} "${T_KIND}" "cli;slurm;cluster" "${T_LABELS}")
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}"
+    ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77)
+  if(T_SERIAL)
+    set_tests_properties(${T_NAME} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
+
+# Every test of `dir` has exactly one kind label: a test added with add_test()
+# directly, without a kind, fails the configuration. Call after all tests are declared.
+function(scalebench_check_test_kinds dir)
+  get_property(tests DIRECTORY ${dir} PROPERTY TESTS)
+  foreach(t ${tests})
+    get_test_property(${t} LABELS labels)
+    set(kinds "")
+    foreach(label ${labels})
+      if(label IN_LIST SCALEBENCH_TEST_KINDS)
+        list(APPEND kinds ${label})
+      endif()
+    endforeach()
+    list(LENGTH kinds count)
+    if(NOT count EQUAL 1)
+      message(FATAL_ERROR "test ${t} has kinds '${kinds}': every test has exactly one of ${SCALEBENCH_TEST_KINDS}; "
+                          "declare it with scalebench_add_test or scalebench_add_script_test (cmake/ScalebenchTest.cmake)")
+    endif()
+  endforeach()
 endfunction()

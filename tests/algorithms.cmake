@@ -1,19 +1,20 @@
 # The distributed algorithms: Summa2D on every grid of 1 to 9 ranks against Row1D and the exact
 # product (9 ranks oversubscribe a small machine: the sizes stay small).
 foreach(np 1 2 3 4 6 9)
-  scalebench_add_test(NAME gemm_algorithms SOURCES mpi/test_gemm_algorithms.cpp RANKS ${np} TIMEOUT 180)
+  scalebench_add_test(NAME gemm_algorithms KIND mpi SOURCES mpi/test_gemm_algorithms.cpp RANKS ${np} TIMEOUT 180)
 endforeach()
-scalebench_add_test(NAME cli_gemm_algorithms SOURCES cli/test_cli_gemm_algorithms.cpp cli/cli_runner.cpp LABELS cli
+scalebench_add_test(NAME cli_gemm_algorithms KIND cli SOURCES cli/test_cli_gemm_algorithms.cpp cli/cli_runner.cpp
                     TIMEOUT 300)
 # Summa2D with the cuBLAS local multiply: needs a visible GPU (skips with the reason otherwise).
 foreach(np 1 2)
-  scalebench_add_test(NAME gemm_gpu_summa SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} GPU TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_summa KIND gpu SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} TIMEOUT 300)
 endforeach()
 # Summa2D over NCCL, the blocks on the devices: needs one visible GPU per rank (skips otherwise).
 foreach(np 1 2)
-  scalebench_add_test(NAME gemm_gpu_summa_nccl SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_summa_nccl KIND gpu SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np}
+                      TIMEOUT 300)
 endforeach()
 # Row1D's node-shared distribution against the replicated one, 1 to 4 ranks on one node.
 foreach(np 1 2 3 4)
-  scalebench_add_test(NAME gemm_distribution SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
+  scalebench_add_test(NAME gemm_distribution KIND mpi SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
 endforeach()

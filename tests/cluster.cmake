@@ -13,13 +13,8 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_slurm_no_pmix_default\;test_slurm.sh\;none")
 foreach(entry ${SCALEBENCH_CLUSTER_TESTS})
   list(POP_FRONT entry name script)
-  add_test(NAME ${name} COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/${script} ${entry})
-  set(labels cluster)
-  if(name MATCHES slurm)
-    list(APPEND labels slurm)
-  endif()
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77
-                       LABELS "${labels}" TIMEOUT 300 RUN_SERIAL TRUE)
+  scalebench_add_script_test(NAME ${name} KIND cluster COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/${script} ${entry}
+                             TIMEOUT 300 SERIAL)
 endforeach()
 # The node-shared distribution's MPI test program, run on 2 hosts by test_shared.sh.
 set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT

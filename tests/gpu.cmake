@@ -6,16 +6,16 @@
 #   gemm_gpu_nccl     needs one visible GPU per rank.
 #   gemm_gpu_shared   --distribution shared; needs one visible GPU per rank.
 #   gemm_gpu_share    two ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0), needs a visible GPU.
-scalebench_add_test(NAME gemm_cli_backend SOURCES cuda/test_gemm_cli_backend.cpp cli/cli_runner.cpp LABELS cli gpu
+scalebench_add_test(NAME gemm_cli_backend KIND gpu SOURCES cuda/test_gemm_cli_backend.cpp cli/cli_runner.cpp
                     TIMEOUT 300)
-scalebench_add_test(NAME gemm_cublas SOURCES cuda/test_gemm_cublas.cpp RANKS 1 GPU TIMEOUT 300)
-scalebench_add_test(NAME gemm_cli_gpu SOURCES cuda/test_gemm_cli_gpu.cpp cli/cli_runner.cpp LABELS cli GPU TIMEOUT 600)
+scalebench_add_test(NAME gemm_cublas KIND gpu SOURCES cuda/test_gemm_cublas.cpp RANKS 1 TIMEOUT 300)
+scalebench_add_test(NAME gemm_cli_gpu KIND gpu SOURCES cuda/test_gemm_cli_gpu.cpp cli/cli_runner.cpp TIMEOUT 600)
 foreach(np 1 2)
-  scalebench_add_test(NAME gemm_gpu_ranks SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} GPU TIMEOUT 300)
-  scalebench_add_test(NAME gemm_gpu_nccl SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} GPU TIMEOUT 300)
-  scalebench_add_test(NAME gemm_gpu_shared SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} GPU TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_ranks KIND gpu SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_nccl KIND gpu SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_shared KIND gpu SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} TIMEOUT 300)
 endforeach()
-scalebench_add_test(NAME gemm_gpu_share SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 GPU TIMEOUT 300)
+scalebench_add_test(NAME gemm_gpu_share KIND gpu SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 TIMEOUT 300)
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)
 # The --overlap schedule's cut (CPU only: runs everywhere).
-scalebench_add_test(NAME overlap_plan SOURCES unit/test_overlap_plan.cpp TIMEOUT 30)
+scalebench_add_test(NAME overlap_plan KIND unit SOURCES unit/test_overlap_plan.cpp TIMEOUT 30)

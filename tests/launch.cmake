@@ -1,5 +1,5 @@
 # The drivers' launch: hosts and hostfiles, srun's PMI type, allocation CPUs, a failed step's cause lines from real logs (unit); the launch commands, failure semantics and multinode records under the real
 # mpirun on this host (cli).
-scalebench_add_test(NAME launch SOURCES unit/test_launch.cpp TIMEOUT 30)
-scalebench_add_test(NAME cli_launch SOURCES cli/test_cli_launch.cpp cli/cli_runner.cpp LABELS cli TIMEOUT 600)
+scalebench_add_test(NAME launch KIND unit SOURCES unit/test_launch.cpp TIMEOUT 30)
+scalebench_add_test(NAME cli_launch KIND cli SOURCES cli/test_cli_launch.cpp cli/cli_runner.cpp TIMEOUT 600)
 target_compile_definitions(test_launch PRIVATE SCALEBENCH_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")

@@ -1,6 +1,6 @@
 # The performance model: hand-worked answers on a synthetic profile (unit), and calibrate, records
 # with predictions and predict end to end under the real mpirun (cli).
 set(_model ${CMAKE_CURRENT_LIST_DIR})
-scalebench_add_test(NAME model SOURCES ${_model}/unit/test_model.cpp LABELS model TIMEOUT 60)
-scalebench_add_test(NAME model_cli SOURCES ${_model}/cli/test_cli_model.cpp ${_model}/cli/cli_runner.cpp
-                    LABELS model cli TIMEOUT 300)
+scalebench_add_test(NAME model KIND unit SOURCES ${_model}/unit/test_model.cpp LABELS model TIMEOUT 60)
+scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model.cpp ${_model}/cli/cli_runner.cpp
+                    LABELS model TIMEOUT 300)

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalebench/placement.hpp"
 #include "scalebench/timing.hpp"
 
 namespace scalebench {
@@ -59,7 +60,7 @@ struct GemmConfig {
   Precision precision = Precision::fp64;
   GemmBackendKind backend = GemmBackendKind::openblas;
   int threads = 0;                  // BLAS threads per rank; 0 = resolve (see setup_rank)
-  std::string pin = "auto";         // --pin none|core|numa|gpu|auto (docs/placement.md)
+  PinPolicy pin = PinPolicy::automatic;  // --pin (docs/placement.md)
   std::string threads_source;       // which setting decided `threads`
   int reps = 5;
   int warmup = 1;
@@ -95,10 +96,6 @@ void validate(const GemmConfig& cfg);
 std::string configuration_fields(const GemmConfig& cfg);
 // The largest dimension this build's OpenBLAS integer (blasint: 32 or 64 bits) holds.
 std::int64_t blas_int_max();
-
-// Threads per rank: --threads, else OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the number
-// of CPUs this process may run on. Returns {threads, source}.
-std::pair<int, std::string> resolve_threads(int requested);
 
 // Bytes one rank needs on the host for its share (A_i + B + C_i, plus full A and C on rank 0);
 // UsageError with the exact figure when it does not fit in 64 bits.

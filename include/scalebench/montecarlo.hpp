@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalebench/placement.hpp"
 #include "scalebench/timing.hpp"
 
 namespace scalebench {
@@ -68,9 +69,9 @@ struct MonteCarloConfig {
   OptionKind option = OptionKind::call;
   int steps = 252;               // Asian fixings at T/steps, 2T/steps, ..., T
   ControlVariate control_variate = ControlVariate::none;
-  int threads = 0;               // CPU threads per rank; 0 = resolve_mc_threads
+  int threads = 0;               // CPU threads per rank; 0 = resolve (see setup_rank)
   std::string threads_source;    // which setting decided `threads`
-  std::string pin = "auto";      // --pin none|core|numa|gpu|auto (docs/placement.md)
+  PinPolicy pin = PinPolicy::automatic;  // --pin (docs/placement.md)
   int reps = 5;
   int warmup = 1;
   bool dry_run = false;
@@ -93,8 +94,6 @@ void validate(const MonteCarloConfig& cfg);
 // "name=value" words of every setting all ranks must share (agree_on_configuration in mpi.hpp),
 // after resolve_defaults; per-rank settings (threads, pin, json, quiet) are left out.
 std::string configuration_fields(const MonteCarloConfig& cfg);
-// --threads, else OMP_NUM_THREADS, else the CPUs this process may run on. {threads, source}.
-std::pair<int, std::string> resolve_mc_threads(int requested);
 
 // ---- Random-number layout ---------------------------------------------------------------------
 // Counter word 3 separates the problems' streams.
@@ -228,7 +227,7 @@ inline constexpr double kZLimit = 4.0;
 inline constexpr double kZ95 = 1.959963984540054;
 
 McOutcome estimate_pi(std::int64_t hits, std::int64_t samples);
-McOutcome estimate_option(const MonteCarloConfig& cfg, const McSums& sums, std::int64_t samples);
+McOutcome estimate_option(const MonteCarloConfig& cfg, const McSums& s, std::int64_t n);
 
 // ---- Driver --------------------------------------------------------------------------------------
 struct MonteCarloResult {

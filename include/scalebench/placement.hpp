@@ -28,8 +28,6 @@ Mode parse_mode(std::string_view name);  // throws UsageError naming the valid m
 enum class PinPolicy { none, core, numa, gpu, automatic };
 std::string_view pin_policy_name(PinPolicy pin);  // "none", "core", "numa", "gpu", "auto"
 PinPolicy parse_pin_policy(std::string_view name);  // throws UsageError
-// The --pin values, for CLI11's check (IsMember).
-const std::vector<std::string>& pin_policy_names();
 
 // One rank's share of its node.
 struct RankPlacement {

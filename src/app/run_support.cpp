@@ -70,8 +70,8 @@ void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
 }
 
 ParsedRunOptions parse_run_options(const RunOptions& o, const CLI::App& app) {
-  parse_pin_policy(o.pin);
   ParsedRunOptions p;
+  p.pin = parse_pin_policy(o.pin);
   if (app.count("--threads")) {
     p.threads = static_cast<int>(parse_integer("--threads", o.threads, 1, kMaxThreads));
   }

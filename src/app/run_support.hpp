@@ -15,6 +15,7 @@
 
 #include "scalebench/error.hpp"
 #include "scalebench/mpi.hpp"
+#include "scalebench/placement.hpp"
 
 namespace scalebench::app {
 
@@ -50,6 +51,7 @@ void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help);
 // The shared options, parsed and range-checked (UsageError naming the option).
 struct ParsedRunOptions {
   int threads = 0;  // 0 when not given
+  PinPolicy pin = PinPolicy::automatic;
   int reps = 5, warmup = 1;
   std::uint64_t seed = 42;
   std::optional<std::string> json;
@@ -61,7 +63,7 @@ template <class Config>
 void apply_run_options(const RunOptions& o, const CLI::App& app, Config& cfg) {
   const ParsedRunOptions p = parse_run_options(o, app);
   cfg.threads = p.threads;
-  cfg.pin = o.pin;
+  cfg.pin = p.pin;
   cfg.reps = p.reps;
   cfg.warmup = p.warmup;
   cfg.seed = p.seed;

@@ -165,18 +165,6 @@ std::string configuration_fields(const GemmConfig& cfg) {
                      to_string(cfg.distribution));
 }
 
-std::pair<int, std::string> resolve_threads(int requested) {
-  if (requested > 0) return {requested, "--threads"};
-  for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
-    if (const char* v = std::getenv(var)) {
-      const int t = std::atoi(v);
-      if (t > 0) return {t, var};
-    }
-  }
-  const int cpus = static_cast<int>(allowed_cpus().size());
-  return {cpus > 0 ? cpus : 1, "allowed CPUs"};
-}
-
 std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const auto& s = cfg.shape;

@@ -346,7 +346,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   });
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
   // first-touched where it runs. A GPU rank binds near its GPU.
-  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
+  RankSetup placed = setup_rank(comm, cfg.pin, cfg.threads,
                                 cfg.backend == GemmBackendKind::cublas && !cfg.dry_run ? "--backend cublas" : "",
                                 cfg.share_gpu);
   cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : placed.threads;

@@ -155,16 +155,6 @@ std::string configuration_fields(const MonteCarloConfig& cfg) {
                      to_string(cfg.curand_generator));
 }
 
-std::pair<int, std::string> resolve_mc_threads(int requested) {
-  if (requested > 0) return {requested, "--threads"};
-  if (const char* v = std::getenv("OMP_NUM_THREADS")) {
-    const int t = std::atoi(v);
-    if (t > 0) return {t, "OMP_NUM_THREADS"};
-  }
-  const int cpus = static_cast<int>(allowed_cpus().size());
-  return {cpus > 0 ? cpus : 1, "allowed CPUs"};
-}
-
 std::int64_t chunk_count(const MonteCarloConfig& cfg) {
   return (cfg.samples + cfg.chunk_size - 1) / cfg.chunk_size;
 }

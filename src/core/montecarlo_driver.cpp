@@ -4,9 +4,10 @@
 // for any rank count. Every repeat is reduced and must give the same estimate; the last one is
 // checked against the closed form.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -49,7 +50,9 @@ McOutcome reduce_partial(const MonteCarloConfig& cfg, const Communicator& comm, 
 // The option that asked for a GPU, for messages ("--backend curand").
 std::string backend_option(McBackendKind b) { return "--backend " + to_string(b); }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 nlohmann::json estimate_json(const McEstimate& e) {
   return {{"estimate", e.estimate},
@@ -217,7 +220,7 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
   });
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
-  RankSetup placed = setup_rank(comm, parse_pin_policy(cfg.pin), cfg.threads,
+  RankSetup placed = setup_rank(comm, cfg.pin, cfg.threads,
                                 uses_gpu(cfg.backend) && !cfg.dry_run ? backend_option(cfg.backend) : "",
                                 cfg.share_gpu, {"OMP_NUM_THREADS"});
   if (cfg.backend == McBackendKind::cpu) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/checked_size.hpp"
 #include "scalebench/error.hpp"
 #include "scalebench/gemm.hpp"
 #include "scalebench/phases.hpp"
@@ -39,10 +40,18 @@ void naive_multiply(Precision p, const void* a, const void* b, void* c, std::int
   }
 }
 
+// A dimension as OpenBLAS's integer (blasint: 32 or 64 bits), never wrapped: validate() refuses
+// such sizes up front, and a block that still does not fit is a UsageError, as for cuBLAS.
+blasint as_blasint(std::int64_t v, const char* what) {
+  value_within(what, v, blas_int_max(), "the largest dimension OpenBLAS's blasint holds", "; use a smaller size");
+  return static_cast<blasint>(v);
+}
+
 void blas_multiply(Precision p, const void* a, const void* b, void* c, std::int64_t rows, std::int64_t n,
                    std::int64_t k, bool accumulate = false) {
   if (rows == 0 || n == 0) return;
-  const auto m = static_cast<blasint>(rows), nn = static_cast<blasint>(n), kk = static_cast<blasint>(k);
+  const blasint m = as_blasint(rows, "rows of the block"), nn = as_blasint(n, "columns of the block"),
+                kk = as_blasint(k, "inner dimension of the block");
   if (p == Precision::fp64) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, static_cast<const double*>(a), kk,
                 static_cast<const double*>(b), nn, accumulate ? 1.0 : 0.0, static_cast<double*>(c), nn);

@@ -5,6 +5,7 @@
 #include <Random123/philox.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <numbers>
 
@@ -122,7 +123,7 @@ std::uint64_t pi_hits_reference(std::uint64_t seed, std::int64_t first, std::int
 
 std::array<double, 4> normals_from_block(const PhiloxCounter& w) {
   std::array<double, 4> z{};
-  for (int p = 0; p < 2; ++p) {
+  for (std::size_t p = 0; p < 2; ++p) {
     const double u = (static_cast<double>(w[2 * p]) + 0.5) * 0x1p-32;  // in (0, 1)
     const double r = std::sqrt(-2.0 * std::log(u));
     const double theta = static_cast<double>(static_cast<std::int32_t>(w[2 * p + 1])) * (std::numbers::pi * 0x1p-31);

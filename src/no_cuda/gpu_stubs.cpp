@@ -29,9 +29,9 @@ DeviceArray& DeviceArray::operator=(DeviceArray&&) noexcept = default;
 void DeviceArray::release() noexcept {}
 
 HostMemoryPin::HostMemoryPin(void*, std::size_t) { throw NoCudaError("pinned host memory"); }
-HostMemoryPin::~HostMemoryPin() = default;
+HostMemoryPin::~HostMemoryPin() { release(); }
 HostMemoryPin::HostMemoryPin(HostMemoryPin&&) noexcept = default;
 HostMemoryPin& HostMemoryPin::operator=(HostMemoryPin&&) noexcept = default;
-void HostMemoryPin::release() noexcept {}
+void HostMemoryPin::release() noexcept { ptr_ = nullptr; }
 
 }  // namespace scalebench

@@ -147,7 +147,7 @@ std::string join_distinct(const std::vector<const std::string*>& picked, bool fr
 }  // namespace
 
 std::string failure_lines(const std::string& log_path) {
-  const std::string own = study::last_error_line(log_path);
+  std::string own = study::last_error_line(log_path);
   if (!own.empty()) return own;
   std::ifstream in(log_path);
   const std::vector<std::string> messages = log_messages(in);

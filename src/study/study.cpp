@@ -73,7 +73,7 @@ bool placement_key(const std::string& k) { return k == "ranks" || k == "nodes" |
 // An option key of args or sweep: a plain option name (no leading --, no =value), not reserved;
 // or a placement key.
 std::string option_key(const std::string& file, const YAML::Node& key, const char* section) {
-  const std::string k = key.Scalar();
+  const std::string& k = key.Scalar();
   if (placement_key(k)) return k;
   const bool plain = !k.empty() && std::isalnum(static_cast<unsigned char>(k[0])) != 0 &&
                      std::all_of(k.begin(), k.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '-'; });

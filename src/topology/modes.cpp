@@ -74,13 +74,4 @@ PinPolicy parse_pin_policy(std::string_view name) {
   throw UsageError(fmt::format("unknown --pin value '{}'; choose one of: {}", name, names_of(kPins)));
 }
 
-const std::vector<std::string>& pin_policy_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const auto& [p, name] : kPins) n.emplace_back(name);
-    return n;
-  }();
-  return names;
-}
-
 }  // namespace scalebench

@@ -23,7 +23,7 @@ TEST(MonteCarloCudaRanks, PiOnEveryGpuCountHasTheCpuBits) {
   cfg.reps = 1;
   cfg.warmup = 0;
   cfg.quiet = true;
-  cfg.pin = "none";
+  cfg.pin = scalebench::PinPolicy::none;
   cfg.share_gpu = visible_gpu_count() < comm.size();
   const MonteCarloResult gpu = run_distributed_montecarlo(cfg, comm);
 

@@ -27,7 +27,7 @@ MonteCarloConfig config(McProblem p, std::int64_t samples, std::int64_t batch) {
   cfg.reps = 2;  // the driver checks that the repeats agree to the bit
   cfg.warmup = 0;
   cfg.quiet = true;
-  cfg.pin = "none";
+  cfg.pin = scalebench::PinPolicy::none;
   resolve_defaults(cfg);
   return cfg;
 }

@@ -25,7 +25,7 @@ TEST(MonteCarloCurandRanks, ClosedFormsHoldOnEveryGpuCount) {
     cfg.reps = 2;
     cfg.warmup = 0;
     cfg.quiet = true;
-    cfg.pin = "none";
+    cfg.pin = scalebench::PinPolicy::none;
     cfg.share_gpu = visible_gpu_count() < comm.size();
     const MonteCarloResult r = run_distributed_montecarlo(cfg, comm);
     EXPECT_TRUE(all_ranks(r.ok)) << to_string(p) << " on " << comm.size() << " rank(s): z " << r.outcome.main.z;
