@@ -1,4 +1,4 @@
-// GPU micro-benchmarks for `scalebench calibrate` (scalebench/gpu_calibrate.hpp): copies, cuBLAS
+// GPU micro-benchmarks for `scalebench calibrate` (scalebench/gpu/gpu_calibrate.hpp): copies, cuBLAS
 // GEMM rates and NCCL broadcast between the visible GPUs, each a median of event-timed repeats
 // after a warm-up.
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
 #include "gemm_kernels.hpp"
-#include "scalebench/gpu_calibrate.hpp"
-#include "scalebench/timing.hpp"
+#include "scalebench/gpu/gpu_calibrate.hpp"
+#include "scalebench/mpi/timing.hpp"
 #include "stream.hpp"
 
 namespace scalebench {

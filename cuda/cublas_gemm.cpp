@@ -13,10 +13,10 @@
 #include "gemm_kernels.hpp"
 #include "gpu_device.hpp"
 #include "nccl_comm.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gemm_fill.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/record.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/cpu/gemm_fill.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench::gpu {
 namespace {

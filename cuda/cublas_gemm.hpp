@@ -9,7 +9,7 @@
 
 #include "cublas_handle.hpp"
 #include "device_memory.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 #include "stream.hpp"
 
 namespace scalebench::gpu {

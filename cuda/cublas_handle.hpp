@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "device_memory.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace scalebench::gpu {
 

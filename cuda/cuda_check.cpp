@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/record.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 
 namespace scalebench::gpu {
 namespace {

@@ -1,7 +1,7 @@
 #include "device_memory.hpp"
 
 #include "cuda_check.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace scalebench::gpu {
 

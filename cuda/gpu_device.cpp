@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "cuda_check.hpp"
 #include "gpu_device.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/timing.hpp"
+#include "cuda_check.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// GPU selection internals shared within cuda/ (the public part is in scalebench/gpu.hpp).
+// GPU selection internals shared within cuda/ (the public part is in scalebench/gpu/gpu.hpp).
 
 namespace scalebench::gpu {
 

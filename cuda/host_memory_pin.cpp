@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace scalebench {
 

@@ -18,10 +18,10 @@
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
 #include "montecarlo_kernels.cuh"
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 #include "stream.hpp"
 
 namespace scalebench {

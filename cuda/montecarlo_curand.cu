@@ -24,9 +24,9 @@
 #include "cuda_check.hpp"
 #include "curand_generator.hpp"
 #include "device_memory.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 #include "stream.hpp"
 
 namespace scalebench {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench::gpu {
 

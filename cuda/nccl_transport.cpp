@@ -13,12 +13,12 @@
 
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/partition.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/timing.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/base/partition.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/timing.hpp"
 #include "stream.hpp"
 
 namespace scalebench::gpu {

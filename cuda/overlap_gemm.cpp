@@ -1,5 +1,5 @@
 // --overlap: one repeat of the multiply as a pipeline (the schedule is OverlapPlan's, in
-// scalebench/gpu.hpp). Four streams per rank — compute (the cuBLAS handle's), copies in and
+// scalebench/gpu/gpu.hpp). Four streams per rank — compute (the cuBLAS handle's), copies in and
 // copies out (rank 0's host link, both directions at once) and NCCL — ordered by events only;
 // the host enqueues the whole repeat, then waits once.
 //
@@ -20,13 +20,12 @@
 #include <fmt/format.h>
 
 #include "cublas_gemm.hpp"
-#include "overlap_pieces.hpp"
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/timing.hpp"
+#include "overlap_pieces.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 namespace scalebench::gpu {
 namespace {

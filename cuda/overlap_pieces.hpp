@@ -17,7 +17,7 @@
 
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
-#include "scalebench/timing.hpp"
+#include "scalebench/mpi/timing.hpp"
 #include "stream.hpp"
 
 namespace scalebench::gpu {

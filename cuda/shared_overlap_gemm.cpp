@@ -18,8 +18,8 @@
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
 #include "overlap_pieces.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench::gpu {
 

@@ -2,7 +2,7 @@
 
 #include "cuda_check.hpp"
 #include "gemm_kernels.hpp"
-#include "scalebench/timing.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 namespace scalebench::gpu {
 

@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/model.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/record.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/output_file.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/workloads/model.hpp"
 
 namespace scalebench::app {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/contrast.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/parse.hpp"
-#include "scalebench/workload.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/drivers/contrast.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench::app {
 namespace {

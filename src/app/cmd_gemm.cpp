@@ -1,15 +1,15 @@
 // `scalebench gemm`: one distributed multiply configuration per launch.
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/checked_size.hpp"
-#include "scalebench/distributed_gemm.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/parse.hpp"
-#include "scalebench/placement.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/checked_size.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/placement.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 
 namespace scalebench::app {
 namespace {

@@ -1,13 +1,13 @@
 // `scalebench montecarlo`: one sharded Monte Carlo configuration per launch.
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/parse.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench::app {
 namespace {

@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/model.hpp"
-#include "scalebench/parse.hpp"
-#include "scalebench/phases.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/study.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/output_file.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/drivers/study.hpp"
+#include "scalebench/workloads/model.hpp"
 
 namespace scalebench::app {
 namespace {

@@ -1,10 +1,10 @@
 // `scalebench study FILE`: a scaling study from a study file (jobs/*.yaml).
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/study.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/drivers/study.hpp"
 
 namespace scalebench::app {
 

@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/parse.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/topology.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/topology/placement.hpp"
+#include "scalebench/topology/topology.hpp"
 
 namespace scalebench::app {
 namespace {

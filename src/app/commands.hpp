@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scalebench/gemm.hpp"
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 namespace scalebench::app {
 

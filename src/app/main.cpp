@@ -6,11 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "app/commands.hpp"
-#include "app/run_support.hpp"
-#include "scalebench/build_info.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/record.hpp"
+#include "commands.hpp"
+#include "run_support.hpp"
+#include "scalebench/base/build_info.hpp"
+#include "scalebench/base/env.hpp"
+#include "scalebench/base/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace scalebench;

@@ -1,4 +1,4 @@
-#include "app/run_support.hpp"
+#include "run_support.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/parse.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/base/parse.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench::app {
 namespace {

@@ -13,9 +13,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scalebench/error.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/placement.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench::app {
 

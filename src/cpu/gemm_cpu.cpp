@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/checked_size.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/phases.hpp"
+#include "scalebench/base/checked_size.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/cpu/gemm.hpp"
 
 namespace scalebench {
 namespace {

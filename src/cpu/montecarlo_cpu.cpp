@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "cpu/montecarlo_kernels.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/phases.hpp"
+#include "montecarlo_kernels.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,6 +1,6 @@
 // CPU Monte Carlo kernels. Every number drawn is a pure function of (seed, sample, word): see the
-// layout in scalebench/montecarlo.hpp.
-#include "cpu/montecarlo_kernels.hpp"
+// layout in scalebench/cpu/montecarlo.hpp.
+#include "montecarlo_kernels.hpp"
 
 #include <Random123/philox.h>
 

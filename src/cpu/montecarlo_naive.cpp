@@ -6,9 +6,9 @@
 #include <cmath>
 #include <random>
 
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/partition.hpp"
-#include "scalebench/phases.hpp"
+#include "scalebench/base/partition.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 namespace scalebench {
 namespace {

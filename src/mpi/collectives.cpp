@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "scalebench/mpi.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/mpi.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
 

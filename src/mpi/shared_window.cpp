@@ -1,8 +1,8 @@
-#include "scalebench/shared_window.hpp"
+#include "scalebench/mpi/shared_window.hpp"
 
 #include <utility>
 
-#include "scalebench/mpi.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
 

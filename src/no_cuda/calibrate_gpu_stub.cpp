@@ -1,6 +1,6 @@
 // Without CUDA there is no GPU to calibrate: callers check visible_gpu_count() first.
-#include "scalebench/error.hpp"
-#include "scalebench/gpu_calibrate.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/gpu/gpu_calibrate.hpp"
 
 namespace scalebench {
 

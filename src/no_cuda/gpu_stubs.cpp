@@ -1,6 +1,6 @@
 // Linked when scalebench is built without CUDA: every GPU entry point says so.
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace scalebench {
 

@@ -1,6 +1,6 @@
 // Linked when scalebench is built without CUDA: the GPU Monte Carlo says so.
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 namespace scalebench {
 

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
-#include "topology/hwloc_util.hpp"
+#include "hwloc_util.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
 namespace {

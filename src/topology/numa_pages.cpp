@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <set>
 
-#include "scalebench/placement.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
 

@@ -2,8 +2,8 @@
 // time (decide_rank_placement), or the reason the mode cannot run here.
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
 namespace {

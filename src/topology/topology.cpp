@@ -1,6 +1,6 @@
 // Topology: loads hwloc (this machine or XML, I/O devices included) and extracts the plain
 // description that planning reads.
-#include "scalebench/topology.hpp"
+#include "scalebench/topology/topology.hpp"
 
 #include <hwloc.h>
 
@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/record.hpp"
-#include "topology/hwloc_util.hpp"
+#include "hwloc_util.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 
 namespace scalebench {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/phases.hpp"
-#include "scalebench/workload.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 using nlohmann::json;
 

@@ -19,7 +19,7 @@
 
 #include "curand_device_stream.hpp"
 #include "montecarlo_kernels.cuh"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace {
 

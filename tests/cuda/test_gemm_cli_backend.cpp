@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "../cli/cli_runner.hpp"
-#include "scalebench/build_info.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/base/build_info.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 TEST(GemmCliBackend, CublasExitCodeSaysWhatIsThere) {
   const CliRun r = run_scalebench_mpi(2, "gemm --backend cublas --n 64 --reps 1 --share-gpu");

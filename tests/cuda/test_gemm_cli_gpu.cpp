@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../cli/cli_runner.hpp"
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 using scalebench::gpu_absence_reason;
 using scalebench::visible_gpu_count;

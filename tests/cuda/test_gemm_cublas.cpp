@@ -11,12 +11,12 @@
 #include <random>
 #include <vector>
 
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/timing.hpp"
-#include "scalebench/verify.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/verify.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 using namespace scalebench;
 

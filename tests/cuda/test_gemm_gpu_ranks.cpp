@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "mpi_test_util.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 #include "test_gemm_gpu_util.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
 
 using namespace scalebench;
 using namespace gpu_test;

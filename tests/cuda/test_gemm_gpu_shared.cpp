@@ -10,9 +10,9 @@
 #include <string>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

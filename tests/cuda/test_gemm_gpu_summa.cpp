@@ -4,8 +4,8 @@
 // (ranks beyond the visible GPUs share them).
 #include <gtest/gtest.h>
 
+#include "scalebench/workloads/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
-#include "scalebench/distributed_gemm.hpp"
 
 using namespace scalebench;
 using namespace gpu_test;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/distributed_gemm.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

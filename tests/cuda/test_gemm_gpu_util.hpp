@@ -6,9 +6,9 @@
 
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 // NCCL runs one rank per GPU: the NCCL tests skip, saying so, with fewer visible GPUs than ranks.
 #define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \

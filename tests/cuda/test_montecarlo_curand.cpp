@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 using namespace scalebench;
 

@@ -10,10 +10,10 @@
 #include <gtest/gtest.h>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/topology.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/placement.hpp"
+#include "scalebench/topology/topology.hpp"
 
 using scalebench::PinPolicy;
 

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/partition.hpp"
+#include "scalebench/base/partition.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 using namespace scalebench;
 

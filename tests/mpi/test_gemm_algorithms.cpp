@@ -7,10 +7,10 @@
 
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/distributed_gemm.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/mpi.hpp"
-#include "scalebench/partition.hpp"
+#include "scalebench/base/partition.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 
 using namespace scalebench;
 

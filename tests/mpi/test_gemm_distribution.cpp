@@ -13,8 +13,8 @@
 
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 using namespace scalebench;
 

@@ -11,8 +11,8 @@
 
 #include "montecarlo_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/montecarlo.hpp"
-#include "scalebench/mpi.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 using namespace scalebench;
 

@@ -2,14 +2,14 @@
 // The exact product of the integer matrices `--fill integer` generates, computed independently
 // of the driver: regenerate A and B from the seed the way rank 0 does and multiply in 64-bit
 // integers. Used by the CPU and GPU rank-count tests. The generator is written out here rather
-// than taken from scalebench/gemm_fill.hpp, so that a change there cannot pass unnoticed:
+// than taken from scalebench/cpu/gemm_fill.hpp, so that a change there cannot pass unnoticed:
 // element e of a matrix (row-major) is h = splitmix64-finaliser(key + (e + 1)·0x9e3779b97f4a7c15)
 // with key = seed·0x9e3779b97f4a7c15 + 0x41 (A) or 0x42 (B); r = h mod 8; value r − 4 if r < 4,
 // else r − 3.
 #include <cstdint>
 #include <vector>
 
-#include "scalebench/gemm.hpp"
+#include "scalebench/cpu/gemm.hpp"
 
 // The configuration of the exact tests: integer fill (C is exact), one repeat, no warm-up, one
 // thread, C kept for comparison, no peer.

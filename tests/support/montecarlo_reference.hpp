@@ -2,7 +2,7 @@
 // The single-process answer of a Monte Carlo configuration: every chunk computed here with the
 // CPU backend on `threads` threads and folded over the chunk tree. The reference that rank-count,
 // thread-count and GPU tests compare with, bit for bit.
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 inline scalebench::McOutcome cpu_reference(scalebench::MonteCarloConfig cfg, int threads) {
   using namespace scalebench;

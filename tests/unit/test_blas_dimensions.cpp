@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/gemm.hpp"
 
 using namespace scalebench;
 

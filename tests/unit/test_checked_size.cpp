@@ -1,9 +1,9 @@
 // Size arithmetic: overflow is detected, and the messages carry exact figures.
 #include <gtest/gtest.h>
 
-#include "scalebench/checked_size.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
+#include "scalebench/base/checked_size.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/gemm.hpp"
 
 using namespace scalebench;
 

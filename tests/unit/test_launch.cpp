@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/launch.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/drivers/launch.hpp"
 
 using scalebench::allocation_cpus;
 using scalebench::HostEntry;

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/gpu.hpp"
-#include "scalebench/model.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 namespace {
 

@@ -1,8 +1,8 @@
 // Monte Carlo configuration: names, defaults and the values that can never work.
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 using namespace scalebench;
 

@@ -7,8 +7,8 @@
 #include <numbers>
 
 #include "montecarlo_reference.hpp"
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 using namespace scalebench;
 

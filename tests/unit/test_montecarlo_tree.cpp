@@ -6,8 +6,8 @@
 #include <cstring>
 #include <random>
 
-#include "scalebench/error.hpp"
-#include "scalebench/montecarlo.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 
 using scalebench::ChunkTree;
 using scalebench::McSums;

@@ -1,9 +1,9 @@
-// The cut of an --overlap repeat (scalebench/gpu.hpp): panels tile k, every rank's rows are its
+// The cut of an --overlap repeat (scalebench/gpu/gpu.hpp): panels tile k, every rank's rows are its
 // head plus its blocks exactly once and in order, the sizes follow the documented rule, and the
 // panel buffer holds what travels through it.
 #include <gtest/gtest.h>
 
-#include "scalebench/gpu.hpp"
+#include "scalebench/gpu/gpu.hpp"
 
 using namespace scalebench;
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/parse.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/parse.hpp"
 
 using namespace scalebench;
 

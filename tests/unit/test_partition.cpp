@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "scalebench/partition.hpp"
+#include "scalebench/base/partition.hpp"
 
 using scalebench::RowPartition;
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/topology/placement.hpp"
 #include "test_topology_data.hpp"
 
 using scalebench::decide_rank_placement;

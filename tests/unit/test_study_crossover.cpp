@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "study/baseline.hpp"
-#include "study/contrast_sizing.hpp"
-#include "study/time_left.hpp"
-#include "scalebench/workload.hpp"
+#include "drivers/study/baseline.hpp"
+#include "drivers/study/contrast_sizing.hpp"
+#include "drivers/study/time_left.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 using scalebench::study::ComparedRun;
 using scalebench::study::Crossover;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "scalebench/topology.hpp"
+#include "scalebench/topology/topology.hpp"
 #include "test_topology_data.hpp"
 
 namespace {

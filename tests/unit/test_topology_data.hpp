@@ -2,7 +2,7 @@
 // Saved hwloc XML exports of real machines (tests/data/README.md says where each comes from).
 #include <string>
 
-#include "scalebench/topology.hpp"
+#include "scalebench/topology/topology.hpp"
 
 namespace test_data {
 

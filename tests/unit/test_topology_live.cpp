@@ -10,10 +10,10 @@
 
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/placement.hpp"
-#include "scalebench/record.hpp"
-#include "scalebench/topology.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/topology/placement.hpp"
+#include "scalebench/topology/topology.hpp"
 
 using scalebench::Topology;
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "scalebench/error.hpp"
-#include "scalebench/topology.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/topology/topology.hpp"
 #include "test_topology_data.hpp"
 
 using scalebench::Topology;

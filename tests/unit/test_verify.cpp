@@ -3,9 +3,9 @@
 
 #include <random>
 
-#include "scalebench/error.hpp"
-#include "scalebench/gemm.hpp"
-#include "scalebench/verify.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/verify.hpp"
+#include "scalebench/cpu/gemm.hpp"
 
 using namespace scalebench;
 

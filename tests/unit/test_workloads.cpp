@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "scalebench/error.hpp"
-#include "scalebench/phases.hpp"
-#include "scalebench/workload.hpp"
-#include "study/files.hpp"
-#include "study/time_left.hpp"
+#include "drivers/study/files.hpp"
+#include "drivers/study/time_left.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace sb = scalebench;
 

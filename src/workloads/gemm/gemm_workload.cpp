@@ -1,11 +1,11 @@
 // The distributed GEMM as a workload: `scalebench gemm` (src/app/cmd_gemm.cpp, run by
-// run_distributed_gemm in src/core/gemm_driver.cpp), sized by n, rated in GFLOP/s.
+// run_distributed_gemm in src/workloads/gemm/gemm_driver.cpp), sized by n, rated in GFLOP/s.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "scalebench/workload.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {
 namespace {

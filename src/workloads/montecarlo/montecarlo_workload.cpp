@@ -1,12 +1,12 @@
 // The sharded Monte Carlo as a workload: `scalebench montecarlo` (src/app/cmd_montecarlo.cpp, run
-// by run_distributed_montecarlo in src/core/montecarlo_driver.cpp), sized by its samples, rated
+// by run_distributed_montecarlo in src/workloads/montecarlo/montecarlo_driver.cpp), sized by its samples, rated
 // in samples/s. The contrast runs its pi problem.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "scalebench/workload.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,0 +1,326 @@
+#pragma once
+// The GPU layer as the rest of scalebench sees it: CUDA-free. Implemented in cuda/ when built
+// with CUDA, by stubs in src/no_cuda/ otherwise (they throw NoCudaError).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/base/partition.hpp"
+#include "scalebench/base/verify.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/mpi/transport.hpp"
+
+namespace scalebench {
+
+class Communicator;
+class GpuTransport;
+
+// True when this binary was built with the CUDA backends.
+bool gpu_support_built();
+// Number of visible CUDA devices (0 when none or when built without CUDA; never throws).
+int visible_gpu_count();
+// Why no GPU is visible, in words (driver state, CUDA_VISIBLE_DEVICES); empty when one is.
+std::string gpu_absence_reason();
+
+// This rank's GPU: if exactly one device is visible, that one (what `srun --gpus-per-task=1`
+// and CUDA_VISIBLE_DEVICES give); otherwise the node-local rank modulo the count. More ranks
+// than GPUs on a node is a ResourceError unless share_gpu. No GPU visible: ResourceError naming
+// what was found, naming `asked_by` (the option that wants the GPU: "--backend cublas",
+// "--backend cuda"). Collective over `comm` (uses its shared-memory split). Makes it current.
+int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by);
+// index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions.
+nlohmann::json gpu_info(int device);
+
+// cuBLAS backend for one rank; picks this rank's GPU (see docs) and records the map.
+std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm);
+
+// ---------------------------------------------------------------------------------------------
+// The GPU multiply as the distributed driver uses it, step by step.
+
+// A stream of this rank's GPU, opaque outside the GPU layer (a cudaStream_t in the CUDA build):
+// what a device transport enqueues on.
+struct DeviceStream {
+  void* handle = nullptr;
+};
+
+// Bytes of device memory on this rank's GPU (the current device), uninitialised. Move-only.
+// ResourceError when they cannot be had; NoCudaError without CUDA.
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t bytes);
+  ~DeviceArray();
+  DeviceArray(DeviceArray&& o) noexcept;
+  DeviceArray& operator=(DeviceArray&& o) noexcept;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  void* data() const noexcept { return ptr_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void release() noexcept;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Page-locks existing host memory in place (cudaHostRegister) for as long as it lives, so that
+// host<->device copies of the driver's matrices run at full bus speed. Move-only; declare it
+// after the memory it pins so that it is released first.
+class HostMemoryPin {
+ public:
+  HostMemoryPin() = default;
+  // Throws NoCudaError without CUDA, ResourceError when the memory cannot be pinned.
+  HostMemoryPin(void* data, std::size_t bytes);
+  ~HostMemoryPin();
+  HostMemoryPin(HostMemoryPin&& o) noexcept;
+  HostMemoryPin& operator=(HostMemoryPin&& o) noexcept;
+  HostMemoryPin(const HostMemoryPin&) = delete;
+  HostMemoryPin& operator=(const HostMemoryPin&) = delete;
+
+ private:
+  void release() noexcept;
+  void* ptr_ = nullptr;
+};
+
+// Device bytes per element of A and B (fp64 8, fp32/tf32 4, bf16 2) and of C (8 or 4).
+inline std::size_t device_input_bytes(Precision p) {
+  return p == Precision::fp64 ? 8 : p == Precision::bf16 ? 2 : 4;
+}
+inline std::size_t device_output_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
+
+// What the GPU backend allocates besides the matrices (the plan below and cuda/ use the same
+// numbers): cuBLAS's workspace (its recommendation for Hopper), the device chunk bf16 inputs are
+// converted through, and room kept free for what the libraries allocate themselves (kernels
+// loaded lazily, cuBLAS internals; NCCL's channels and buffers need more).
+inline constexpr std::int64_t kCublasWorkspaceBytes = std::int64_t{32} << 20;
+inline constexpr std::int64_t kBf16StagingElements = std::int64_t{16} << 20;
+inline constexpr std::int64_t kLibraryMarginBytes = std::int64_t{256} << 20;
+inline constexpr std::int64_t kNcclMarginBytes = std::int64_t{1} << 30;
+
+// Device memory one rank needs: A (rows_held×k) + B (k×n) + C (rows_held×n) + workspace
+// (cuBLAS workspace, bf16 conversion staging, Freivalds vectors, library margins).
+struct DeviceMemoryPlan {
+  std::int64_t matrices = 0;   // A + B + C in their device formats
+  std::int64_t workspace = 0;  // everything else
+  std::int64_t total() const noexcept { return matrices + workspace; }
+};
+// `pack_elements`: --overlap's panel buffer (OverlapPlan::pack_elements), in input elements.
+inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t rows_held, Precision p, bool nccl,
+                                           std::int64_t pack_elements = 0) {
+  const auto ein = static_cast<std::int64_t>(device_input_bytes(p));
+  const auto eout = static_cast<std::int64_t>(device_output_bytes(p));
+  if (rows_held < local.m) rows_held = local.m;
+  DeviceMemoryPlan plan;
+  plan.matrices = rows_held * local.k * ein + local.k * local.n * ein + rows_held * local.n * eout +
+                  pack_elements * ein;
+  plan.workspace = kCublasWorkspaceBytes + (2 * local.n + 2 * local.k + 3 * rows_held) * 8 + kLibraryMarginBytes;
+  if (p == Precision::bf16) {
+    const std::int64_t most = rows_held * local.k > local.k * local.n ? rows_held * local.k : local.k * local.n;
+    plan.workspace += (most < kBf16StagingElements ? most : kBf16StagingElements) * 4;
+  }
+  if (nccl) plan.workspace += kNcclMarginBytes;
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --overlap: one repeat as a pipeline, so that transfers run while the GPUs multiply.
+//
+// Every rank's rows are cut in two. Its first `head` rows are multiplied in k-panels as B
+// arrives: for panel p (columns [panel_first[p], panel_first[p+1]) of A, the same rows of B),
+// C_head += A_head[:, p]·B[p, :]. Rank 0 copies B panel by panel to its GPU and broadcasts each
+// panel; the other ranks' A_head panels travel packed (head × width, contiguous) in a separate
+// buffer. Once B is whole, the remaining rows go in row blocks, round j = every rank's block j:
+// A block in, C_block = A_block·B, C block out — while block j multiplies, block j+1 and j+2
+// arrive and block j-1 leaves. Rank 0's host link carries A and B in and C out, both directions
+// at once; the head's panels keep the GPUs busy while B is still arriving.
+struct OverlapPlan {
+  std::vector<std::int64_t> panel_first;     // P+1 column offsets into k: panel p = [first[p], first[p+1])
+  std::vector<std::int64_t> head;            // per rank: rows multiplied in k-panels (from its first row)
+  std::vector<std::vector<Block>> blocks;    // per rank: the rest in row blocks (offsets local to the rank)
+  int panels() const noexcept { return static_cast<int>(panel_first.size()) - 1; }
+  int rounds() const noexcept;               // the most blocks any rank has
+  // Input elements of the panel buffer: on rank 0 every other rank's head (all panels), on rank
+  // r its own head.
+  std::int64_t pack_elements(int rank, std::int64_t k) const noexcept;
+};
+// Panels of W = min(2048, ceil(k/4)) columns, the first three W/4, W/4, W/2 (when W >= 4);
+// head = ceil(rows/2) of each rank's rows; the rest in blocks of min(2048, ceil(rest/8)) rows
+// (so about 8 rounds).
+OverlapPlan make_overlap_plan(const GemmShape& global, const RowPartition& rows);
+
+// One rank's share of C = A·B on its GPU. Device buffers hold A_i (rows×k), B (k×n) and C_i
+// (rows×n) in the precision's device format (bf16: A and B as bf16, C as fp32). The root of an
+// NCCL run holds all m rows of A and C; its own block is the first rows.
+// LocalGemm::prepare allocates (after checking, collectively over the ranks that share a GPU,
+// that the plan fits the free device memory; the set-up seconds go to "device_alloc") and
+// LocalGemm::multiply = upload, compute, download of the local block. Device steps are timed
+// with CUDA events.
+class GpuGemm : public LocalGemm {
+ public:
+  // Rows of A and C to hold on this rank (at least the local rows); call before prepare().
+  virtual void hold_rows(std::int64_t rows) = 0;
+  // --overlap: input elements of the panel buffer (OverlapPlan::pack_elements); before prepare().
+  virtual void hold_pack(std::int64_t elements) = 0;
+  // "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not).
+  virtual void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) = 0;
+  // "compute": C_i = A_i·B, one cuBLAS call.
+  virtual void compute(PhaseRecorder& rec) = 0;
+  // "d2h": the first `rows` rows of C to a host buffer.
+  virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
+  // --overlap: one repeat as the pipeline OverlapPlan describes, from rank 0's pinned host A and
+  // B (all rows) to rank 0's host C (all rows); `transport` is null with one rank. Phases:
+  // "h2d", "broadcast", "scatter", "compute", "gather", "d2h" are the summed device times of
+  // the pieces (rank 0 times what it sends, the others what they send), "fill" the time before
+  // the first multiply starts, "drain" after the last one ends (device clocks, per rank).
+  // Not for bf16 (its inputs are converted on the device). Collective.
+  virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
+                                   const void* b, void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
+  // --distribution shared (the host matrices are the node's shared windows; every rank copies
+  // over its own link):
+  // "h2d": `rows` rows of A from `a`, and rows [b_rows.offset, +count) of B from `b` (all of B,
+  // host format) into the same rows of B on the device — this rank's slice; the transport's
+  // all_gather_b brings the others.
+  virtual void upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) = 0;
+  // --overlap with --distribution shared: the plan's head rows in k-panels — each panel's rows
+  // of B cut over the ranks (RowPartition of the panel's width), every rank copying its piece
+  // and its head's panel of A in, the pieces all-gathered over NCCL ("allgather") — then the
+  // rest in row blocks, each rank copying its own blocks of A in and of C out over its own link
+  // ("h2d", "d2h") while it multiplies. `a_i`, `c_i`: this rank's rows in the node's windows;
+  // `transport` null with one rank. Phases as multiply_overlapped's ("fill", "drain" too).
+  // Not for bf16. Collective.
+  virtual void multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b, void* c_i,
+                                          GpuTransport* transport, PhaseRecorder& rec) = 0;
+  // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
+  // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
+  virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
+  // Freivalds' check of the local block, computed on the device: the test and tolerance of
+  // freivalds_rows() with this x (n entries). `cx_out` (optional) receives C_i·x.
+  virtual RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) = 0;
+  // C·x of the first `rows` rows held on the device. Bit-identical to verify()'s C_i·x for the
+  // same rows: the gathered C can be compared with the blocks exactly.
+  virtual std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) = 0;
+  // Tests and --inject-error-rank: add `amount` to local element `index` of C on the device.
+  virtual void corrupt_c(std::int64_t index, double amount) = 0;
+
+  // Peers measured in the same run on the same GPU (they overwrite C):
+  // seconds of one bare cuBLAS call (its own handle and stream, nothing around it) on this block;
+  virtual double bare_cublas_seconds() = 0;
+  // bytes/s of one plain cudaMemcpy from pinned host memory into C on the device (at most
+  // `bytes`, capped by C's size; never into A or B, which the bare call reads).
+  virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
+
+  // Device-resident panel sums (Summa2D over a device transport): the blocks stay on the device
+  // and panels arrive there through the transport, on this stream.
+  virtual DeviceStream stream() const = 0;
+  // The buffers prepare() made, as device views: A (rows held × k) and B (k × n) in the input
+  // format, C (rows held × n) in the output format; `shape` is the prepared local shape.
+  struct DeviceViews {
+    BufferView a, b, c;
+    GemmShape shape;
+  };
+  virtual DeviceViews device_views() const = 0;
+  // "h2d": `count` inputs from host memory (host format) into device memory (input format).
+  virtual void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) = 0;
+  // "d2h": `count` outputs from device memory (output format) into host memory (host format).
+  virtual void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) = 0;
+  // "compute": C += A_p·B_p with A_p (m × width) and B_p (width × n) contiguous device memory in
+  // the input format, C the prepared one (begin_sum zeroes it); after the work on stream().
+  virtual void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) = 0;
+
+  // Set-up done when the backend was made, in seconds by step ("gpu_context": device selection
+  // and context creation, "cublas_handle"); prepare() records its own steps ("device_alloc",
+  // "cublas_first_call") in the recorder it is given. None of it is ever inside compute.
+  virtual std::vector<std::pair<std::string, double>> setup_seconds() const = 0;
+  // host, rank, local rank, GPU index, name, PCI bus id, UUID.
+  virtual nlohmann::json placement() const = 0;
+};
+
+// An error in one element of C that Freivalds' check must catch at this size and precision,
+// whatever the inputs (|a|, |b| <= 4 as the generators make them, |x_j| >= 1/2): more than twice
+// the largest row tolerance (2k + 2n + 4)·u·k·n·16. At fp64 this is 1; at tf32 and bf16 an error
+// of 1 can hide below the tolerance of a large multiply, so the test hook adds more.
+inline double detectable_corruption(const GemmShape& s, Precision p) {
+  const double k = static_cast<double>(s.k), n = static_cast<double>(s.n);
+  return 1.0 + 2.0 * (2 * k + 2 * n + 4) * unit_roundoff(p) * k * n * 16.0;
+}
+
+// Selects and initialises this rank's GPU (collective over `comm`).
+std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);
+
+// Row1D's phased device schedule: moves blocks between the ranks' GPUs with NCCL, device to
+// device, through the GpuGemm's device views and stream (the device transport below does the
+// moving). Rank 0 holds all rows of A and C (GpuGemm::hold_rows(m)).
+class GpuTransport {
+ public:
+  virtual ~GpuTransport() = default;
+  // "scatter": rank 0 sends each rank its rows of A (NCCL send/recv in one group).
+  virtual void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
+  // "broadcast": B from rank 0 to every rank (ncclBroadcast).
+  virtual void broadcast_b(GpuGemm& g, PhaseRecorder& rec) = 0;
+  // "gather": each rank's C_i into rank 0's C at its row offset (NCCL send/recv in one group).
+  virtual void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
+  // "allgather" (--distribution shared): rank r holds rows b_rows.block(r) of B on its device;
+  // afterwards every rank holds all of B (ncclAllGather when the slices are equal, else one
+  // ncclBroadcast per slice, one group).
+  virtual void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) = 0;
+  // Seconds spent creating the communicator; NCCL version and rank count.
+  virtual double setup_seconds() const = 0;
+  virtual nlohmann::json describe() const = 0;
+};
+
+// The device transport: NCCL between the ranks' GPUs on device views, enqueued on `stream`
+// (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator
+// (unique id by MPI_Bcast); attach(group) builds one per sub-communicator (a process row or
+// column), collectively over that group. ResourceError (agreed) when two ranks of `comm` share
+// one GPU: NCCL cannot run them.
+std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
+                                                            int max_ctas = 0);
+
+// Collective over `comm`: builds the NCCL communicator from MPI (unique id by MPI_Bcast).
+// ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.
+// `max_ctas` > 0 caps the thread blocks (SMs) each NCCL call may occupy (ncclConfig_t::maxCTAs),
+// unless NCCL_MAX_CTAS is set: --overlap runs NCCL beside the multiply, which needs the SMs.
+std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas = 0);
+// CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
+// pipeline needs, and leave the rest to the multiply.
+inline constexpr int kOverlapNcclCtas = 4;
+
+// ---------------------------------------------------------------------------------------------
+// Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;
+// busbw = algbw × factor, factor 1 for broadcast and point-to-point copies, (n-1)/n for scatter
+// and gather (bytes = the whole matrix moved).
+// allgather: (n-1)/n as well (bytes = the whole gathered buffer).
+enum class TransferPattern { copy, broadcast, scatter, gather, allgather };
+
+inline std::string to_string(TransferPattern p) {
+  switch (p) {
+    case TransferPattern::copy: return "copy";
+    case TransferPattern::broadcast: return "broadcast";
+    case TransferPattern::scatter: return "scatter";
+    case TransferPattern::gather: return "gather";
+    case TransferPattern::allgather: return "allgather";
+  }
+  return "?";
+}
+
+inline double bus_bandwidth_factor(TransferPattern p, int ranks) {
+  if ((p == TransferPattern::scatter || p == TransferPattern::gather || p == TransferPattern::allgather) && ranks > 0) {
+    return static_cast<double>(ranks - 1) / static_cast<double>(ranks);
+  }
+  return 1.0;
+}
+
+inline nlohmann::json transfer_json(TransferPattern p, int ranks, double bytes, double seconds) {
+  const double algbw = seconds > 0 ? bytes / seconds : 0.0;
+  return {{"bytes", bytes},
+          {"seconds", seconds},
+          {"algbw_GBps", algbw * 1e-9},
+          {"busbw_GBps", algbw * bus_bandwidth_factor(p, ranks) * 1e-9}};
+}
+
+}  // namespace scalebench

@@ -1,0 +1,136 @@
+#pragma once
+// RAII MPI environment and communicator, typed collectives whose counts may exceed 2^31
+// elements (sent in chunks), and collective error agreement (no rank left in a collective).
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "scalebench/base/error.hpp"
+
+namespace scalebench {
+
+// Throws RuntimeLibraryError naming the call, file and line when an MPI call fails.
+void check_mpi(int rc, const char* call, const char* file, int line);
+#define SCALEBENCH_MPI(call) ::scalebench::check_mpi((call), #call, __FILE__, __LINE__)
+
+class MpiEnvironment {
+ public:
+  // MPI_Init_thread(FUNNELED); errors are returned, not fatal (MPI_ERRORS_RETURN on WORLD).
+  MpiEnvironment(int& argc, char**& argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+  static bool initialized();
+};
+
+// Owns the MPI_Comm when it created it (split, dup); WORLD is borrowed.
+class Communicator {
+ public:
+  static Communicator world();
+  Communicator(Communicator&& other) noexcept;
+  Communicator& operator=(Communicator&& other) noexcept;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  ~Communicator();
+
+  MPI_Comm get() const noexcept { return comm_; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  bool is_root() const noexcept { return rank_ == 0; }
+  void barrier() const;
+  // Ranks sharing this node's memory (MPI_COMM_TYPE_SHARED), ordered by rank.
+  Communicator split_shared() const;
+  Communicator split(int color, int key) const;
+
+  double max(double v) const;
+  double min(double v) const;
+  double sum(double v) const;
+  std::int64_t max(std::int64_t v) const;
+  std::int64_t sum(std::int64_t v) const;
+  bool all(bool v) const;
+  // Gathers one string per rank to rank 0 (empty vector elsewhere).
+  std::vector<std::string> gather_strings(const std::string& mine) const;
+  std::string bcast_string(const std::string& s, int root) const;
+
+ private:
+  Communicator(MPI_Comm comm, bool owned);
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owned_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// Largest element count sent in one MPI call. Lowered by tests (--mpi-chunk) to cover the
+// chunked path at small sizes.
+inline constexpr std::int64_t kMaxMpiCount = std::numeric_limits<int>::max();
+
+template <class T> MPI_Datatype mpi_type();
+template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> inline MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
+template <> inline MPI_Datatype mpi_type<std::uint64_t>() { return MPI_UINT64_T; }
+template <> inline MPI_Datatype mpi_type<std::uint16_t>() { return MPI_UINT16_T; }
+template <> inline MPI_Datatype mpi_type<char>() { return MPI_CHAR; }
+template <> inline MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+
+// Byte-level collectives; the typed templates below call these with sizeof(T) and the type.
+void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
+                 const Communicator& comm, std::int64_t chunk);
+// counts/displs (in elements) are meaningful on root only; recv_count on every rank. At the root,
+// a receive (scatter) or send (gather) buffer that is the root's own block inside the full buffer
+// is used in place: nothing is copied.
+void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
+                    void* recv, std::int64_t recv_count, MPI_Datatype type, std::size_t elem_size, int root,
+                    const Communicator& comm, std::int64_t chunk);
+void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const std::vector<std::int64_t>& counts,
+                   const std::vector<std::int64_t>& displs, MPI_Datatype type, std::size_t elem_size, int root,
+                   const Communicator& comm, std::int64_t chunk);
+
+template <class T>
+void bcast(T* data, std::int64_t count, int root, const Communicator& comm, std::int64_t chunk = kMaxMpiCount) {
+  bcast_bytes(data, count, mpi_type<T>(), sizeof(T), root, comm, chunk);
+}
+template <class T>
+void scatterv(const T* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs, T* recv,
+              std::int64_t recv_count, int root, const Communicator& comm, std::int64_t chunk = kMaxMpiCount) {
+  scatterv_bytes(send, counts, displs, recv, recv_count, mpi_type<T>(), sizeof(T), root, comm, chunk);
+}
+template <class T>
+void gatherv(const T* send, std::int64_t send_count, T* recv, const std::vector<std::int64_t>& counts,
+             const std::vector<std::int64_t>& displs, int root, const Communicator& comm,
+             std::int64_t chunk = kMaxMpiCount) {
+  gatherv_bytes(send, send_count, recv, counts, displs, mpi_type<T>(), sizeof(T), root, comm, chunk);
+}
+
+// An Error that every rank of a communicator holds (thrown by agree()): it can be reported by
+// rank 0 and returned as an exit code everywhere, with no MPI_Abort.
+class AgreedError : public Error {
+ public:
+  AgreedError(ExitCode code, const std::string& message, int failing_rank)
+      : Error(code, message), failing_rank_(failing_rank) {}
+  int failing_rank() const noexcept { return failing_rank_; }
+
+ private:
+  int failing_rank_;
+};
+
+// Runs `step` on every rank; if it throws scalebench::Error on any rank, every rank throws the
+// same AgreedError (the lowest failing rank's message and code). Collective; never leaves a rank
+// waiting. Other exceptions are converted to ExitCode::internal.
+void agree(const Communicator& comm, const std::function<void()>& step);
+
+// Collective, once, before any other collective of a run: every rank must hold the same
+// `fields` ("name=value" words: every setting that decides which collectives run and with what
+// counts). Compares a 64-bit hash of them with one allreduce (min and max); when they differ,
+// every rank throws the same AgreedError (usage) naming the first field in which a rank differs
+// from rank 0.
+void agree_on_configuration(const Communicator& comm, const std::string& command, const std::string& fields);
+
+// The rank as the launcher tells it before MPI_Init (Open MPI, PMI, Slurm), or 0.
+int launcher_rank();
+
+}  // namespace scalebench

@@ -1,0 +1,161 @@
+#pragma once
+// The performance model: a machine profile (what `scalebench calibrate` measured) and the time
+// each phase of a gemm or Monte Carlo run should take on a machine of N nodes × R ranks × G GPUs.
+// docs/model.md states every formula and assumption; the code follows it term by term.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+
+namespace scalebench {
+
+// 2: tf32 GPU rates timed in tf32 math mode (version 1 timed fp32), naive rates by size.
+inline constexpr int kProfileVersion = 2;
+
+// A link under the alpha-beta model: a message of b bytes takes latency + b / bandwidth.
+struct Link {
+  double latency_s = 0;
+  double bandwidth_Bps = 0;
+  double seconds(double bytes) const { return latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0.0); }
+};
+
+// One measured BLAS rate: `threads` threads on an m×n×k block.
+struct BlasPoint {
+  int threads = 1;
+  GemmShape shape;
+  double gflops = 0;
+};
+
+// One measured collective fitted to latency + moved_bytes / bandwidth at a rank count and layout.
+struct CollectiveFit {
+  int ranks = 0;
+  int nodes = 1;
+  Link link;
+};
+
+// A rate measured at a thread count (Monte Carlo: work units per second, docs/model.md).
+struct ThreadRate {
+  int threads = 1;
+  double per_s = 0;
+};
+
+struct GpuProfile {
+  bool present = false;
+  std::string reason;                          // why absent
+  std::string name;
+  int count = 0;                               // GPUs per node as calibrated
+  Link h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
+  std::map<std::string, std::vector<std::pair<std::int64_t, double>>> gemm_gflops;  // precision -> (n, GFLOP/s)
+  std::optional<Link> nccl_intra;              // NCCL inside a node (NVLink or PCIe)
+  std::map<std::string, std::map<std::string, double>> montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
+};
+
+struct Profile {
+  std::string host;
+  std::string created_at;
+  std::string source;                          // the file it was read from
+  nlohmann::json versions;                     // as a record's "versions"
+  nlohmann::json hwloc;                        // packages, numa_domains, cores, pus, gpus
+  int cores = 1;                               // cores of one node
+  std::map<std::string, std::vector<BlasPoint>> blas;   // precision -> points
+  // precision -> the triple loop's rate by square size n (its cache behaviour changes with n)
+  std::map<std::string, std::vector<std::pair<std::int64_t, double>>> naive_gflops;
+  std::vector<ThreadRate> triad_Bps;           // STREAM triad bandwidth by threads
+  Link intra_node;                             // MPI point-to-point, two ranks on one node
+  std::optional<Link> inter_node;              // MPI point-to-point between nodes (absent: not measured)
+  std::map<std::string, std::vector<CollectiveFit>> collectives;  // bcast, scatterv, gatherv, reduce
+  std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
+  GpuProfile gpu;
+};
+
+nlohmann::json to_json(const Profile& p);
+// Throws UsageError naming the key when a required part is missing or of the wrong type.
+Profile profile_from_json(const nlohmann::json& j, const std::string& source);
+// Reads and parses a profile file; ResourceError when unreadable, UsageError when malformed.
+Profile load_profile(const std::string& path);
+
+// Where this host's profile lives: SCALEBENCH_PROFILE, else $XDG_CACHE_HOME/scalebench/
+// profile-<host>.json, else $HOME/.cache/scalebench/profile-<host>.json.
+std::string default_profile_path();
+// Why a profile does not describe this run's machine and build ("" when it does): other host, or
+// other scalebench version, compiler, MPI library or OpenBLAS build.
+std::string profile_mismatch(const Profile& p, const std::string& host, const nlohmann::json& versions);
+
+// How the ranks sit on the machine: ranks are placed by blocks (ranks 0..R-1 on node 0, ...).
+struct MachineLayout {
+  int nodes = 1;
+  int ranks_per_node = 1;
+  int gpus_per_node = 0;
+  int ranks() const noexcept { return nodes * ranks_per_node; }
+  int node_of(int rank) const noexcept { return ranks_per_node > 0 ? rank / ranks_per_node : 0; }
+};
+
+// ---- Building blocks (each in docs/model.md) ------------------------------------------------------
+// The link between rank 0 and `rank`.
+Link link_to(const Profile& p, const MachineLayout& m, int rank);
+// The slowest link any message crosses: inter-node when nodes > 1.
+Link slowest_link(const Profile& p, const MachineLayout& m);
+double bcast_seconds(const Profile& p, const MachineLayout& m, double bytes);
+// bytes[r]: what rank r receives (scatterv) or sends (gatherv); root 0's own part stays in place.
+double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);
+double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);
+// A reduction (or all-reduce) of a few bytes: latency rounds of a binomial tree.
+double small_reduce_seconds(const Profile& p, const MachineLayout& m, int messages);
+// BLAS GFLOP/s at `threads` threads on a block (interpolated over shapes, then threads).
+double blas_gflops(const Profile& p, Precision prec, double threads, const GemmShape& block);
+double gpu_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block);
+// The triple loop's GFLOP/s on one core on a block (interpolated over its measured sizes).
+double naive_gemm_gflops(const Profile& p, Precision prec, const GemmShape& block);
+// Interpolates rates measured by thread count at `threads` (capped at the profile's cores).
+double rate_at_threads(const std::vector<ThreadRate>& rates, double threads, int cores);
+
+// ---- Predictions ---------------------------------------------------------------------------------
+struct Prediction {
+  std::vector<std::pair<std::string, double>> phases;  // phase -> seconds (as the record names them)
+  double end_to_end = 0;
+  std::vector<std::string> notes;                      // assumptions that applied
+  double phase(const std::string& name) const;
+};
+
+// `cfg.threads` must be resolved (> 0). Throws UsageError when the profile lacks what the
+// configuration needs (e.g. GPU figures for --backend cublas).
+Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m);
+Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg, const MachineLayout& m);
+
+// ---- Records -------------------------------------------------------------------------------------
+// The layout a record's rank_info describes (ranks per node from the hosts, rank 0's node first).
+MachineLayout layout_of_record(const nlohmann::json& record);
+// Predicted against measured: {"profile", "phases": {name: {predicted_s, measured_s, ratio}},
+// "end_to_end": {...}, "miss", "worst_phase", "notes"}; `measured` from record["phases"].
+nlohmann::json compare_with_record(const Prediction& pred, const nlohmann::json& record, const std::string& source);
+// Adds "prediction" to a gemm or montecarlo record (rank 0, after "phases"): the profile for this
+// host when present and current; otherwise {"available": false, "reason"} and, when a profile
+// was found but is stale or unreadable (or SCALEBENCH_PROFILE names a missing file), a line in
+// `warnings`. Never throws: a run is never failed by its prediction.
+void attach_prediction(nlohmann::json& record, nlohmann::json& warnings);
+
+// A miss over this fraction is flagged in tables.
+inline constexpr double kPredictionTolerance = 0.15;
+
+}  // namespace scalebench
+
+namespace scalebench {
+
+// ---- Calibration (`scalebench calibrate`; docs/model.md, "Calibration") -------------------------
+struct CalibrateOptions {
+  bool quick = false;   // smaller sizes, shorter timings (CI: under a minute on two cores)
+  bool quiet = false;   // no progress lines
+};
+// Collective over `comm`: rank 0 times BLAS, the triple loop, memory bandwidth, the Monte Carlo
+// kernels and (when one is visible) the GPU while the others wait without spinning; then every
+// rank joins the MPI point-to-point and collective timings. The result is valid on rank 0.
+Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o);
+
+}  // namespace scalebench

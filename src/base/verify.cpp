@@ -1,0 +1,134 @@
+#include "scalebench/base/verify.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <random>
+
+namespace scalebench {
+
+std::vector<double> freivalds_vector(std::uint64_t seed, std::int64_t n) {
+  std::mt19937_64 gen(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (auto& v : x) {
+    const double mag = 0.5 + 0.5 * u(gen);
+    v = (gen() & 1U) ? mag : -mag;
+  }
+  return x;
+}
+
+template <class T>
+void b_times_x(const T* b, std::int64_t k, std::int64_t n, const std::vector<double>& x, std::vector<double>& bx,
+               std::vector<double>& abs_bx) {
+  bx.assign(static_cast<std::size_t>(k), 0.0);
+  abs_bx.assign(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t l = 0; l < k; ++l) {
+    const T* row = b + l * n;
+    double s = 0, sa = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double v = static_cast<double>(row[j]);
+      s += v * x[j];
+      sa += std::fabs(v) * std::fabs(x[j]);
+    }
+    bx[l] = s;
+    abs_bx[l] = sa;
+  }
+}
+
+template <class T>
+void c_times_x(const T* c, std::int64_t rows, std::int64_t n, const std::vector<double>& x, std::vector<double>& cx) {
+  cx.assign(static_cast<std::size_t>(rows), 0.0);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const T* row = c + i * n;
+    double s = 0;
+    for (std::int64_t j = 0; j < n; ++j) s += static_cast<double>(row[j]) * x[j];
+    cx[i] = s;
+  }
+}
+
+template <class T>
+RowCheck freivalds_rows(const T* a, const T* c, std::int64_t rows, std::int64_t n, std::int64_t k,
+                        const std::vector<double>& x, const std::vector<double>& bx,
+                        const std::vector<double>& abs_bx, double unit_roundoff, std::vector<double>* cx_out) {
+  std::vector<double> cx;
+  c_times_x(c, rows, n, x, cx);
+  const double gamma = static_cast<double>(2 * k + 2 * n + 4) * unit_roundoff;
+  RowCheck out;
+  out.rows_checked = rows;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const T* arow = a + i * k;
+    double abx = 0, bound = 0;
+    for (std::int64_t l = 0; l < k; ++l) {
+      const double v = static_cast<double>(arow[l]);
+      abx += v * bx[l];
+      bound += std::fabs(v) * abs_bx[l];
+    }
+    const double tol = gamma * bound + DBL_MIN;
+    const double diff = std::fabs(cx[i] - abx);
+    const double ratio = std::isfinite(diff) ? diff / tol : INFINITY;
+    if (!(ratio <= 1.0)) {
+      if (out.rows_failed == 0) out.first_failed_row = i;
+      ++out.rows_failed;
+    }
+    if (!(ratio <= out.worst_ratio)) out.worst_ratio = ratio;
+  }
+  if (cx_out) *cx_out = std::move(cx);
+  return out;
+}
+
+template <class T>
+RowCheck full_check(const T* a, const T* b, const T* c, std::int64_t m, std::int64_t n, std::int64_t k,
+                    double unit_roundoff) {
+  RowCheck out;
+  out.rows_checked = m;
+  const double gamma = static_cast<double>(2 * k + 4) * unit_roundoff;
+  std::vector<double> ref(static_cast<std::size_t>(n)), mag(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::fill(ref.begin(), ref.end(), 0.0);
+    std::fill(mag.begin(), mag.end(), 0.0);
+    for (std::int64_t l = 0; l < k; ++l) {
+      const double av = static_cast<double>(a[i * k + l]);
+      const T* brow = b + l * n;
+      for (std::int64_t j = 0; j < n; ++j) {
+        ref[j] += av * static_cast<double>(brow[j]);
+        mag[j] += std::fabs(av) * std::fabs(static_cast<double>(brow[j]));
+      }
+    }
+    bool row_failed = false;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double tol = gamma * mag[j] + DBL_MIN;
+      const double diff = std::fabs(static_cast<double>(c[i * n + j]) - ref[j]);
+      const double ratio = std::isfinite(diff) ? diff / tol : INFINITY;
+      if (!(ratio <= 1.0)) row_failed = true;
+      if (!(ratio <= out.worst_ratio)) out.worst_ratio = ratio;
+    }
+    if (row_failed) {
+      if (out.rows_failed == 0) out.first_failed_row = i;
+      ++out.rows_failed;
+    }
+  }
+  return out;
+}
+
+std::string freivalds_tolerance_text() {
+  return "|(C x)_i - (A (B x))_i| <= (2k + 2n + 4) * u * (|A| (|B| |x|))_i, x_j = +-[0.5, 1) from the seed, "
+         "u = unit roundoff of the precision";
+}
+std::string full_tolerance_text() {
+  return "|C_ij - (A B)_ij| <= (2k + 4) * u * (|A| |B|)_ij, reference in double";
+}
+
+#define SCALEBENCH_VERIFY_INSTANTIATE(T)                                                                        \
+  template void b_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&,                 \
+                             std::vector<double>&, std::vector<double>&);                                      \
+  template void c_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&,                 \
+                             std::vector<double>&);                                                            \
+  template RowCheck freivalds_rows<T>(const T*, const T*, std::int64_t, std::int64_t, std::int64_t,            \
+                                      const std::vector<double>&, const std::vector<double>&,                  \
+                                      const std::vector<double>&, double, std::vector<double>*);               \
+  template RowCheck full_check<T>(const T*, const T*, const T*, std::int64_t, std::int64_t, std::int64_t, double);
+SCALEBENCH_VERIFY_INSTANTIATE(double)
+SCALEBENCH_VERIFY_INSTANTIATE(float)
+#undef SCALEBENCH_VERIFY_INSTANTIATE
+
+}  // namespace scalebench

@@ -1,0 +1,182 @@
+#include <cblas.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "scalebench/base/checked_size.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/cpu/gemm.hpp"
+
+namespace scalebench {
+
+std::string to_string(Precision p) {
+  switch (p) {
+    case Precision::fp64: return "fp64";
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::bf16: return "bf16";
+  }
+  return "?";
+}
+std::string to_string(GemmBackendKind b) {
+  switch (b) {
+    case GemmBackendKind::naive: return "naive";
+    case GemmBackendKind::openblas: return "openblas";
+    case GemmBackendKind::cublas: return "cublas";
+  }
+  return "?";
+}
+std::string to_string(Fill f) { return f == Fill::uniform ? "uniform" : "integer"; }
+std::string to_string(VerifyMode v) { return v == VerifyMode::freivalds ? "freivalds" : "full"; }
+std::string to_string(Transport t) { return t == Transport::mpi ? "mpi" : "nccl"; }
+std::string to_string(GemmDistribution d) { return d == GemmDistribution::replicated ? "replicated" : "shared"; }
+
+GemmDistribution parse_gemm_distribution(const std::string& s) {
+  if (s == "replicated") return GemmDistribution::replicated;
+  if (s == "shared") return GemmDistribution::shared;
+  throw UsageError(fmt::format("unknown --distribution '{}'; use replicated or shared", s));
+}
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp64") return Precision::fp64;
+  if (s == "fp32") return Precision::fp32;
+  if (s == "tf32") return Precision::tf32;
+  if (s == "bf16") return Precision::bf16;
+  throw UsageError(fmt::format("unknown --precision '{}'; use fp64, fp32, tf32 or bf16", s));
+}
+
+GemmBackendKind parse_gemm_backend(const std::string& s) {
+  if (s == "naive") return GemmBackendKind::naive;
+  if (s == "openblas") return GemmBackendKind::openblas;
+  if (s == "cublas") return GemmBackendKind::cublas;
+  throw UsageError(fmt::format("unknown --backend '{}'; use naive, openblas or cublas", s));
+}
+
+std::size_t host_element_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
+
+double unit_roundoff(Precision p) {
+  switch (p) {
+    case Precision::fp64: return 0x1p-53;
+    case Precision::fp32: return 0x1p-24;
+    case Precision::tf32: return 0x1p-11;
+    // bf16 inputs are exact (generated bf16-representable, or bf16 on the device) and their
+    // products are exact in fp32; only the fp32 accumulation rounds.
+    case Precision::bf16: return 0x1p-24;
+  }
+  return 0x1p-53;
+}
+
+float round_to_bf16(float v) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  bits += 0x7fffU + ((bits >> 16) & 1U);
+  bits &= 0xffff0000U;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+std::int64_t blas_int_max() { return std::numeric_limits<blasint>::max(); }
+
+namespace {
+
+// Every dimension must fit the integer of the library that multiplies (OpenBLAS's blasint, 32
+// or 64 bits; cuBLAS's int), and every matrix's bytes a 64-bit count (size_t is as wide). MPI
+// counts above 2^31 are sent in chunks (mpi.hpp).
+void check_sizes(const GemmConfig& cfg) {
+  static_assert(sizeof(std::size_t) >= sizeof(std::int64_t), "byte counts are 64-bit");
+  const auto& s = cfg.shape;
+  const bool gpu = cfg.backend == GemmBackendKind::cublas;
+  const std::int64_t dim_max = gpu ? kInt32Max : blas_int_max();
+  const std::string lib = gpu ? std::string("the largest dimension cuBLAS's int holds")
+                              : fmt::format("the largest dimension OpenBLAS's {}-bit blasint holds", 8 * sizeof(blasint));
+  value_within("--n", s.n, dim_max, lib, "; use a smaller size");  // first: --n sets m and k too
+  value_within("--m", s.m, dim_max, lib, "; use a smaller size");
+  value_within("--k", s.k, dim_max, lib, "; use a smaller size");
+  host_bytes_per_rank(cfg, s.m, true);  // the largest share: throws if its bytes do not fit
+}
+
+}  // namespace
+
+void validate(const GemmConfig& cfg) {
+  const auto& s = cfg.shape;
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0) throw UsageError("matrix sizes must be > 0; e.g. --n 4096");
+  check_sizes(cfg);
+  if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
+  if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
+  if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
+  if (cfg.panel_width < 1) throw UsageError(fmt::format("--panel-width must be >= 1 (got {})", cfg.panel_width));
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {
+    throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
+  }
+  if (cfg.distribution == GemmDistribution::shared && cfg.algorithm != GemmAlgorithm::row1d) {
+    throw UsageError("--distribution shared is row1d's node-shared scheme; drop it or use --algorithm row1d");
+  }
+  if (cfg.distribution == GemmDistribution::shared && cfg.resident) {
+    throw UsageError("--resident keeps A, B and C on the device: there is no host copy to share; drop "
+                     "--distribution shared or --resident");
+  }
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
+    throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
+                                 to_string(cfg.precision), to_string(cfg.backend)));
+  }
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident || cfg.overlap)) {
+    throw UsageError("--transport nccl, --resident and --overlap need --backend cublas");
+  }
+  if (cfg.overlap && cfg.resident) {
+    throw UsageError("--overlap pipelines the transfers, but --resident has none; use one or the other");
+  }
+  if (cfg.overlap && cfg.precision == Precision::bf16) {
+    throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device); "
+                     "drop --overlap for bf16");
+  }
+  if (cfg.fill == Fill::integer && cfg.precision != Precision::fp64 && s.k > (1 << 20)) {
+    throw UsageError("--fill integer with fp32 data needs k <= 2^20 to stay exact");
+  }
+  if (cfg.verify == VerifyMode::full && static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) > 0x1p33) {
+    throw UsageError(fmt::format("--verify full is for small sizes (m*n*k <= 2^33; got {}x{}x{}); use --verify freivalds",
+                                 s.m, s.n, s.k));
+  }
+  if (cfg.backend == GemmBackendKind::naive && !cfg.force) {
+    // The triple loop runs at about 1 GFLOP/s: refuse runs that would take minutes.
+    const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) *
+                         (cfg.reps + cfg.warmup);
+    if (flops > 120e9) {
+      throw UsageError(fmt::format("--backend naive on {}x{}x{} with {} repeats would take minutes (about {:.0f} s at "
+                                   "1 GFLOP/s); use --n 1024 or less, fewer --reps, or --force",
+                                   s.m, s.n, s.k, cfg.reps + cfg.warmup, flops / 1e9));
+    }
+  }
+}
+
+std::string configuration_fields(const GemmConfig& cfg) {
+  const auto& s = cfg.shape;
+  return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
+                     "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
+                     "overlap={} algorithm={} grid={}x{} panel_width={} distribution={}",
+                     s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
+                     to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
+                     cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap,
+                     to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width,
+                     to_string(cfg.distribution));
+}
+
+std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {
+  const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
+  const auto& s = cfg.shape;
+  const std::string limit = "the largest 64-bit byte count";
+  const std::string advice = "; use a smaller size";
+  // A_i + B + C_i; rank 0 holds all of A and C instead (its own rows stay in place).
+  const std::int64_t a_rows = is_root ? s.m : rows;
+  const std::int64_t a = product_within("bytes of A (rows x k x element size)", {a_rows, s.k, e}, kInt64Max, limit, advice);
+  const std::int64_t b = product_within("bytes of B (k x n x element size)", {s.k, s.n, e}, kInt64Max, limit, advice);
+  const std::int64_t c = product_within("bytes of C (rows x n x element size)", {a_rows, s.n, e}, kInt64Max, limit, advice);
+  // the peer's own C_i
+  const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {rows, s.n, e}, kInt64Max, limit) : 0;
+  return sum_within("host bytes of one rank (A + B + C + the peer's C_i)", {a, b, c, peer}, kInt64Max, limit, advice);
+}
+
+}  // namespace scalebench

@@ -1,0 +1,42 @@
+#pragma once
+// What the drivers (contrast, study) share: where the binary is, folders, reading records.
+#include <initializer_list>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/workloads/workload.hpp"
+
+namespace scalebench::study {
+
+using scalebench::RunFigures;
+
+// This executable's path (/proc/self/exe), for the runs a driver launches.
+std::string self_binary();
+// 20260102T030405Z
+std::string utc_stamp();
+// mkdir -p; ResourceError naming the folder when it cannot be made.
+void make_dirs(const std::string& path);
+// The figures of a run record, from the workload named by its "subcommand" (workload.hpp);
+// empty figures for a record of no registered workload.
+RunFigures run_figures(const nlohmann::json& record);
+// The last "scalebench: error" line of a run's log (empty when none).
+std::string last_error_line(const std::string& log_path);
+// Checked before any work, so that a driver never runs for an hour and then cannot write:
+// ResourceError saying what is wrong with the file `option` names (a folder, a name too long, a
+// folder that is missing or not writable).
+void check_output_file(const std::string& path, const std::string& option);
+// The same for a folder the driver will create or fill (a file in its place, an unwritable parent).
+void check_output_dir(const std::string& path, const std::string& option);
+// An input file the driver reads whole: UsageError unless it is a readable regular file of at most
+// `max_bytes`.
+void check_input_file(const std::string& path, const std::string& what, long long max_bytes);
+// "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
+std::string human_rate(double v, const std::string& unit);
+// A CSV field, quoted when it must be.
+std::string csv_escape(const std::string& s);
+// Sets Open MPI's run-as-root variables for the steps when running as root without them (a
+// driver's runs are deliberate); no-op otherwise.
+void allow_mpirun_as_root();
+
+}  // namespace scalebench::study

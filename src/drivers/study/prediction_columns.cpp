@@ -1,0 +1,35 @@
+// Predicted-against-measured columns for the contrast and study tables.
+#include "study/prediction_columns.hpp"
+
+#include <fmt/format.h>
+
+#include "scalebench/base/phases.hpp"
+
+namespace scalebench::study {
+
+PredictedFigures predicted_figures(const nlohmann::json& record) {
+  PredictedFigures p;
+  if (!record.is_object() || !record.contains("prediction")) return p;
+  const auto& pr = record.at("prediction");
+  if (!pr.value("available", false)) return p;
+  p.available = true;
+  p.predicted_s = pr.at(phase::end_to_end).value("predicted_s", 0.0);
+  p.miss = pr.value("miss", 0.0);
+  p.flagged = pr.value("flagged", false);
+  p.worst_phase = pr.value("worst_phase", std::string());
+  return p;
+}
+
+std::string predicted_cell(const PredictedFigures& p, double measured_s) {
+  if (!p.available || p.predicted_s <= 0) return "-";
+  const double signed_miss = 100.0 * (measured_s / p.predicted_s - 1.0);
+  return p.flagged ? fmt::format("{:.4f} {:+.0f}%! {}", p.predicted_s, signed_miss, p.worst_phase)
+                   : fmt::format("{:.4f} {:+.0f}%", p.predicted_s, signed_miss);
+}
+
+nlohmann::json predicted_json(const PredictedFigures& p) {
+  if (!p.available) return nullptr;
+  return {{"predicted_s", p.predicted_s}, {"miss", p.miss}, {"flagged", p.flagged}, {"worst_phase", p.worst_phase}};
+}
+
+}  // namespace scalebench::study

@@ -1,0 +1,34 @@
+#include "study/time_left.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scalebench/workloads/workload.hpp"
+#include "study/baseline.hpp"
+
+namespace scalebench::study {
+
+void TimeLeft::finished(double work, double seconds) {
+  if (work > 0 && seconds >= 0) {
+    work_ += work;
+    seconds_ += seconds;
+  }
+}
+
+std::string TimeLeft::text(double work_to_come) const {
+  if (work_ <= 0 || work_to_come <= 0) return "";
+  const double s = std::round(seconds_ / work_ * work_to_come);
+  if (s < 60) return fmt::format("about {:.0f} s left", s);
+  if (s < 3600) return fmt::format("about {:.0f} min {:.0f} s left", std::floor(s / 60), std::fmod(s, 60));
+  return fmt::format("about {:.0f} h {:.0f} min left", std::floor(s / 3600), std::floor(std::fmod(s, 3600) / 60));
+}
+
+double run_work(const std::string& name, const std::string& size, int repeats, int workers) {
+  const double v = size_value(size);
+  const double per_repeat = v <= 0 ? 1.0 : workload(name).work_per_repeat(v);
+  return per_repeat * std::max(repeats, 1) / std::max(workers, 1);
+}
+
+}  // namespace scalebench::study

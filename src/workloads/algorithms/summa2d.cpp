@@ -1,0 +1,456 @@
+// Summa2D: rank 0 generates A and B and sends every rank of the pr × pc grid its blocks A_ij and
+// B_ij ("scatter"); for each k-panel the owner column broadcasts its part of A along its process
+// row and the owner row its part of B along its process column ("broadcast"), and every rank
+// adds A_panel·B_panel to C_ij ("compute"); the blocks of C go back to rank 0 ("gather").
+// A_ij is held panel after panel (each panel's m_i × w columns contiguous), so the owners
+// broadcast A's panels, like B's rows, in place.
+// Blocks move through a BufferTransport: host MPI, or with --transport nccl NCCL between the
+// ranks' GPUs: then A_ij, B_ij and C_ij stay on the device, the panels go device to device, rank
+// 0 copies each block up ("h2d") before sending it and down ("d2h") after receiving it.
+// Verification: Freivalds' check by rows of the gathered C on rank 0 (the check and tolerance of
+// verify.hpp), and C_ij·x_j of every block compared bit for bit with the same sum over the
+// gathered C.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "algorithms/algorithms.hpp"
+#include "algorithms/summa_layout.hpp"
+#include "algorithms/timed_transport.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/placement.hpp"
+
+namespace scalebench {
+namespace {
+
+// Rows × cols of a row-major matrix with leading dimension `ld`, to or from a contiguous block.
+template <class T>
+void pack(const T* from, std::int64_t ld, std::int64_t rows, std::int64_t cols, T* to) {
+  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(to + r * cols, from + r * ld, cols * sizeof(T));
+}
+template <class T>
+void unpack(const T* from, std::int64_t rows, std::int64_t cols, T* to, std::int64_t ld) {
+  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(to + r * ld, from + r * cols, cols * sizeof(T));
+}
+
+// out[r] = Σ_c block[r, c]·x[c] in column order: the same sum, bit for bit, wherever the block is.
+template <class T>
+void block_times_x(const T* c, std::int64_t ld, std::int64_t rows, std::int64_t cols, const double* x,
+                   std::vector<double>& out) {
+  out.assign(static_cast<std::size_t>(rows), 0.0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (std::int64_t col = 0; col < cols; ++col) s += static_cast<double>(c[r * ld + col]) * x[col];
+    out[static_cast<std::size_t>(r)] = s;
+  }
+}
+
+// This rank's blocks where the transport moves them: host vectors (transport mpi) or device
+// memory (transport nccl), with the element types they hold there.
+struct BlockPlaces {
+  void* a = nullptr;        // A_ij, panel after panel
+  void* b = nullptr;        // B_ij
+  void* c = nullptr;        // C_ij
+  void* a_panel = nullptr;  // a panel of A received
+  void* b_panel = nullptr;  // a panel of B received
+  void* staging = nullptr;  // rank 0: a block on its way
+  ElementType in = ElementType::f64, out = ElementType::f64;
+  MemorySpace space = MemorySpace::host;
+
+  static void* at(void* base, std::int64_t elements, ElementType t) {
+    return static_cast<char*>(base) + static_cast<std::size_t>(elements) * element_bytes(t);
+  }
+  BufferView inputs(void* base, std::int64_t count) const { return {base, count, in, space}; }
+  BufferView outputs(void* base, std::int64_t count) const { return {base, count, out, space}; }
+};
+
+template <class T>
+class Summa2D final : public DistributedGemm {
+ public:
+  Summa2D(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local, GpuGemm* gpu)
+      : cfg_(cfg),
+        comm_(comm),
+        local_(local),
+        gpu_(gpu),
+        device_(gpu != nullptr && cfg.transport == Transport::nccl),
+        layout_(cfg.shape, resolve_grid(cfg, comm.size()), cfg.panel_width),
+        i_(comm.rank() / layout_.grid.cols),
+        j_(comm.rank() % layout_.grid.cols),
+        row_comm_(comm.split(i_, j_)),
+        col_comm_(comm.split(j_, i_)) {}
+
+  GemmAlgorithm algorithm() const override { return GemmAlgorithm::summa2d; }
+
+  void prepare(PhaseRecorder& setup) override {
+    const Shape me = shape_of(comm_.rank());
+    const std::int64_t w = layout_.widest_panel();
+    {
+      ScopedPhase t(setup, phase::generate);
+      if (comm_.is_root()) generate_inputs(cfg_, a_full_, b_full_, c_full_);
+      c_.assign(static_cast<std::size_t>(me.mi * me.nj), T(0));
+      if (!device_) {
+        a_.assign(static_cast<std::size_t>(me.mi * me.ka), T(0));
+        b_.assign(static_cast<std::size_t>(me.kb * me.nj), T(0));
+        a_panel_.assign(static_cast<std::size_t>(me.mi * w), T(0));
+        b_panel_.assign(static_cast<std::size_t>(w * me.nj), T(0));
+      }
+      if (comm_.is_root()) staging_.assign(static_cast<std::size_t>(largest_block()), T(0));
+    }
+    agree(comm_, [&] { local_.prepare({me.mi, me.nj, w}, cfg_.precision, setup); });
+    if (device_) {
+      prepare_device(setup);
+    } else {
+      transport_ = std::make_unique<TimedTransport>(make_mpi_transport(cfg_.mpi_chunk));
+      places_ = {a_.data(),
+                 b_.data(),
+                 c_.data(),
+                 a_panel_.data(),
+                 b_panel_.data(),
+                 staging_.data(),
+                 element_type_of<T>(),
+                 element_type_of<T>(),
+                 MemorySpace::host};
+    }
+  }
+
+  void multiply(PhaseRecorder& rec) override {
+    transport_->begin_repeat(rec);
+    {
+      ScopedPhase t(rec, phase::scatter);
+      scatter_blocks(rec);
+    }
+    local_.begin_sum(c_.data());
+    const Shape me = shape_of(comm_.rank());
+    for (const auto& p : layout_.panels) {
+      // The owners broadcast in place: A's panel from its place in A_ij, B's rows from B_ij.
+      void* a_from =
+          j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in) : places_.a_panel;
+      void* b_from =
+          i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in) : places_.b_panel;
+      {
+        ScopedPhase t(rec, phase::broadcast);
+        transport_->broadcast(places_.inputs(a_from, me.mi * p.width), p.a_col, row_comm_);
+        transport_->broadcast(places_.inputs(b_from, p.width * me.nj), p.b_row, col_comm_);
+        transport_->synchronize();
+      }
+      if (device_) {
+        gpu_->add_device_panel(a_from, b_from, p.width, rec);
+      } else {
+        local_.add_panel(a_from, b_from, p.width, rec);
+      }
+    }
+    if (!device_) local_.end_sum(c_.data(), rec);  // on the device C stays there until the gather
+    if (cfg_.inject_error_rank == comm_.rank() && !c_.empty()) {
+      // Test hook: more than the precision's tolerance can hide.
+      const std::int64_t at = (me.mi / 2) * me.nj + me.nj / 2;
+      const double amount = detectable_corruption(cfg_.shape, cfg_.precision);
+      if (device_) {
+        gpu_->corrupt_c(at, amount);
+      } else {
+        c_[static_cast<std::size_t>(at)] += static_cast<T>(amount);
+      }
+    }
+    {
+      ScopedPhase t(rec, phase::gather);
+      gather_blocks(rec);
+    }
+    transport_->end_repeat();
+  }
+
+  GemmCheck verify(const std::vector<double>& x) override {
+    const auto& s = cfg_.shape;
+    const Shape me = shape_of(comm_.rank());
+    if (device_) {
+      PhaseRecorder untimed;  // the copy belongs to the check, not to a phase
+      gpu_->outputs_to_host(places_.c, c_.data(), me.mi * me.nj, untimed);
+    }
+    // Every block's C_ij·x_j, compared bit for bit with the same sums over the gathered C.
+    std::vector<double> mine;
+    block_times_x(c_.data(), me.nj, me.mi, me.nj, x.data() + me.col0, mine);
+    std::vector<std::int64_t> counts, displs;
+    std::int64_t total = 0;
+    for (int r = 0; r < comm_.size(); ++r) {
+      counts.push_back(shape_of(r).mi);
+      displs.push_back(total);
+      total += counts.back();
+    }
+    std::vector<double> all(comm_.is_root() ? static_cast<std::size_t>(total) : 0);
+    gatherv(mine.data(), me.mi, all.data(), counts, displs, 0, comm_);
+    int gather_ok = 1;
+    std::int64_t verdict[3] = {0, -1, -1};  // rows failed, first failed row, its rank
+    double worst = 0;
+    if (comm_.is_root()) {
+      for (int r = 0; r < comm_.size() && gather_ok; ++r) {
+        const Shape o = shape_of(r);
+        std::vector<double> expect;
+        block_times_x(c_full_.data() + o.row0 * s.n + o.col0, s.n, o.mi, o.nj, x.data() + o.col0, expect);
+        gather_ok = std::memcmp(expect.data(), all.data() + displs[r], expect.size() * sizeof(double)) == 0 ? 1 : 0;
+      }
+      if (bx_.empty()) b_times_x(b_full_.data(), s.k, s.n, x, bx_, abs_bx_);
+      const RowCheck rc = freivalds_rows(a_full_.data(), c_full_.data(), s.m, s.n, s.k, x, bx_, abs_bx_,
+                                         unit_roundoff(cfg_.precision), nullptr);
+      verdict[0] = rc.rows_failed;
+      worst = std::isfinite(rc.worst_ratio) ? rc.worst_ratio : 1e300;
+      if (rc.rows_failed > 0) {
+        verdict[1] = rc.first_failed_row;
+        verdict[2] = owner_of_error(rc.first_failed_row, x);
+      }
+    }
+    SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm_.get()));
+    SCALEBENCH_MPI(MPI_Bcast(verdict, 3, MPI_INT64_T, 0, comm_.get()));
+    SCALEBENCH_MPI(MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, comm_.get()));
+    GemmCheck v;
+    v.gather_ok = gather_ok == 1;
+    v.rows_failed = verdict[0];
+    v.worst_ratio = worst;
+    v.first_failed_row = verdict[1];
+    v.first_failed_rank = static_cast<int>(verdict[2]);
+    v.ok = v.rows_failed == 0 && v.gather_ok;
+    return v;
+  }
+
+  HostMatrices full() const override { return {a_full_.data(), b_full_.data(), c_full_.data()}; }
+
+  // The bare library call on the panels this rank multiplies (the same shapes, summed).
+  void time_peers(const RepeatLoop& loop, PhaseRecorder& peer) override {
+    if (!cfg_.peer || cfg_.backend != GemmBackendKind::openblas) return;
+    const Shape me = shape_of(comm_.rank());
+    std::vector<T> c_peer(c_.size());
+    for (int rep = 0; rep < loop.total(); ++rep) {
+      loop.begin(rep, peer);
+      double seconds = 0;
+      for (const auto& p : layout_.panels) {
+        seconds +=
+            time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(), c_peer.data());
+      }
+      peer.add("bare_compute", seconds);
+      peer.next_repeat();
+    }
+  }
+
+  std::string peer_call_name() const override {
+    return fmt::format("{} per panel (summed)", cfg_.precision == Precision::fp64 ? "cblas_dgemm" : "cblas_sgemm");
+  }
+
+  nlohmann::json rank_info(PlacementReport& placement) const override {
+    const Shape me = shape_of(comm_.rank());
+    if (!a_.empty()) placement.record_buffer("A_ij", a_.data(), a_.size() * sizeof(T));
+    if (!b_.empty()) placement.record_buffer("B_ij", b_.data(), b_.size() * sizeof(T));
+    if (!c_.empty()) placement.record_buffer("C_ij", c_.data(), c_.size() * sizeof(T));
+    nlohmann::json info = {{"rows", me.mi},         {"row_offset", me.row0}, {"cols", me.nj},
+                           {"col_offset", me.col0}, {"grid_row", i_},        {"grid_col", j_}};
+    if (gpu_ != nullptr) info["gpu"] = gpu_->placement()["gpu"];
+    return info;
+  }
+
+  void add_to_record(nlohmann::json& record, const std::vector<std::pair<std::string, PhaseStats>>&,
+                     const std::vector<std::pair<std::string, PhaseStats>>&) override {
+    const nlohmann::json communication = transport_->to_json(comm_);  // collective
+    if (!comm_.is_root()) return;
+    const auto& s = cfg_.shape;
+    std::vector<std::int64_t> scatter, bcast, gather, rows, cols;
+    for (int r = 0; r < comm_.size(); ++r) {
+      const Shape o = shape_of(r);
+      rows.push_back(o.mi);
+      cols.push_back(o.nj);
+      scatter.push_back(r == 0 ? 0 : o.mi * o.ka + o.kb * o.nj);
+      bcast.push_back(o.mi * (s.k - o.ka) + (s.k - o.kb) * o.nj);  // the panels it does not own
+      gather.push_back(r == 0 ? 0 : o.mi * o.nj);
+    }
+    // Bytes as they move: device formats with --transport nccl (bf16 inputs are 2 bytes there).
+    const std::size_t ein = element_bytes(places_.in), eout = element_bytes(places_.out);
+    record["distribution"] = {{"algorithm", "summa2d"},
+                              {"grid", {layout_.grid.rows, layout_.grid.cols}},
+                              {"transport", transport_->name()},
+                              {"panel_width", cfg_.panel_width},
+                              {"panels", layout_.panels.size()},
+                              {"rows_per_grid_row", layout_.rows.counts()},
+                              {"cols_per_grid_col", layout_.cols.counts()},
+                              {"bytes_per_rank",
+                               {{phase::scatter, bytes_per_rank_json(scatter, ein)},
+                                {phase::broadcast, bytes_per_rank_json(bcast, ein)},
+                                {phase::gather, bytes_per_rank_json(gather, eout)}}},
+                              {"communication", communication}};
+    record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
+    record["network"] = nullptr;
+  }
+
+  std::string table_lines(const nlohmann::json& record) const override {
+    const auto& d = record["distribution"];
+    return fmt::format("summa2d: grid {}, {} k-panels of at most {} columns, transport {}\n{}", to_string(layout_.grid),
+                       d["panels"].get<std::size_t>(), cfg_.panel_width, transport_->name(),
+                       communication_line(d["communication"]));
+  }
+
+ private:
+  struct Shape {
+    std::int64_t mi, nj, ka, kb;  // rows and columns of C_ij; columns of A_ij; rows of B_ij
+    std::int64_t row0, col0, ka0, kb0;
+  };
+  Shape shape_of(int rank) const {
+    const int i = rank / layout_.grid.cols, j = rank % layout_.grid.cols;
+    const Block r = layout_.rows.block(i), c = layout_.cols.block(j);
+    const Block ka = layout_.k_of_a.block(j), kb = layout_.k_of_b.block(i);
+    return {r.count, c.count, ka.count, kb.count, r.offset, c.offset, ka.offset, kb.offset};
+  }
+  // Elements of the largest block any rank holds (rank 0's staging).
+  std::int64_t largest_block() const {
+    std::int64_t most = 0;
+    for (int r = 0; r < comm_.size(); ++r) {
+      const Shape s = shape_of(r);
+      most = std::max({most, s.mi * s.ka, s.kb * s.nj, s.mi * s.nj});
+    }
+    return most;
+  }
+
+  // --transport nccl: the NCCL communicators (all ranks, each process row and column) and the
+  // device blocks. The backend's own buffers (prepared for m_i × n_j × widest panel) are the
+  // panels received and C_ij.
+  void prepare_device(PhaseRecorder& setup) {
+    {
+      ScopedPhase t(setup, "nccl_comm");
+      transport_ = std::make_unique<TimedTransport>(make_nccl_buffer_transport(comm_, gpu_->stream()));
+      transport_->attach(row_comm_);
+      transport_->attach(col_comm_);
+    }
+    const Shape me = shape_of(comm_.rank());
+    const GpuGemm::DeviceViews v = gpu_->device_views();
+    const std::size_t ein = element_bytes(v.a.type), eout = element_bytes(v.c.type);
+    ScopedPhase t(setup, "device_alloc");
+    agree(comm_, [&] {
+      a_dev_ = DeviceArray(static_cast<std::size_t>(me.mi * me.ka) * ein);
+      b_dev_ = DeviceArray(static_cast<std::size_t>(me.kb * me.nj) * ein);
+      if (comm_.is_root()) staging_dev_ = DeviceArray(static_cast<std::size_t>(largest_block()) * std::max(ein, eout));
+    });
+    places_ = {a_dev_.data(),       b_dev_.data(), v.c.data, v.a.data,           v.b.data,
+               staging_dev_.data(), v.a.type,      v.c.type, MemorySpace::device};
+  }
+
+  // Rank r's A_ij panel after panel (the panels with columns in its k block), contiguous in `to`.
+  void pack_a(const Shape& o, T* to) const {
+    for (const auto& p : layout_.panels) {
+      if (p.first < o.ka0 || p.first >= o.ka0 + o.ka) continue;
+      pack(a_full_.data() + o.row0 * cfg_.shape.k + p.first, cfg_.shape.k, o.mi, p.width,
+           to + o.mi * (p.first - o.ka0));
+    }
+  }
+
+  // Rank 0 packs each rank's A_ij and B_ij (on a device: copies them up) and sends them; the
+  // others receive theirs.
+  void scatter_blocks(PhaseRecorder& rec) {
+    const auto& s = cfg_.shape;
+    const Shape me = shape_of(comm_.rank());
+    if (!comm_.is_root()) {
+      transport_->receive(places_.inputs(places_.a, me.mi * me.ka), 0, comm_);
+      transport_->receive(places_.inputs(places_.b, me.kb * me.nj), 0, comm_);
+      transport_->synchronize();
+      return;
+    }
+    for (int r = 0; r < comm_.size(); ++r) {
+      const Shape o = shape_of(r);
+      T* host = !device_ && r == 0 ? a_.data() : staging_.data();
+      pack_a(o, host);
+      send_block(host, r == 0 ? places_.a : places_.staging, o.mi * o.ka, r, rec);
+      host = !device_ && r == 0 ? b_.data() : staging_.data();
+      pack(b_full_.data() + o.kb0 * s.n + o.col0, s.n, o.kb, o.nj, host);
+      send_block(host, r == 0 ? places_.b : places_.staging, o.kb * o.nj, r, rec);
+    }
+  }
+
+  // Rank 0: a packed block (host) to where the transport sends it from, and to rank r.
+  void send_block(const T* host, void* place, std::int64_t count, int r, PhaseRecorder& rec) {
+    if (device_) gpu_->inputs_to_device(host, place, count, rec);
+    if (r == 0) return;
+    transport_->send(places_.inputs(place, count), r, comm_);
+    transport_->synchronize();  // the staging is reused for the next block
+  }
+
+  void gather_blocks(PhaseRecorder& rec) {
+    const auto& s = cfg_.shape;
+    if (!comm_.is_root()) {
+      transport_->send(places_.outputs(places_.c, static_cast<std::int64_t>(c_.size())), 0, comm_);
+      transport_->synchronize();
+      return;
+    }
+    for (int r = 0; r < comm_.size(); ++r) {
+      const Shape o = shape_of(r);
+      void* place = r == 0 ? places_.c : places_.staging;
+      if (r != 0) {
+        transport_->receive(places_.outputs(place, o.mi * o.nj), r, comm_);
+        transport_->synchronize();
+      }
+      const T* from = static_cast<const T*>(place);
+      if (device_) {
+        gpu_->outputs_to_host(place, staging_.data(), o.mi * o.nj, rec);
+        from = staging_.data();
+      }
+      unpack(from, o.mi, o.nj, c_full_.data() + o.row0 * s.n + o.col0, s.n);
+    }
+  }
+
+  // Rank 0, after Freivalds failed on global row `row`: the rank whose block of that row is
+  // furthest from A_row·(B_J·x_J), by its share of the row's error.
+  int owner_of_error(std::int64_t row, const std::vector<double>& x) const {
+    const auto& s = cfg_.shape;
+    int grid_row = 0;
+    while (grid_row + 1 < layout_.grid.rows && layout_.rows.block(grid_row + 1).offset <= row) ++grid_row;
+    int worst_col = 0;
+    double worst = -1;
+    for (int j = 0; j < layout_.grid.cols; ++j) {
+      const Block c = layout_.cols.block(j);
+      double expect = 0, got = 0;
+      for (std::int64_t l = 0; l < s.k; ++l) {
+        double bx = 0;
+        for (std::int64_t col = c.offset; col < c.offset + c.count; ++col) {
+          bx += static_cast<double>(b_full_[l * s.n + col]) * x[col];
+        }
+        expect += static_cast<double>(a_full_[row * s.k + l]) * bx;
+      }
+      for (std::int64_t col = c.offset; col < c.offset + c.count; ++col) {
+        got += static_cast<double>(c_full_[row * s.n + col]) * x[col];
+      }
+      if (std::abs(got - expect) > worst) {
+        worst = std::abs(got - expect);
+        worst_col = j;
+      }
+    }
+    return grid_row * layout_.grid.cols + worst_col;
+  }
+
+  const GemmConfig& cfg_;
+  const Communicator& comm_;
+  LocalGemm& local_;
+  GpuGemm* gpu_;       // the same object as local_ on a GPU, else null
+  const bool device_;  // --transport nccl: the blocks live on the device
+  const SummaLayout layout_;
+  const int i_, j_;                         // this rank's grid row and column
+  Communicator row_comm_;                   // the ranks of grid row i_, ranked by column
+  Communicator col_comm_;                   // the ranks of grid column j_, ranked by row
+  HostMatrix<T> a_full_, b_full_, c_full_;  // rank 0
+  std::vector<T> staging_;                  // rank 0: one block on its way
+  std::vector<T> a_, b_;                    // A_ij (panel after panel), B_ij on the host
+  std::vector<T> c_;                        // C_ij on the host (on a device: its copy for the check)
+  std::vector<T> a_panel_, b_panel_;
+  DeviceArray a_dev_, b_dev_, staging_dev_;  // --transport nccl
+  BlockPlaces places_;
+  std::unique_ptr<TimedTransport> transport_;  // after the memory it moves: NCCL ends first
+  std::vector<double> bx_, abs_bx_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
+                                              GpuGemm* gpu) {
+  return std::make_unique<Summa2D<T>>(cfg, comm, local, gpu);
+}
+template std::unique_ptr<DistributedGemm> make_summa2d<double>(const GemmConfig&, const Communicator&, LocalGemm&,
+                                                               GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_summa2d<float>(const GemmConfig&, const Communicator&, LocalGemm&,
+                                                              GpuGemm*);
+
+}  // namespace scalebench

@@ -1,0 +1,392 @@
+#include "gemm/gemm_gpu_run.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/mpi/mpi.hpp"
+
+namespace scalebench {
+namespace {
+
+double median_of_phase(const std::vector<std::pair<std::string, PhaseStats>>& phases, const std::string& name) {
+  for (const auto& [n, st] : phases) {
+    if (n == name) return st.median;
+  }
+  return 0.0;
+}
+bool has_phase(const std::vector<std::pair<std::string, PhaseStats>>& phases, const std::string& name) {
+  return std::any_of(phases.begin(), phases.end(), [&](const auto& p) { return p.first == name; });
+}
+
+std::int64_t widest_panel(const OverlapPlan& plan) {
+  std::int64_t w = 0;
+  for (int p = 0; p < plan.panels(); ++p) w = std::max(w, plan.panel_first[p + 1] - plan.panel_first[p]);
+  return w;
+}
+
+// The peer copy: large enough to reach the bus's full speed, the same size on every rank.
+constexpr double kPeerCopyMaxBytes = 1024.0 * 1024 * 1024;
+
+}  // namespace
+
+GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows)
+    : cfg_(cfg), comm_(comm), gpu_(gpu), rows_(rows), mine_(rows.block(comm.rank())), b_rows_(cfg.shape.k, comm.size()) {}
+
+void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup) {
+  const double t0 = wall_seconds();
+  agree(comm_, [&] {
+    for (const auto& [p, bytes] : ranges) {
+      if (p != nullptr && bytes > 0) pins_.emplace_back(p, bytes);
+    }
+  });
+  setup.add("pin_host", wall_seconds() - t0);
+}
+
+void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& setup) {
+  shared_ = shared;
+  const bool nccl = cfg_.transport == Transport::nccl && !cfg_.resident;
+  // The root of an NCCL run holds all of A and C: it scatters from and gathers into them (not
+  // under --distribution shared: every rank copies its own rows).
+  gpu_.hold_rows(nccl && comm_.is_root() && !shared_ ? cfg_.shape.m : local.m);
+  if (cfg_.overlap) {
+    plan_ = make_overlap_plan(cfg_.shape, rows_);
+    gpu_.hold_pack(shared_ ? 0 : plan_.pack_elements(comm_.rank(), cfg_.shape.k));
+  }
+  for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
+  if (nccl) {
+    transport_ = make_nccl_transport(comm_, cfg_.overlap ? kOverlapNcclCtas : 0);
+    setup.add("nccl_comm", transport_->setup_seconds());
+  }
+  agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
+  if (cfg_.resident) {
+    ScopedPhase t(setup, "generate");
+    agree(comm_, [&] { gpu_.generate(cfg_.shape, mine_.offset, cfg_.seed, cfg_.fill); });
+  }
+}
+
+void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full,
+                          PhaseRecorder& rec) {
+  const auto& s = cfg_.shape;
+  auto inject = [&] {
+    // The element the CPU path corrupts, corrupted where the result lives (on the device), by
+    // more than the precision's tolerance can hide.
+    if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) {
+      gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
+    }
+  };
+  if (cfg_.resident) {
+    // Nothing moves; the phases every record carries are there, at zero.
+    rec.add("scatter", 0.0);
+    rec.add("broadcast", 0.0);
+    gpu_.compute(rec);
+    inject();
+    rec.add("gather", 0.0);
+    return;
+  }
+  if (shared_) {
+    // Every rank over its own link, from and to the node's windows: its rows of A in, its rows of
+    // C out; B whole (transport mpi) or its 1/P slice then all-gathered over NCCL.
+    if (cfg_.overlap) {
+      gpu_.multiply_shared_overlapped(plan_, a_i, b, c_i, transport_.get(), rec);
+    } else {
+      if (transport_) {
+        gpu_.upload_slice(a_i, mine_.count, b, b_rows_.block(comm_.rank()), rec);
+        transport_->all_gather_b(gpu_, b_rows_, rec);
+      } else {
+        gpu_.upload(a_i, mine_.count, b, rec);
+      }
+      gpu_.compute(rec);
+    }
+    inject();
+    if (!cfg_.overlap) gpu_.download(c_i, mine_.count, rec);
+    return;
+  }
+  if (cfg_.overlap) {
+    gpu_.multiply_overlapped(plan_, rows_, a_full, b, c_full, transport_.get(), rec);
+    inject();
+    return;
+  }
+  if (cfg_.transport == Transport::mpi) {
+    gpu_.upload(a_i, mine_.count, b, rec);
+    gpu_.compute(rec);
+    inject();
+    gpu_.download(c_i, mine_.count, rec);
+    return;
+  }
+  if (comm_.is_root()) gpu_.upload(a_full, s.m, b, rec);
+  // The others would otherwise count rank 0's upload as their scatter time.
+  comm_.barrier();
+  transport_->scatter_a(gpu_, rows_, rec);
+  transport_->broadcast_b(gpu_, rec);
+  gpu_.compute(rec);
+  inject();
+  transport_->gather_c(gpu_, rows_, rec);
+  if (comm_.is_root()) gpu_.download(c_full, s.m, rec);
+}
+
+GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c_i, const void* c_full) {
+  Check out;
+  std::vector<double> cx;
+  agree(comm_, [&] { out.rows = gpu_.verify(x, &cx); });
+  if (cfg_.resident) return out;  // C was never gathered
+  const auto& s = cfg_.shape;
+  // Both sides of the comparison are summed the same way: on the host for transport mpi and
+  // --distribution shared (the gathered C is on the host), on the device for nccl (the gathered
+  // C is on rank 0's device).
+  const bool on_host = cfg_.transport == Transport::mpi || shared_;
+  if (on_host) {
+    if (cfg_.precision == Precision::fp64) {
+      c_times_x(static_cast<const double*>(c_i), mine_.count, s.n, x, cx);
+    } else {
+      c_times_x(static_cast<const float*>(c_i), mine_.count, s.n, x, cx);
+    }
+  }
+  std::vector<double> cx_all(comm_.is_root() ? static_cast<std::size_t>(s.m) : 0);
+  gatherv(cx.data(), mine_.count, cx_all.data(), rows_.counts(), rows_.offsets(), 0, comm_);
+  int gather_ok = 1;
+  agree(comm_, [&] {
+    if (!comm_.is_root()) return;
+    std::vector<double> cx_full;
+    if (on_host) {
+      if (cfg_.precision == Precision::fp64) {
+        c_times_x(static_cast<const double*>(c_full), s.m, s.n, x, cx_full);
+      } else {
+        c_times_x(static_cast<const float*>(c_full), s.m, s.n, x, cx_full);
+      }
+    } else {
+      cx_full = gpu_.c_times_x(x, s.m);
+    }
+    gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
+  });
+  SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm_.get()));
+  out.gather_ok = gather_ok == 1;
+  return out;
+}
+
+double GpuGemmRun::peer_copy_bytes() const {
+  const double b_bytes = static_cast<double>(cfg_.shape.k * cfg_.shape.n) *
+                         static_cast<double>(device_input_bytes(cfg_.precision));
+  return std::min(kPeerCopyMaxBytes, b_bytes);
+}
+
+void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
+  const bool copies = !cfg_.resident;
+  const double bytes = peer_copy_bytes();
+  for (int rep = 0; rep < loop.total(); ++rep) {
+    loop.begin(rep, peer_rec);
+    agree(comm_, [&] { peer_rec.add("bare_compute", gpu_.bare_cublas_seconds()); });
+    if (copies) {
+      // Every GPU copies at once (each over its own link): the aggregate the run's h2d is
+      // compared with.
+      comm_.barrier();
+      agree(comm_, [&] {
+        const double bw = gpu_.pinned_copy_bandwidth(static_cast<std::int64_t>(bytes));
+        peer_rec.add("pinned_copy", bw > 0 ? bytes / bw : 0.0);
+      });
+    }
+    peer_rec.next_repeat();
+  }
+}
+
+std::string GpuGemmRun::peer_call_name() const {
+  switch (cfg_.precision) {
+    case Precision::fp64: return "cublasDgemm";
+    case Precision::fp32: return "cublasSgemm";
+    case Precision::tf32: return "cublasSgemm (CUBLAS_TF32_TENSOR_OP_MATH)";
+    case Precision::bf16: return "cublasGemmEx (bf16 inputs, fp32 compute)";
+  }
+  return "cuBLAS";
+}
+
+void GpuGemmRun::add_copy_peer(nlohmann::json& peer, const std::vector<std::pair<std::string, PhaseStats>>& phases,
+                               const std::vector<std::pair<std::string, PhaseStats>>& peer_phases) const {
+  peer["on"] = "the same device buffers, its own cuBLAS handle and stream, same GPU, same run";
+  if (!has_phase(peer_phases, "pinned_copy") || !has_phase(phases, "h2d")) return;
+  const double copy_s = median_of_phase(peer_phases, "pinned_copy");
+  const double bytes = peer_copy_bytes();
+  const double copy_bw = copy_s > 0 ? bytes / copy_s : 0.0;
+  // h2d of the rank that moves the most, and of all ranks together (the h2d phase is the
+  // busiest rank's time: the aggregate is every rank's bytes over it).
+  const std::vector<double> moved = h2d_bytes_per_rank();
+  const double h2d_bytes = *std::max_element(moved.begin(), moved.end());
+  double total = 0;
+  for (const double b : moved) total += b;
+  const double h2d_s = median_of_phase(phases, "h2d");
+  const double h2d_bw = h2d_s > 0 ? h2d_bytes / h2d_s : 0.0;
+  const double ranks = static_cast<double>(comm_.size());
+  const double aggregate_copy = copy_s > 0 ? ranks * bytes / copy_s : 0.0;
+  const double aggregate_h2d = h2d_s > 0 ? total / h2d_s : 0.0;
+  peer["pinned_copy"] = {{"what", "cudaMemcpyAsync from cudaMallocHost memory, one copy per GPU, every GPU of the "
+                                  "run at once"},
+                         {"bytes", bytes},
+                         {"median_s", copy_s},
+                         {"GBps", copy_bw * 1e-9},
+                         {"aggregate_GBps", aggregate_copy * 1e-9}};
+  peer["h2d_GBps"] = h2d_bw * 1e-9;
+  peer["ratio_h2d_vs_pinned_copy"] = copy_bw > 0 ? h2d_bw / copy_bw : 0.0;
+  peer["aggregate_h2d_GBps"] = aggregate_h2d * 1e-9;
+  peer["ratio_aggregate_h2d_vs_pinned_copy"] = aggregate_copy > 0 ? aggregate_h2d / aggregate_copy : 0.0;
+}
+
+std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
+  const auto& s = cfg_.shape;
+  const double he = static_cast<double>(host_element_bytes(cfg_.precision));
+  const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
+  std::vector<double> out(static_cast<std::size_t>(comm_.size()), 0.0);
+  for (int r = 0; r < comm_.size(); ++r) {
+    const double rows = static_cast<double>(rows_.block(r).count);
+    const auto i = static_cast<std::size_t>(r);
+    if (shared_) {
+      // Its rows of A, and B whole (mpi) or its slice of B's rows (nccl, --overlap).
+      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_rows_.block(r).count) : static_cast<double>(s.k);
+      out[i] = (rows * static_cast<double>(s.k) + b_rows * static_cast<double>(s.n)) * he;
+    } else if (nccl && comm_.size() > 1) {
+      // Rank 0 copies all of A and B in; the others receive over NCCL.
+      out[i] = r == 0 ? static_cast<double>(s.m * s.k + s.k * s.n) * he : 0.0;
+    } else {
+      out[i] = (rows * static_cast<double>(s.k) + static_cast<double>(s.k * s.n)) * he;
+    }
+  }
+  return out;
+}
+
+nlohmann::json GpuGemmRun::rank_info() const { return {{"gpu", gpu_.placement()["gpu"]}}; }
+
+nlohmann::json GpuGemmRun::gather_map() const {
+  const auto all = comm_.gather_strings(gpu_.placement().dump());
+  nlohmann::json map = nlohmann::json::array();
+  for (const auto& s : all) {
+    const auto p = nlohmann::json::parse(s);
+    const auto& g = p["gpu"];
+    map.push_back({{"host", p["host"]},
+                   {"rank", p["rank"]},
+                   {"local_rank", p["local_rank"]},
+                   {"gpu_index", g["index"]},
+                   {"name", g["name"]},
+                   {"pci_bus_id", g["pci_bus_id"]},
+                   {"uuid", g["uuid"]}});
+  }
+  return map;
+}
+
+nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
+                                          const std::vector<std::pair<std::string, PhaseStats>>& phases) const {
+  const auto& s = cfg_.shape;
+  const int ranks = comm_.size();
+  const double he = static_cast<double>(host_element_bytes(cfg_.precision));
+  const double din = static_cast<double>(device_input_bytes(cfg_.precision));
+  const double dout = static_cast<double>(device_output_bytes(cfg_.precision));
+  const double a = static_cast<double>(s.m * s.k), b = static_cast<double>(s.k * s.n), c = static_cast<double>(s.m * s.n);
+  const double largest = static_cast<double>(*std::max_element(rows_.counts().begin(), rows_.counts().end()));
+  // --overlap moves what nccl moves (nothing between ranks with one rank).
+  const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
+
+  // Bytes per phase: what the rank that moves the most moves (h2d/d2h), or the whole matrix
+  // (collectives, as nccl-tests counts them).
+  struct Moved {
+    const char* phase;
+    TransferPattern pattern;
+    double bytes;
+  };
+  std::vector<Moved> moved;
+  if (shared_) {
+    // Each rank copies its own rows; the table's h2d/d2h are the busiest rank's bytes. Between
+    // GPUs only B's slices travel (nccl, --overlap), all-gathered: nccl-tests' bytes = all of B.
+    const auto per_rank = h2d_bytes_per_rank();
+    moved.push_back({"h2d", TransferPattern::copy, *std::max_element(per_rank.begin(), per_rank.end())});
+    if (nccl && ranks > 1) moved.push_back({"allgather", TransferPattern::allgather, b * din});
+    moved.push_back({"d2h", TransferPattern::copy, largest * static_cast<double>(s.n) * he});
+  } else if (!cfg_.resident) {
+    // With one rank nothing travels between ranks: NCCL moves nothing at all, MPI only copies
+    // rank 0's own block of A and C within the host (scatter, gather).
+    const double elem = nccl ? din : he;
+    if (ranks > 1 || !nccl) moved.push_back({"scatter", TransferPattern::scatter, a * elem});
+    if (ranks > 1) moved.push_back({"broadcast", TransferPattern::broadcast, b * elem});
+    if (ranks > 1 || !nccl) moved.push_back({"gather", TransferPattern::gather, c * (nccl ? dout : he)});
+    const double h2d_rows = nccl && ranks > 1 ? static_cast<double>(s.m) : largest;
+    moved.push_back({"h2d", TransferPattern::copy, (h2d_rows * static_cast<double>(s.k) + b) * he});
+    moved.push_back({"d2h", TransferPattern::copy, h2d_rows * static_cast<double>(s.n) * he});
+  }
+  nlohmann::json transfers = nlohmann::json::object();
+  for (const auto& m : moved) {
+    if (!has_phase(phases, m.phase)) continue;
+    transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
+    transfers[m.phase]["pattern"] = to_string(m.pattern);
+  }
+
+  nlohmann::json section = {{"map", map},
+                            {"transport", to_string(cfg_.transport)},
+                            {"host_matrices", shared_ ? "node-shared windows, each rank's rows over its own link"
+                                                      : "per rank (rank 0 stages A, B and C for nccl and --overlap)"},
+                            {"resident", cfg_.resident},
+                            {"share_gpu", cfg_.share_gpu},
+                            {"transfers", transfers},
+                            {"bandwidth_definitions",
+                             "algbw = bytes / median time; busbw = algbw x 1 (copy, broadcast) or x (n-1)/n (scatter, "
+                             "gather; bytes = the whole matrix), as nccl-tests defines them"}};
+  if (transport_) section["nccl"] = transport_->describe();
+  if (cfg_.overlap) {
+    // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
+    double transfer = 0;
+    for (const char* p : {"h2d", "broadcast", "scatter", "gather", "d2h"}) transfer += median_of_phase(phases, p);
+    if (shared_) transfer = median_of_phase(phases, "h2d") + median_of_phase(phases, "allgather") +
+                            median_of_phase(phases, "d2h");
+    const double compute = median_of_phase(phases, "compute"), e2e = median_of_phase(phases, "end_to_end");
+    const double exposed = std::max(0.0, e2e - compute);
+    section["overlap"] = {
+        {"panels", plan_.panels()},
+        {"panel_columns", widest_panel(plan_)},
+        {"head_rows_per_rank", plan_.head},
+        {"rounds", plan_.rounds()},
+        {"transfer_s", transfer},
+        {"compute_s", compute},
+        {"end_to_end_s", e2e},
+        {"exposed_s", exposed},
+        {"fill_s", median_of_phase(phases, "fill")},
+        {"drain_s", median_of_phase(phases, "drain")},
+        {"hidden_fraction", transfer > 0 ? std::clamp(1.0 - exposed / transfer, 0.0, 1.0) : 0.0},
+        {"definitions",
+         "transfer_s: summed device time of the copies and NCCL calls (as timed inside the pipeline); exposed_s = "
+         "end_to_end - compute (time the busiest GPU was not multiplying); hidden_fraction = 1 - exposed_s / "
+         "transfer_s; fill_s: start to first multiply; drain_s: last multiply to the end"}};
+  }
+  nlohmann::json notes = nlohmann::json::array();
+  if (nccl && ranks == 1 && !cfg_.resident) {
+    notes.push_back("--transport nccl with one rank: scatter, broadcast and gather have nothing to move");
+  }
+  if (cfg_.resident) {
+    notes.push_back("--resident: inputs made on the device by the counter-based generator (the same values as the "
+                    "host generator); C is not gathered; --transport has nothing to move");
+  }
+  section["notes"] = notes;
+  return section;
+}
+
+std::string GpuGemmRun::table_lines(const nlohmann::json& section) const {
+  std::string out;
+  for (const auto& g : section["map"]) {
+    out += fmt::format("gpu: rank {:>3}  {:<16} GPU {}  {}  {}  {}\n", g["rank"].get<int>(),
+                       g["host"].get<std::string>(), g["gpu_index"].get<int>(), g["name"].get<std::string>(),
+                       g["pci_bus_id"].get<std::string>(), g["uuid"].get<std::string>());
+  }
+  for (const auto& [phase, t] : section["transfers"].items()) {
+    out += fmt::format("transfer: {:<10} {:>10.3f} GB  algbw {:>8.2f} GB/s  busbw {:>8.2f} GB/s\n", phase,
+                       t["bytes"].get<double>() * 1e-9, t["algbw_GBps"].get<double>(), t["busbw_GBps"].get<double>());
+  }
+  if (section.contains("overlap")) {
+    const auto& o = section["overlap"];
+    out += fmt::format("overlap: {} panels of up to {} columns, {} rounds; transfers {:.3f} s, compute {:.3f} s, end to end "
+                       "{:.3f} s: {:.0f}% of the transfer time hidden (fill {:.3f} s, drain {:.3f} s)\n",
+                       o["panels"].get<int>(), o["panel_columns"].get<std::int64_t>(), o["rounds"].get<int>(),
+                       o["transfer_s"].get<double>(), o["compute_s"].get<double>(), o["end_to_end_s"].get<double>(),
+                       100.0 * o["hidden_fraction"].get<double>(), o["fill_s"].get<double>(),
+                       o["drain_s"].get<double>());
+  }
+  for (const auto& n : section["notes"]) out += fmt::format("note: {}\n", n.get<std::string>());
+  return out;
+}
+
+}  // namespace scalebench

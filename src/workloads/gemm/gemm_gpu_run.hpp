@@ -1,0 +1,101 @@
+#pragma once
+// The GPU half of the distributed multiply (--backend cublas), as run_typed() in
+// gemm_driver.cpp calls it at fixed points. Backend-free: it sees the GPU only through gpu.hpp.
+//
+// What moves, per repeat:
+//   transport mpi  : scatter/broadcast through the host (MPI, in the driver), then h2d, compute,
+//                    d2h, then gather through the host.
+//   transport nccl : rank 0 h2d (all of A, and B), scatter and broadcast device to device,
+//                    compute, gather device to device, rank 0 d2h (all of C).
+//   --overlap      : the same movement as nccl (or none with one rank), pipelined with the
+//                    multiply (OverlapPlan in gpu.hpp); rank 0's host A, B in and C out.
+//   --distribution shared: the host matrices are the node's shared windows; every rank copies
+//                    its own rows of A in and of C out over its own link, concurrently, and B
+//                    whole (mpi) or its 1/P slice of B's rows, all-gathered over NCCL (nccl);
+//                    --overlap does the same in k-panels, then row blocks. Nothing is staged
+//                    through rank 0 inside a node.
+//   --resident     : inputs made on the device once (set-up); each repeat is compute alone and
+//                    C stays on the device.
+// Verification is Freivalds' check computed on each rank's device; the gathered C is checked
+// against the blocks the ranks computed (C·x bit for bit).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalebench/base/partition.hpp"
+#include "scalebench/base/verify.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/repeats.hpp"
+#include "scalebench/mpi/timing.hpp"
+
+namespace scalebench {
+
+class GpuGemmRun {
+ public:
+  GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows);
+
+  // Host matrices: none with --resident.
+  bool needs_host_matrices() const noexcept { return !cfg_.resident; }
+  // Whether the driver's MPI scatter, broadcast and gather run (transport mpi, not resident).
+  bool moves_through_host() const noexcept {
+    return !cfg_.resident && !cfg_.overlap && cfg_.transport == Transport::mpi;
+  }
+
+  // Page-locks the host matrices in place ("pin_host" in `setup`); empty ranges are skipped.
+  void pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup);
+  // Set-up after the backend exists: rows held, the NCCL communicator, allocation (prepare),
+  // --resident generation (into "generate"). Collective.
+  // `shared`: the host matrices are the node's shared windows (--distribution shared): every
+  // rank copies its own rows of A in and of C out over its own link (see multiply).
+  void prepare(const GemmShape& local, bool shared, PhaseRecorder& setup);
+
+  // One repeat's device work and device-side movement; records its phases.
+  void multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full, PhaseRecorder& rec);
+
+  struct Check {
+    RowCheck rows;
+    bool gather_ok = true;
+  };
+  // Collective: device Freivalds of the local block, and the gathered-C check (rank 0 decides,
+  // every rank learns the verdict). `c_i`, `c_full`: the driver's host buffers (mpi transport).
+  Check verify(const std::vector<double>& x, const void* c_i, const void* c_full);
+
+  // Peers: a bare cuBLAS call ("bare_compute") and a plain pinned copy ("pinned_copy") per repeat.
+  void time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop);
+  std::string peer_call_name() const;
+  // Adds the pinned-copy peer and the h2d comparison to the driver's peer object (rank 0).
+  void add_copy_peer(nlohmann::json& peer, const std::vector<std::pair<std::string, PhaseStats>>& phases,
+                     const std::vector<std::pair<std::string, PhaseStats>>& peer_phases) const;
+
+  // This rank's entry for run_context(): its GPU.
+  nlohmann::json rank_info() const;
+  // Collective: the rank -> GPU map (valid on rank 0).
+  nlohmann::json gather_map() const;
+  // Record section "gpu" and "transfers" (rank 0), and the lines for the human table.
+  nlohmann::json record_section(const nlohmann::json& map,
+                                const std::vector<std::pair<std::string, PhaseStats>>& phases) const;
+  std::string table_lines(const nlohmann::json& section) const;
+
+ private:
+  double peer_copy_bytes() const;
+  // Host-to-device bytes each rank copies per repeat under this run's schedule.
+  std::vector<double> h2d_bytes_per_rank() const;
+
+  const GemmConfig& cfg_;
+  const Communicator& comm_;
+  GpuGemm& gpu_;
+  const RowPartition& rows_;
+  Block mine_;
+  std::unique_ptr<GpuTransport> transport_;
+  const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
+  OverlapPlan plan_;  // --overlap
+  bool shared_ = false;
+  std::vector<HostMemoryPin> pins_;
+};
+
+}  // namespace scalebench

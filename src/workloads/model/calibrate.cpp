@@ -1,0 +1,402 @@
+// `scalebench calibrate`: short timed micro-benchmarks that fill a machine profile
+// (docs/model.md, "Calibration"). Every figure is a median of timed repeats after a warm-up.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <hwloc.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/gpu/gpu_calibrate.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/topology/topology.hpp"
+#include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/run_context.hpp"
+
+namespace scalebench {
+namespace {
+
+using nlohmann::json;
+
+// A barrier the waiting ranks sit in without spinning, so that rank 0's single-node timings
+// have the cores to themselves.
+void quiet_barrier(const Communicator& comm) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  SCALEBENCH_MPI(MPI_Ibarrier(comm.get(), &req));
+  int done = 0;
+  while (!done) {
+    SCALEBENCH_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// For the node figures rank 0 runs on every core of its node, whatever binding the launcher gave
+// it (mpirun binds a rank to one core); the binding comes back when this ends. Move-less scope.
+class WholeNodeBinding {
+ public:
+  WholeNodeBinding() {
+    if (hwloc_topology_init(&topo_) != 0) return;
+    if (hwloc_topology_load(topo_) != 0) return;
+    saved_ = hwloc_bitmap_alloc();
+    bound_ = hwloc_get_cpubind(topo_, saved_, HWLOC_CPUBIND_PROCESS) == 0 &&
+             hwloc_set_cpubind(topo_, hwloc_topology_get_allowed_cpuset(topo_), HWLOC_CPUBIND_PROCESS) == 0;
+    cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+  }
+  ~WholeNodeBinding() {
+    if (bound_) hwloc_set_cpubind(topo_, saved_, HWLOC_CPUBIND_PROCESS);
+    if (saved_) hwloc_bitmap_free(saved_);
+    if (topo_) hwloc_topology_destroy(topo_);
+  }
+  WholeNodeBinding(const WholeNodeBinding&) = delete;
+  WholeNodeBinding& operator=(const WholeNodeBinding&) = delete;
+  // Cores of the node (1 if hwloc could not tell).
+  int cores() const noexcept { return cores_ > 0 ? cores_ : 1; }
+
+ private:
+  hwloc_topology_t topo_ = nullptr;
+  hwloc_bitmap_t saved_ = nullptr;
+  bool bound_ = false;
+  int cores_ = 0;
+};
+
+struct Budget {
+  int min_reps;
+  double min_seconds;  // keep repeating until this much was timed (at most 20 repeats)
+};
+
+// One warm-up, then repeats until the budget is spent; the median.
+template <class Step>
+double median_seconds(const Budget& b, Step step) {
+  step();
+  std::vector<double> t;
+  double total = 0;
+  while (static_cast<int>(t.size()) < b.min_reps || (total < b.min_seconds && t.size() < 20)) {
+    const double t0 = wall_seconds();
+    step();
+    t.push_back(wall_seconds() - t0);
+    total += t.back();
+  }
+  return median_of(t);
+}
+
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on) {}
+  template <class... Args>
+  void line(fmt::format_string<Args...> f, Args&&... args) const {
+    if (!on_) return;
+    std::fputs(("calibrate: " + fmt::format(f, std::forward<Args>(args)...) + "\n").c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+ private:
+  bool on_;
+};
+
+double gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b) {
+  const std::size_t e = host_element_bytes(prec);
+  std::vector<unsigned char> a(static_cast<std::size_t>(s.m * s.k) * e), bm(static_cast<std::size_t>(s.k * s.n) * e),
+      c(static_cast<std::size_t>(s.m * s.n) * e);
+  auto fill = [&](std::vector<unsigned char>& v) {
+    if (prec == Precision::fp64) {
+      auto* d = reinterpret_cast<double*>(v.data());
+      for (std::size_t i = 0; i < v.size() / 8; ++i) d[i] = 1.0 / static_cast<double>(i % 7 + 1);
+    } else {
+      auto* f = reinterpret_cast<float*>(v.data());
+      for (std::size_t i = 0; i < v.size() / 4; ++i) f[i] = 1.0f / static_cast<float>(i % 7 + 1);
+    }
+  };
+  fill(a);
+  fill(bm);
+  auto gemm = make_cpu_gemm(kind, threads);
+  PhaseRecorder rec;
+  gemm->prepare(s, prec, rec);
+  const double sec = median_seconds(b, [&] { gemm->multiply(a.data(), bm.data(), c.data(), rec); });
+  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / sec * 1e-9;
+}
+
+// STREAM triad a = b + s·c on `threads` threads over arrays past the caches; bytes = 3 words each.
+double triad_Bps(int threads, std::size_t n, const Budget& budget) {
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  auto pass = [&] {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] + 3.0 * c[i];
+      });
+    }
+    for (auto& th : pool) th.join();
+  };
+  const double sec = median_seconds(budget, pass);
+  return 3.0 * 8.0 * static_cast<double>(n) / sec;
+}
+
+// Work units (samples; Asian: samples × steps) per second of one Monte Carlo kernel.
+double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b, const Communicator* self) {
+  MonteCarloConfig cfg;
+  cfg.problem = problem;
+  cfg.backend = backend;
+  cfg.threads = threads;
+  resolve_defaults(cfg);
+  cfg.samples = cfg.chunk_size * 4;
+  for (;;) {
+    const std::int64_t chunks = chunk_count(cfg);
+    std::unique_ptr<McKernel> k = backend == McBackendKind::naive    ? make_naive_montecarlo(0, 1)
+                                  : backend == McBackendKind::cpu    ? make_cpu_montecarlo(threads)
+                                  : backend == McBackendKind::curand ? make_curand_montecarlo(cfg, *self)
+                                                                     : make_cuda_montecarlo(cfg, *self);
+    PhaseRecorder setup, rec;
+    k->prepare(cfg, {0, chunks}, setup);
+    const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });
+    if (sec >= b.min_seconds / 3 || cfg.samples >= (std::int64_t{1} << 40)) {
+      const double full = median_seconds(b, [&] { k->run(rec); });
+      const double units = static_cast<double>(cfg.samples) * (problem == McProblem::asian ? cfg.steps : 1);
+      return units / full;
+    }
+    cfg.samples *= std::max<std::int64_t>(2, static_cast<std::int64_t>(b.min_seconds / 3 / std::max(sec, 1e-4)));
+  }
+}
+
+json hwloc_summary() {
+  const Topology t = Topology::load();
+  return {{"packages", t.packages().size()},
+          {"numa_domains", t.cpu_numa_domains().size()},
+          {"cores", t.cores().size()},
+          {"pus", t.cpus().size()},
+          {"gpus", t.gpus().size()},
+          {"cpu_model", cpu_model()}};
+}
+
+void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
+  const std::vector<std::int64_t> sides = o.quick ? std::vector<std::int64_t>{256, 512, 1024}
+                                                  : std::vector<std::int64_t>{512, 1024, 2048, 3072};
+  const Budget blas_budget{3, o.quick ? 0.2 : 1.0};
+  std::set<int> thread_counts{1, p.cores};
+  for (Precision prec : {Precision::fp64, Precision::fp32}) {
+    for (int t : thread_counts) {
+      // On every core (without --quick), larger blocks too while one multiply stays under 0.5 s:
+      // a many-core node's rate keeps changing past 3072, where runs' blocks are.
+      std::vector<std::int64_t> ns = sides;
+      if (!o.quick && t == p.cores && t > 1) ns.insert(ns.end(), {4096, 6144, 8192});
+      double last_s = 0;
+      for (auto n : ns) {
+        const double nd = static_cast<double>(n);
+        if (n > sides.back() && last_s * std::pow(nd / static_cast<double>(p.blas[to_string(prec)].back().shape.n), 3) > 0.5) {
+          break;
+        }
+        const GemmShape s{n, n, n};
+        const double gf = gemm_gflops(GemmBackendKind::openblas, prec, t, s, blas_budget);
+        p.blas[to_string(prec)].push_back({t, s, gf});
+        last_s = 2 * nd * nd * nd / (gf * 1e9);
+        say.line("BLAS {} {} thread(s) {}^3: {:.1f} GFLOP/s", to_string(prec), t, n, gf);
+      }
+    }
+    // The triple loop slows down once B's columns no longer stay in cache: two sizes, the larger
+    // the contrast's naive row (768) without --quick.
+    for (const std::int64_t nn : o.quick ? std::vector<std::int64_t>{128, 256} : std::vector<std::int64_t>{256, 768}) {
+      const double gf = gemm_gflops(GemmBackendKind::naive, prec, 1, {nn, nn, nn}, {3, 0.1});
+      p.naive_gflops[to_string(prec)].emplace_back(nn, gf);
+      say.line("naive {} {}^3: {:.2f} GFLOP/s", to_string(prec), nn, gf);
+    }
+  }
+  const std::size_t words = o.quick ? (std::size_t{8} << 20) : (std::size_t{32} << 20);
+  for (int t : thread_counts) {
+    p.triad_Bps.push_back({t, triad_Bps(t, words, {5, 0.3})});
+    say.line("memory triad {} thread(s): {:.1f} GB/s", t, p.triad_Bps.back().per_s * 1e-9);
+  }
+  const Budget mc_budget{3, o.quick ? 0.15 : 0.6};
+  for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
+    auto& rates = p.montecarlo[to_string(problem)];
+    for (int t : thread_counts) rates["cpu"].push_back({t, montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr)});
+    rates["naive"].push_back({1, montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr)});
+    say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
+             rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
+  }
+}
+
+void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& say, const Communicator& self) {
+  if (visible_gpu_count() == 0) {
+    p.gpu.present = false;
+    p.gpu.reason = gpu_absence_reason();
+    say.line("GPU: skipped ({})", p.gpu.reason);
+    return;
+  }
+  json g = calibrate_gpu(o.quick);
+  for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
+    for (McBackendKind b : {McBackendKind::cuda, McBackendKind::curand}) {
+      g["montecarlo"][to_string(problem)][to_string(b)] = montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5}, &self);
+    }
+  }
+  p.gpu = profile_from_json({{"profile_version", kProfileVersion}, {"host", ""}, {"created_at", ""}, {"versions", {}},
+                             {"cores", 1}, {"blas", json::object()}, {"memory", {{"triad", json::array()}}},
+                             {"mpi", {{"intra_node", {{"latency_us", 1}, {"bandwidth_GBps", 1}}}}}, {"gpu", g}},
+                            "gpu calibration")
+              .gpu;
+  say.line("GPU {} x{}: h2d pinned {:.1f} GB/s, d2h pinned {:.1f} GB/s", p.gpu.name, p.gpu.count,
+           p.gpu.h2d_pinned.bandwidth_Bps * 1e-9, p.gpu.d2h_pinned.bandwidth_Bps * 1e-9);
+}
+
+// Half the round trip of a ping-pong between rank 0 and `peer`.
+double pingpong_seconds(const Communicator& comm, int peer, std::size_t bytes, const Budget& b) {
+  std::vector<char> buf(std::max<std::size_t>(bytes, 1));
+  const int me = comm.rank();
+  const int n = static_cast<int>(buf.size());
+  auto step = [&] {
+    if (me == 0) {
+      SCALEBENCH_MPI(MPI_Send(buf.data(), n, MPI_CHAR, peer, 7, comm.get()));
+      SCALEBENCH_MPI(MPI_Recv(buf.data(), n, MPI_CHAR, peer, 7, comm.get(), MPI_STATUS_IGNORE));
+    } else {
+      SCALEBENCH_MPI(MPI_Recv(buf.data(), n, MPI_CHAR, 0, 7, comm.get(), MPI_STATUS_IGNORE));
+      SCALEBENCH_MPI(MPI_Send(buf.data(), n, MPI_CHAR, 0, 7, comm.get()));
+    }
+  };
+  // Both sides run the same number of repeats: the count is fixed, not time-driven.
+  const int reps = std::max(b.min_reps, 5);
+  step();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = wall_seconds();
+    step();
+    t.push_back(wall_seconds() - t0);
+  }
+  return median_of(t) / 2;
+}
+
+// Latency from 8-byte messages, bandwidth from `large` bytes.
+std::optional<Link> measure_link(const Communicator& world, int peer, std::size_t large) {
+  if (peer < 0) return std::nullopt;
+  const Communicator pair = world.split(world.rank() == 0 || world.rank() == peer ? 0 : MPI_UNDEFINED, world.rank());
+  std::optional<Link> out;
+  if (world.rank() == 0 || world.rank() == peer) {
+    const double small = pingpong_seconds(pair, 1, 8, {200, 0});
+    const double big = pingpong_seconds(pair, 1, large, {10, 0});
+    out = Link{small, static_cast<double>(large) / std::max(big - small, 1e-9)};
+  }
+  quiet_barrier(world);
+  return out;
+}
+
+// Seconds of one collective as the drivers' records count it: the slowest rank, median of repeats.
+template <class Step>
+double collective_seconds(const Communicator& comm, int reps, Step step) {
+  std::vector<double> t;
+  for (int i = -1; i < reps; ++i) {
+    comm.barrier();
+    const double t0 = wall_seconds();
+    step();
+    const double slowest = comm.max(wall_seconds() - t0);
+    if (i >= 0) t.push_back(slowest);
+  }
+  return median_of(t);
+}
+
+// bcast, scatterv, gatherv and a small all-reduce on the first `ranks` ranks, fitted to
+// latency + moved bytes / bandwidth from an 8-byte and a `large`-byte run.
+void measure_collectives(Profile& p, const Communicator& world, int ranks, int nodes, std::size_t large,
+                         const Progress& say) {
+  const bool member = world.rank() < ranks;
+  const Communicator sub = world.split(member ? 0 : MPI_UNDEFINED, world.rank());
+  if (member) {
+    auto fit = [&](const std::string& name, auto run) {
+      const double small = run(std::size_t{8});
+      const double big = run(large);
+      const double moved = name == "bcast" ? static_cast<double>(large)
+                                           : static_cast<double>(large) * (ranks - 1) / ranks;
+      p.collectives[name].push_back({ranks, nodes, {small, moved / std::max(big - small, 1e-9)}});
+      say.line("MPI {} on {} ranks ({} node(s)): {:.1f} us + {:.2f} GB/s", name, ranks, nodes, small * 1e6,
+               p.collectives[name].back().link.bandwidth_Bps * 1e-9);
+    };
+    const int reps = 5;
+    fit("bcast", [&](std::size_t bytes) {
+      std::vector<char> buf(bytes);
+      return collective_seconds(sub, reps, [&] { bcast(buf.data(), static_cast<std::int64_t>(bytes), 0, sub); });
+    });
+    auto split_run = [&](bool scatter) {
+      return [&, scatter](std::size_t bytes) {
+        const RowPartition parts(static_cast<std::int64_t>(bytes), ranks);
+        std::vector<char> full(sub.is_root() ? bytes : 0);
+        const Block mine = parts.block(sub.rank());
+        std::vector<char> own(static_cast<std::size_t>(mine.count));
+        char* mine_ptr = sub.is_root() ? full.data() + mine.offset : own.data();
+        return collective_seconds(sub, reps, [&] {
+          if (scatter) {
+            scatterv(full.data(), parts.counts(), parts.offsets(), mine_ptr, mine.count, 0, sub);
+          } else {
+            gatherv(mine_ptr, mine.count, full.data(), parts.counts(), parts.offsets(), 0, sub);
+          }
+        });
+      };
+    };
+    fit("scatterv", split_run(true));
+    fit("gatherv", split_run(false));
+    const double reduce = collective_seconds(sub, 20, [&] { (void)sub.sum(std::int64_t{1}); });
+    p.collectives["reduce"].push_back({ranks, nodes, {reduce, 1e12}});
+  }
+  quiet_barrier(world);
+}
+
+void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions& o, const Progress& say) {
+  // Every rank learns every rank's host (one line each).
+  std::string joined;
+  for (const auto& h : comm.gather_strings(host_name())) joined += h + "\n";
+  joined = comm.bcast_string(joined, 0);
+  std::vector<std::string> host_of;
+  for (std::size_t start = 0, end; (end = joined.find('\n', start)) != std::string::npos; start = end + 1) {
+    host_of.push_back(joined.substr(start, end - start));
+  }
+  int intra_peer = -1, inter_peer = -1;
+  for (int r = 1; r < comm.size(); ++r) {
+    if (host_of[r] == host_of[0] && intra_peer < 0) intra_peer = r;
+    if (host_of[r] != host_of[0] && inter_peer < 0) inter_peer = r;
+  }
+  const std::size_t large = o.quick ? (std::size_t{4} << 20) : (std::size_t{32} << 20);
+  if (auto l = measure_link(comm, intra_peer, large)) p.intra_node = *l;
+  if (auto l = measure_link(comm, inter_peer, large)) p.inter_node = *l;
+  if (comm.is_root() && intra_peer > 0) {
+    say.line("MPI inside a node: {:.2f} us, {:.2f} GB/s", p.intra_node.latency_s * 1e6, p.intra_node.bandwidth_Bps * 1e-9);
+  }
+  if (comm.is_root() && p.inter_node) {
+    say.line("MPI between nodes: {:.2f} us, {:.2f} GB/s", p.inter_node->latency_s * 1e6, p.inter_node->bandwidth_Bps * 1e-9);
+  }
+  std::set<int> counts;
+  for (int r = 2; r < comm.size(); r *= 2) counts.insert(r);
+  if (comm.size() > 1) counts.insert(comm.size());
+  for (int ranks : counts) {
+    const std::set<std::string> used(host_of.begin(), host_of.begin() + ranks);
+    measure_collectives(p, comm, ranks, static_cast<int>(used.size()), large, say);
+  }
+}
+
+}  // namespace
+
+Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
+  const Progress say(comm.is_root() && !o.quiet);
+  Profile p;
+  const json ctx = run_context(comm);
+  const Communicator self = comm.split(comm.rank(), 0);
+  if (comm.is_root()) {
+    p.host = host_name();
+    p.versions = ctx.at("versions");
+    p.hwloc = hwloc_summary();
+    const WholeNodeBinding whole;
+    p.cores = whole.cores();
+    calibrate_cpu(p, o, say);
+    calibrate_gpu_part(p, o, say, self);
+    // Two ranks on one node copy through shared memory: until measured, read + write at the
+    // one-thread triad rate, and a microsecond.
+    p.intra_node = {1e-6, p.triad_Bps.front().per_s * 2.0 / 3.0 / 2.0};
+  }
+  quiet_barrier(comm);
+  calibrate_mpi(p, comm, o, say);
+  p.created_at = utc_now_iso8601();
+  return p;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,329 @@
+// Per-phase predictions of the gemm row scheme and the sharded Monte Carlo (docs/model.md,
+// "Phases"). A phase as a record reports it is the slowest rank's time; end-to-end follows the
+// schedule (phases in sequence, or the --overlap pipeline).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/partition.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/workloads/model.hpp"
+
+namespace scalebench {
+namespace {
+
+// The matrix sides as doubles: byte and flop counts are computed in floating point.
+struct Sides {
+  double m, n, k;
+};
+Sides sides(const GemmShape& s) {
+  return {static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k)};
+}
+
+double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+double min_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
+
+// Cores each rank may use: its threads, or its share of the node when the ranks oversubscribe it.
+double thread_share(const Profile& p, const MachineLayout& m, int threads) {
+  return std::min(static_cast<double>(threads), static_cast<double>(p.cores) / m.ranks_per_node);
+}
+
+// One rank's BLAS rate when all R ranks of its node multiply at once: what its threads reach
+// alone, but no more than its share of the node's rate on all the cores the ranks keep busy
+// (cores share memory bandwidth, caches and the power budget: 4 ranks × 4 threads do not run 4×
+// what 4 threads do alone).
+double node_shared_blas_gflops(const Profile& p, Precision prec, double threads, const MachineLayout& m,
+                               const GemmShape& block) {
+  const double alone = blas_gflops(p, prec, threads, block);
+  if (m.ranks_per_node <= 1) return alone;
+  const double busy = std::min(threads * m.ranks_per_node, static_cast<double>(p.cores));
+  return std::min(alone, blas_gflops(p, prec, busy, block) * threads / busy);
+}
+
+// Ranks that share one GPU (1 when every rank has its own).
+double gpu_sharing(const MachineLayout& m) {
+  if (m.gpus_per_node <= 0) throw UsageError("a GPU backend needs GPUs on the node: pass --gpus-per-node");
+  return std::max(1.0, std::ceil(static_cast<double>(m.ranks_per_node) / m.gpus_per_node));
+}
+
+std::vector<double> bytes_of(const std::vector<std::int64_t>& counts, double bytes_per_unit) {
+  std::vector<double> out;
+  for (auto c : counts) out.push_back(static_cast<double>(c) * bytes_per_unit);
+  return out;
+}
+
+double sum_after_root(const std::vector<double>& v) {
+  double s = 0;
+  for (std::size_t r = 1; r < v.size(); ++r) s += v[r];
+  return s;
+}
+
+Link nccl_link(const Profile& p, const MachineLayout& m) {
+  if (m.nodes > 1) return slowest_link(p, m);
+  if (!p.gpu.nccl_intra) {
+    throw UsageError(fmt::format("profile {} has no NCCL figures (calibrated with {} GPU(s)); calibrate with several "
+                                 "GPUs on a node", p.source, p.gpu.count));
+  }
+  return *p.gpu.nccl_intra;
+}
+
+struct GemmBlocks {
+  RowPartition rows;
+  std::vector<double> compute;  // per rank
+};
+
+GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const auto& s = cfg.shape;
+  GemmBlocks b{RowPartition(s.m, m.ranks()), {}};
+  for (int r = 0; r < m.ranks(); ++r) {
+    const GemmShape block{b.rows.counts()[r], s.n, s.k};
+    const double flops = 2.0 * static_cast<double>(block.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    double gflops = 0;
+    switch (cfg.backend) {
+      case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
+      case GemmBackendKind::openblas: gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block); break;
+      case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
+    }
+    b.compute.push_back(block.m == 0 ? 0.0 : flops / (gflops * 1e9));
+  }
+  return b;
+}
+
+// --distribution shared: what crosses nodes. Rank 0 sends each other node its ranks' rows of A
+// and receives their rows of C, one message per rank over the inter-node link; B is broadcast
+// among the node leaders; inside a node nothing is copied (0 s).
+struct SharedTraffic {
+  double scatter = 0, broadcast = 0, gather = 0;
+};
+SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const RowPartition& rows, const Sides& s,
+                             double e) {
+  SharedTraffic t;
+  if (m.nodes <= 1) return t;
+  const Link l = link_to(p, m, m.ranks_per_node);
+  for (int r = 0; r < m.ranks(); ++r) {
+    if (m.node_of(r) == 0) continue;
+    const double count = static_cast<double>(rows.counts()[static_cast<std::size_t>(r)]);
+    t.scatter += l.seconds(count * s.k * e);
+    t.gather += l.seconds(count * s.n * e);
+  }
+  const MachineLayout leaders{m.nodes, 1, m.gpus_per_node > 0 ? 1 : 0};
+  t.broadcast = bcast_seconds(p, leaders, s.k * s.n * e);
+  return t;
+}
+
+Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const Sides s = sides(cfg.shape);
+  const double e = static_cast<double>(host_element_bytes(cfg.precision));
+  const GemmBlocks b = compute_times(p, cfg, m);
+  const bool shared = cfg.distribution == GemmDistribution::shared;
+  const SharedTraffic t = shared ? shared_traffic(p, m, b.rows, s, e) : SharedTraffic{};
+  const double scatter = shared ? t.scatter : scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
+  const double bcast = shared ? t.broadcast : bcast_seconds(p, m, s.k * s.n * e);
+  const double gather = shared ? t.gather : gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
+  const double compute = max_of(b.compute);
+  Prediction out;
+  // The gather's slowest rank is the one that finished its multiply first and waits for the last.
+  out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute},
+                {phase::gather, gather + compute - min_of(b.compute)}};
+  out.end_to_end = scatter + bcast + compute + gather;
+  return out;
+}
+
+// --distribution shared on GPUs: the inter-node phases above, then every rank copies its own rows
+// over its own link (links assumed independent): A's rows and B whole (transport mpi) or its
+// 1/P slice of B's rows, all-gathered over NCCL; --overlap runs these as a pipeline.
+Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m,
+                                   const GemmBlocks& b) {
+  const Sides s = sides(cfg.shape);
+  const auto& g = p.gpu;
+  const double eh = static_cast<double>(host_element_bytes(cfg.precision));
+  const double ein = static_cast<double>(device_input_bytes(cfg.precision));
+  const bool nccl = (cfg.transport == Transport::nccl || cfg.overlap) && m.ranks() > 1;
+  const SharedTraffic t = shared_traffic(p, m, b.rows, s, eh);
+  const RowPartition slices(cfg.shape.k, m.ranks());
+  std::vector<double> h2d, d2h, device;
+  for (int r = 0; r < m.ranks(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const double rows = static_cast<double>(b.rows.counts()[i]);
+    const double b_rows = nccl ? static_cast<double>(slices.counts()[i]) : s.k;
+    h2d.push_back(g.h2d_pinned.seconds((rows * s.k + b_rows * s.n) * eh));
+    d2h.push_back(g.d2h_pinned.seconds(rows * s.n * eh));
+    device.push_back(h2d.back() + b.compute[i] + d2h.back());
+  }
+  const double allgather = nccl ? nccl_link(p, m).seconds(s.k * s.n * ein * (m.ranks() - 1) / m.ranks()) : 0.0;
+  const double compute = max_of(b.compute);
+  Prediction out;
+  out.phases = {{"scatter", t.scatter}, {"broadcast", t.broadcast}, {"h2d", max_of(h2d)}, {"allgather", allgather},
+                {"compute", compute}, {"d2h", max_of(d2h)}, {"gather", t.gather}};
+  const double host = t.scatter + t.broadcast + t.gather;
+  if (!cfg.overlap) {
+    out.end_to_end = host + max_of(device) + allgather;
+    return out;
+  }
+  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
+  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
+  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
+  const double fill = g.h2d_pinned.seconds((width * s.n / m.ranks() + head * width) * eh);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
+                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  out.phases.emplace_back("fill", fill);
+  out.phases.emplace_back("drain", drain);
+  out.end_to_end = host + fill + std::max({max_of(h2d), max_of(d2h), compute, allgather}) + drain;
+  out.notes.push_back("overlap, shared: end-to-end = inter-node phases + first panel in + the busiest of each GPU's "
+                      "link in, link out, multiply, NCCL all-gather + last block out");
+  return out;
+}
+
+Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  const Sides s = sides(cfg.shape);
+  const auto& g = p.gpu;
+  const double eh = static_cast<double>(host_element_bytes(cfg.precision));
+  const double ein = static_cast<double>(device_input_bytes(cfg.precision));
+  const double eout = static_cast<double>(device_output_bytes(cfg.precision));
+  const GemmBlocks b = compute_times(p, cfg, m);
+  const double compute = max_of(b.compute);
+  const double kn = s.k * s.n;
+  Prediction out;
+  if (cfg.distribution == GemmDistribution::shared) return predict_shared_gpu_gemm(p, cfg, m, b);
+  if (cfg.resident) {
+    out.phases = {{phase::scatter, 0.0}, {phase::broadcast, 0.0}, {phase::compute, compute}, {phase::gather, 0.0}};
+    out.end_to_end = compute;
+    return out;
+  }
+  if (cfg.transport == Transport::mpi && !cfg.overlap) {
+    // The MPI phases are those of the CPU run, then each rank's copies and multiply.
+    const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * eh));
+    const double bcast = bcast_seconds(p, m, kn * eh);
+    std::vector<double> h2d, d2h, device;
+    for (int r = 0; r < m.ranks(); ++r) {
+      const double rows = static_cast<double>(b.rows.counts()[r]);
+      h2d.push_back(g.h2d_pinned.seconds((rows * s.k + kn) * eh));
+      d2h.push_back(g.d2h_pinned.seconds(rows * s.n * eh));
+      device.push_back(h2d.back() + b.compute[r] + d2h.back());
+    }
+    const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * eh));
+    out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::h2d, max_of(h2d)}, {phase::compute, compute},
+                  {phase::d2h, max_of(d2h)}, {phase::gather, gather + max_of(device) - min_of(device)}};
+    out.end_to_end = scatter + bcast + max_of(device) + gather;
+    return out;
+  }
+  // NCCL (or --overlap): rank 0 moves all of A and B in and all of C out; the others' blocks go
+  // device to device, rank 0's sends sharing its link.
+  const double h2d = g.h2d_pinned.seconds((s.m * s.k + kn) * eh);
+  const double d2h = g.d2h_pinned.seconds(s.m * s.n * eh);
+  double scatter = 0, bcast = 0, gather = 0;
+  if (m.ranks() > 1) {
+    const Link l = nccl_link(p, m);
+    scatter = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.k * ein)));
+    bcast = l.seconds(kn * ein);
+    gather = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.n * eout)));
+  }
+  out.phases = {{phase::h2d, h2d}, {phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute}, {phase::gather, gather},
+                {phase::d2h, d2h}};
+  if (!cfg.overlap) {
+    out.end_to_end = h2d + scatter + bcast + compute + gather + d2h;
+    return out;
+  }
+  // The pipeline: its busiest resource sets the pace; the first panel in and the last block out
+  // cannot overlap anything.
+  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
+  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
+  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
+  const double fill = g.h2d_pinned.seconds((width * s.n + head * width) * eh);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
+                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  out.phases.emplace_back(phase::fill, fill);
+  out.phases.emplace_back(phase::drain, drain);
+  out.end_to_end = fill + std::max({h2d, d2h, compute, scatter + bcast + gather}) + drain;
+  out.notes.push_back("overlap: end-to-end = first panel in + the busiest of host link in, host link out, "
+                      "multiply, NCCL + last block out");
+  return out;
+}
+
+}  // namespace
+
+double Prediction::phase(const std::string& name) const {
+  for (const auto& [n, s] : phases) {
+    if (n == name) return s;
+  }
+  return 0.0;
+}
+
+Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
+  if (m.ranks() > cfg.shape.m) {
+    throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(),
+                                 cfg.shape.m));
+  }
+  return cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m);
+}
+
+Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
+  MonteCarloConfig cfg = cfg_in;
+  resolve_defaults(cfg);
+  const std::string problem = to_string(cfg.problem);
+  const double units_per_sample = cfg.problem == McProblem::asian ? cfg.steps : 1.0;
+  double rate = 0;
+  const bool on_gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
+  if (on_gpu) {
+    const auto it = p.gpu.montecarlo.find(problem);
+    if (!p.gpu.present || it == p.gpu.montecarlo.end() || !it->second.count(to_string(cfg.backend))) {
+      throw UsageError(fmt::format("profile {} has no GPU Monte Carlo rate for {} on {} ({})", p.source, problem,
+                                   to_string(cfg.backend), p.gpu.present ? "not measured" : p.gpu.reason));
+    }
+    rate = it->second.at(to_string(cfg.backend)) / gpu_sharing(m);
+  } else {
+    const std::string backend = to_string(cfg.backend);
+    const auto pit = p.montecarlo.find(problem);
+    if (pit == p.montecarlo.end() || !pit->second.count(backend)) {
+      throw UsageError(fmt::format("profile {} has no Monte Carlo rate for {} on {}; run `scalebench calibrate`",
+                                   p.source, problem, backend));
+    }
+    const int threads = cfg.backend == McBackendKind::naive ? 1 : std::max(cfg.threads, 1);
+    rate = rate_at_threads(pit->second.at(backend), thread_share(p, m, threads), p.cores);
+  }
+  if (rate <= 0) throw UsageError(fmt::format("profile {} gives a zero Monte Carlo rate for {}", p.source, problem));
+  const int ranks = m.ranks();
+  const std::int64_t chunks = chunk_count(cfg);
+  std::vector<double> compute;
+  for (int r = 0; r < ranks; ++r) {
+    std::int64_t samples = 0;
+    if (cfg.backend == McBackendKind::naive) {  // an even split of samples; the others take chunks
+      samples = RowPartition(cfg.samples, ranks).counts()[r];
+    } else {
+      const ChunkRange c = rank_chunks(chunks, r, ranks);
+      samples = std::max<std::int64_t>(std::min(c.last * cfg.chunk_size, cfg.samples) - c.first * cfg.chunk_size, 0);
+    }
+    compute.push_back(static_cast<double>(samples) * units_per_sample / rate);
+  }
+  // π: one all-reduce of the hits. Options: naive all-reduces each sum; cpu/cuda gather the
+  // tree nodes (sizes, then the bytes: linear) and broadcast the total.
+  double reduce = 0;
+  if (cfg.problem == McProblem::pi) {
+    reduce = small_reduce_seconds(p, m, 1);
+  } else if (cfg.backend == McBackendKind::naive || cfg.backend == McBackendKind::curand) {
+    reduce = small_reduce_seconds(p, m, kSumCount);
+  } else {
+    // At most 2·log2(chunks) tree nodes of six doubles each per rank.
+    const double tree_nodes = 2.0 * std::log2(std::max(static_cast<double>(chunks), 2.0));
+    const std::vector<double> node_bytes(static_cast<std::size_t>(ranks), 56.0 * tree_nodes);
+    reduce = 2 * gatherv_seconds(p, m, node_bytes) + small_reduce_seconds(p, m, 1);
+  }
+  Prediction out;
+  const double slowest = max_of(compute);
+  out.phases = {{phase::compute, slowest}, {phase::reduce, reduce + slowest - min_of(compute)}};
+  out.end_to_end = slowest + reduce;
+  if (on_gpu) {
+    const double d2h = p.gpu.d2h_pinned.latency_s;
+    out.phases.emplace_back(phase::d2h, d2h);
+    out.end_to_end += d2h;
+  }
+  return out;
+}
+
+}  // namespace scalebench

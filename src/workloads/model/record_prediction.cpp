@@ -1,0 +1,124 @@
+// Predicted against measured in a run record (docs/model.md, "In records").
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
+#include "scalebench/workloads/model.hpp"
+
+namespace scalebench {
+namespace {
+
+using nlohmann::json;
+
+GemmConfig gemm_config_of(const json& c) {
+  GemmConfig cfg;
+  cfg.shape = {c.at("m").get<std::int64_t>(), c.at("n").get<std::int64_t>(), c.at("k").get<std::int64_t>()};
+  cfg.precision = parse_precision(c.at("precision").get<std::string>());
+  cfg.backend = parse_gemm_backend(c.at("backend").get<std::string>());
+  cfg.threads = c.value("threads_per_rank", 1);
+  cfg.transport = c.value("transport", std::string("mpi")) == "nccl" ? Transport::nccl : Transport::mpi;
+  cfg.resident = c.value("resident", false);
+  cfg.overlap = c.value("overlap", false);
+  cfg.distribution = parse_gemm_distribution(c.value("distribution", std::string("replicated")));
+  return cfg;
+}
+
+MonteCarloConfig montecarlo_config_of(const json& c) {
+  MonteCarloConfig cfg;
+  cfg.problem = parse_mc_problem(c.at("problem").get<std::string>());
+  cfg.backend = parse_mc_backend(c.at("backend").get<std::string>());
+  cfg.samples = c.at("samples").get<std::int64_t>();
+  cfg.chunk_size = c.at("chunk_size").get<std::int64_t>();
+  cfg.steps = c.value("steps", 252);
+  cfg.threads = c.value("threads_per_rank", 1);
+  return cfg;
+}
+
+json no_prediction(const std::string& reason) { return {{"available", false}, {"reason", reason}}; }
+
+}  // namespace
+
+MachineLayout layout_of_record(const json& record) {
+  MachineLayout m;
+  const int ranks = record.value("ranks", 1);
+  std::set<std::string> hosts;
+  if (record.contains("rank_info")) {
+    for (const auto& r : record.at("rank_info")) hosts.insert(r.value("host", std::string("unknown")));
+  }
+  m.nodes = std::max<int>(1, static_cast<int>(hosts.size()));
+  m.ranks_per_node = (ranks + m.nodes - 1) / m.nodes;
+  return m;
+}
+
+json compare_with_record(const Prediction& pred, const json& record, const std::string& source) {
+  const json& measured = record.at("phases");
+  auto entry = [](double predicted, double got) {
+    return json{{"predicted_s", predicted}, {"measured_s", got}, {"ratio", predicted > 0 ? got / predicted : 0.0}};
+  };
+  json phases = json::object();
+  std::string worst;
+  double worst_error = -1;
+  for (const auto& [name, predicted] : pred.phases) {
+    if (!measured.contains(name)) continue;
+    const double got = measured.at(name).value("median_s", 0.0);
+    phases[name] = entry(predicted, got);
+    if (std::fabs(got - predicted) > worst_error) {
+      worst_error = std::fabs(got - predicted);
+      worst = name;
+    }
+  }
+  const double e2e = measured.contains(phase::end_to_end) ? measured.at(phase::end_to_end).value("median_s", 0.0) : 0.0;
+  const double miss = pred.end_to_end > 0 ? std::fabs(e2e / pred.end_to_end - 1.0) : 0.0;
+  return {{"available", true},
+          {"profile", source},
+          {"phases", phases},
+          {phase::end_to_end, entry(pred.end_to_end, e2e)},
+          {"miss", miss},
+          {"flagged", miss > kPredictionTolerance},
+          {"worst_phase", worst},
+          {"notes", pred.notes}};
+}
+
+void attach_prediction(json& record, json& warnings) {
+  const char* env = std::getenv("SCALEBENCH_PROFILE");
+  const bool named = env && *env;
+  std::string path;
+  try {
+    path = default_profile_path();
+    if (!std::filesystem::exists(path)) {
+      record["prediction"] = no_prediction(fmt::format("no profile at {}; run `scalebench calibrate`", path));
+      if (named) warnings.push_back(fmt::format("no prediction: SCALEBENCH_PROFILE names {}, which does not exist", path));
+      return;
+    }
+    const Profile p = load_profile(path);
+    const std::string host = record.at("rank_info").at(0).value("host", std::string("unknown"));
+    if (const std::string why = profile_mismatch(p, host, record.at("versions")); !why.empty()) {
+      const std::string reason = fmt::format("profile {} is stale: {}; run `scalebench calibrate` again", path, why);
+      record["prediction"] = no_prediction(reason);
+      warnings.push_back("no prediction: " + reason);
+      return;
+    }
+    MachineLayout m = layout_of_record(record);
+    m.gpus_per_node = p.gpu.present ? p.gpu.count : 0;
+    const std::string sub = record.at("subcommand").get<std::string>();
+    GemmConfig gemm = sub == "gemm" ? gemm_config_of(record.at("config")) : GemmConfig{};
+    // The scheme that ran (--distribution shared falls back to replicated without shared windows).
+    if (sub == "gemm" && record.contains("distribution") && record["distribution"].contains("scheme")) {
+      gemm.distribution = parse_gemm_distribution(record["distribution"]["scheme"].get<std::string>());
+    }
+    const Prediction pred = sub == "gemm" ? predict_gemm(p, gemm, m)
+                                          : predict_montecarlo(p, montecarlo_config_of(record.at("config")), m);
+    record["prediction"] = compare_with_record(pred, record, path);
+  } catch (const std::exception& e) {
+    const std::string reason = fmt::format("profile {}: {}", path, e.what());
+    record["prediction"] = no_prediction(reason);
+    warnings.push_back("no prediction: " + reason);
+  }
+}
+
+}  // namespace scalebench

@@ -1,0 +1,77 @@
+#include "scalebench/workloads/rank_setup.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+
+namespace scalebench {
+
+RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_option,
+                     bool share_gpu, const std::vector<std::string>& thread_env) {
+  std::string gpu_pci_bus_id;
+  if (!gpu_option.empty()) {
+    agree(comm, [&] {
+      gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu, gpu_option)).value("pci_bus_id", "");
+    });
+  }
+  const Communicator node = comm.split_shared();
+  RankSetup out;
+  agree(comm, [&] {
+    PlacementRequest req;
+    req.pin = pin;
+    req.local_rank = node.rank();
+    req.local_size = node.size();
+    req.threads = threads_requested;
+    req.gpu_pci_bus_id = gpu_pci_bus_id;
+    out.report = apply_placement(req);
+    if (threads_requested > 0) {
+      out.threads = threads_requested;
+      out.threads_source = "--threads";
+      return;
+    }
+    for (const auto& var : thread_env) {
+      if (const char* v = std::getenv(var.c_str())) {
+        const int t = std::atoi(v);
+        if (t > 0) {
+          out.threads = t;
+          out.threads_source = var;
+          return;
+        }
+      }
+    }
+    const auto& p = out.report.placement;
+    if (p.pin != PinPolicy::none && p.threads > 0) {
+      out.threads = p.threads;
+      out.threads_source = p.launcher_bound ? std::string("cores the launcher bound this rank to")
+                                            : fmt::format("cores owned (--pin {})", pin_policy_name(p.pin));
+    } else {
+      const int cpus = static_cast<int>(allowed_cpus().size());
+      out.threads = cpus > 0 ? cpus : 1;
+      out.threads_source = "allowed CPUs";
+    }
+  });
+  return out;
+}
+
+}  // namespace scalebench
+
+namespace scalebench {
+
+void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu, const std::string& gpu_option) {
+  const Communicator node = comm.split_shared();
+  const int gpus = visible_gpu_count();
+  agree(comm, [&] {
+    if (!gpu_support_built()) throw NoCudaError(gpu_option);
+    if (share_gpu || gpus < 2 || node.size() <= gpus) return;
+    throw ResourceError(fmt::format("{} ranks on {} but {} GPUs visible there; launch at most one rank per GPU or pass "
+                                    "--share-gpu",
+                                    node.size(), host_name(), gpus));
+  });
+}
+
+}  // namespace scalebench
