@@ -5,6 +5,17 @@
 #include "scalebench/base/env.hpp"
 
 namespace scalebench {
+namespace {
+std::vector<std::string>& stored_command_line() {
+  static std::vector<std::string> cl;
+  return cl;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  stored_command_line().assign(argv, argv + argc);
+}
+const std::vector<std::string>& command_line() { return stored_command_line(); }
 
 const std::vector<EnvVar>& honoured_env_vars() {
   static const std::vector<EnvVar> vars = {

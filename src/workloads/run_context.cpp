@@ -1,13 +1,8 @@
 #include <cblas.h>
-#include <sched.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <ctime>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -15,64 +10,11 @@
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/host.hpp"
-#include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 extern char** environ;
 
 namespace scalebench {
-namespace {
-std::vector<std::string>& stored_command_line() {
-  static std::vector<std::string> cl;
-  return cl;
-}
-}  // namespace
-
-void set_command_line(int argc, char** argv) {
-  stored_command_line().assign(argv, argv + argc);
-}
-const std::vector<std::string>& command_line() { return stored_command_line(); }
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto pos = line.find(':');
-      if (pos != std::string::npos) return line.substr(line.find_first_not_of(" \t", pos + 1));
-    }
-  }
-  return "unknown";
-}
-
-std::vector<int> allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> out;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) out.push_back(c);
-  }
-  return out;
-}
-
-std::string format_cpu_list(const std::vector<int>& cpus) {
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 std::string mpi_library_version() {
   char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -92,15 +34,6 @@ nlohmann::json openblas_info() {
           {"core", core},
           {"threads", openblas_get_num_threads()},
           {"parallel", parallel == 0 ? "sequential" : parallel == 1 ? "pthreads" : "openmp"}};
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 nlohmann::json local_rank_info(const Communicator& comm) {

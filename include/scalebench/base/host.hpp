@@ -1,0 +1,14 @@
+#pragma once
+// Facts about the machine and the process as the OS reports them.
+#include <string>
+#include <vector>
+
+namespace scalebench {
+
+std::string host_name();
+std::string cpu_model();
+std::vector<int> allowed_cpus();                            // sched_getaffinity of this process
+std::string format_cpu_list(const std::vector<int>& cpus);  // "0-3,8"
+std::string utc_now_iso8601();
+
+}  // namespace scalebench

@@ -1,0 +1,23 @@
+#pragma once
+// The context every run record carries (docs/output.md): versions, hosts, ranks, environment.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace scalebench {
+
+class Communicator;
+
+inline constexpr int kSchemaVersion = 1;
+
+std::string mpi_library_version();
+nlohmann::json openblas_info();  // config, core, threads, parallel mode
+
+// This rank's facts: host, pid, allowed CPUs as the OS reports them, local rank.
+nlohmann::json local_rank_info(const Communicator& comm);
+
+// Collective: versions, hosts, CPU model, per-rank info (gathered), environment knobs, Slurm
+// variables, command line. Valid on rank 0; `extra_rank_info` is merged into each rank's entry.
+nlohmann::json run_context(const Communicator& comm, const nlohmann::json& extra_rank_info = nlohmann::json::object());
+
+}  // namespace scalebench
