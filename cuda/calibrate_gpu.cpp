@@ -150,7 +150,7 @@ json nccl_broadcast(int count, bool quick) {
 
 }  // namespace
 
-json calibrate_gpu(bool quick) {
+json calibrate_cuda(bool quick) {
   int count = 0;
   SCALEBENCH_CUDA_CHECK(cudaGetDeviceCount(&count));
   SCALEBENCH_CUDA_CHECK(cudaSetDevice(0));

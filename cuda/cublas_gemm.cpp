@@ -494,7 +494,7 @@ RowCheck CublasGemm::verify(const std::vector<double>& x, std::vector<double>* c
 // ---------------------------------------------------------------------------------------------
 // Peers
 
-double CublasGemm::bare_cublas_seconds() {
+double CublasGemm::bare_device_gemm_seconds() {
   if (!peer_handle_) {
     peer_stream_.emplace();
     peer_handle_.emplace(peer_stream_->get());
@@ -525,16 +525,8 @@ double CublasGemm::pinned_copy_bandwidth(std::int64_t bytes) {
   return static_cast<double>(bytes) / t.stop();
 }
 
+std::unique_ptr<GpuGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm) {
+  return std::make_unique<CublasGemm>(cfg, comm);
+}
+
 }  // namespace scalebench::gpu
-
-namespace scalebench {
-
-std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  return std::make_unique<gpu::CublasGemm>(cfg, comm);
-}
-
-std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  return make_gpu_gemm(cfg, comm);
-}
-
-}  // namespace scalebench

@@ -65,7 +65,7 @@ class CublasGemm final : public GpuGemm {
   RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) override;
   std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) override;
   void corrupt_c(std::int64_t index, double amount) override;
-  double bare_cublas_seconds() override;
+  double bare_device_gemm_seconds() override;
   double pinned_copy_bandwidth(std::int64_t bytes) override;
   std::vector<std::pair<std::string, double>> setup_seconds() const override { return setup_; }
   nlohmann::json placement() const override { return placement_; }

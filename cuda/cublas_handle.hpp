@@ -14,7 +14,7 @@ namespace scalebench::gpu {
 
 class CublasHandle {
  public:
-  static constexpr std::size_t kWorkspaceBytes = static_cast<std::size_t>(kCublasWorkspaceBytes);
+  static constexpr std::size_t kWorkspaceBytes = static_cast<std::size_t>(kBlasWorkspaceBytes);
 
   explicit CublasHandle(cudaStream_t stream);
   ~CublasHandle();

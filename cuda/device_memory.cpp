@@ -36,27 +36,13 @@ bool is_pinned(const void* p) noexcept {
 
 }  // namespace scalebench::gpu
 
-namespace scalebench {
+namespace scalebench::gpu {
 
-// The CUDA-free owner of gpu.hpp: a DeviceBuffer's allocation, seen as bytes.
-DeviceArray::DeviceArray(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+void* allocate(std::size_t bytes) {
+  void* p = nullptr;
+  SCALEBENCH_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
 }
-DeviceArray::~DeviceArray() { release(); }
-DeviceArray::DeviceArray(DeviceArray&& o) noexcept
-    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-DeviceArray& DeviceArray::operator=(DeviceArray&& o) noexcept {
-  if (this != &o) {
-    release();
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
-  return *this;
-}
-void DeviceArray::release() noexcept {
-  if (ptr_ != nullptr) cudaFree(ptr_);
-  ptr_ = nullptr;
-  bytes_ = 0;
-}
+void free(void* data) noexcept { cudaFree(data); }
 
-}  // namespace scalebench
+}  // namespace scalebench::gpu

@@ -18,7 +18,7 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
 
-namespace scalebench {
+namespace scalebench::gpu {
 namespace {
 
 std::string env_or(const char* name, const char* fallback) {
@@ -61,13 +61,9 @@ struct GpuClaim {
 
 }  // namespace
 
-namespace gpu {
 double first_context_seconds() { return g_first_context_seconds < 0 ? 0.0 : g_first_context_seconds; }
-}  // namespace gpu
 
-bool gpu_support_built() { return true; }
-
-int visible_gpu_count() {
+int device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
@@ -76,7 +72,7 @@ int visible_gpu_count() {
   return n;
 }
 
-std::string gpu_absence_reason() {
+std::string absence_reason() {
   int n = 0;
   const cudaError_t rc = cudaGetDeviceCount(&n);
   if (rc == cudaSuccess && n > 0) return {};
@@ -88,16 +84,16 @@ std::string gpu_absence_reason() {
                      env_or("CUDA_VISIBLE_DEVICES", "(unset)"));
 }
 
-int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) {
+int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) {
   const Communicator node = comm.split_shared();
   int device = -1;
   agree(comm, [&] {
     const double t0 = wall_seconds();
-    const int count = visible_gpu_count();
+    const int count = device_count();
     if (count == 0) {
       throw ResourceError(fmt::format("{} needs a GPU, but rank {} on {} sees none ({}); run on a GPU node or use "
                                       "a CPU backend",
-                                      asked_by, comm.rank(), host_name(), gpu_absence_reason()));
+                                      asked_by, comm.rank(), host_name(), absence_reason()));
     }
     device = count == 1 ? 0 : node.rank() % count;
     SCALEBENCH_CUDA_CHECK(cudaSetDevice(device));
@@ -123,14 +119,14 @@ int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::str
         throw ResourceError(fmt::format(
             "ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this node); launch at most one rank "
             "per GPU or pass --share-gpu",
-            other.world_rank, mine.world_rank, host_name(), mine.uuid.data(), visible_gpu_count(), node.size()));
+            other.world_rank, mine.world_rank, host_name(), mine.uuid.data(), device_count(), node.size()));
       }
     }
   });
   return device;
 }
 
-nlohmann::json gpu_info(int device) {
+nlohmann::json device_info(int device) {
   cudaDeviceProp prop{};
   SCALEBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   int driver = 0, runtime = 0;
@@ -149,4 +145,4 @@ nlohmann::json gpu_info(int device) {
           {"cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "")}};
 }
 
-}  // namespace scalebench
+}  // namespace scalebench::gpu

@@ -1,16 +1,14 @@
+// Page-locking host memory in place for the CUDA device (HostMemoryPin in gpu.hpp).
 #include <cuda_runtime.h>
-
-#include <utility>
 
 #include <fmt/format.h>
 
+#include "gpu_device.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/gpu/gpu.hpp"
 
-namespace scalebench {
+namespace scalebench::gpu {
 
-HostMemoryPin::HostMemoryPin(void* data, std::size_t bytes) {
-  if (data == nullptr || bytes == 0) return;
+void pin_host(void* data, std::size_t bytes) {
   const cudaError_t rc = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
   if (rc != cudaSuccess) {
     cudaGetLastError();
@@ -18,24 +16,8 @@ HostMemoryPin::HostMemoryPin(void* data, std::size_t bytes) {
                                     "use a smaller size or raise the locked-memory limit (ulimit -l)",
                                     static_cast<double>(bytes) / (1 << 30), cudaGetErrorString(rc)));
   }
-  ptr_ = data;
 }
 
-HostMemoryPin::~HostMemoryPin() { release(); }
+void unpin_host(void* data) noexcept { cudaHostUnregister(data); }
 
-HostMemoryPin::HostMemoryPin(HostMemoryPin&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
-
-HostMemoryPin& HostMemoryPin::operator=(HostMemoryPin&& o) noexcept {
-  if (this != &o) {
-    release();
-    ptr_ = std::exchange(o.ptr_, nullptr);
-  }
-  return *this;
-}
-
-void HostMemoryPin::release() noexcept {
-  if (ptr_ != nullptr) cudaHostUnregister(ptr_);
-  ptr_ = nullptr;
-}
-
-}  // namespace scalebench
+}  // namespace scalebench::gpu

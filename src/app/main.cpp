@@ -11,9 +11,11 @@
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
+#include "scalebench/gpu/device.hpp"
 
 int main(int argc, char** argv) {
   using namespace scalebench;
+  register_builtin_devices();
   set_command_line(argc, argv);
   app::set_main_args(argc, argv);
 

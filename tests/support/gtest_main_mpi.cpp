@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "scalebench/gpu/device.hpp"
+
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  scalebench::register_builtin_devices();
   testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

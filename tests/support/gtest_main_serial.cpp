@@ -2,7 +2,10 @@
 // itself and none failed, so a skip never hides a failure.
 #include <gtest/gtest.h>
 
+#include "scalebench/gpu/device.hpp"
+
 int main(int argc, char** argv) {
+  scalebench::register_builtin_devices();
   testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
   const auto* ut = testing::UnitTest::GetInstance();

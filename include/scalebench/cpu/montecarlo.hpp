@@ -195,13 +195,7 @@ std::unique_ptr<McKernel> make_cpu_montecarlo(int threads);
 // The baseline as a newcomer writes it: one std::mt19937 per rank seeded with seed + rank,
 // doubles, one thread, an even split of samples. Its estimate depends on the rank count.
 std::unique_ptr<McKernel> make_naive_montecarlo(int rank, int ranks);
-// Fused generate-test-reduce kernels on this rank's GPU (cuda/; a stub without CUDA).
-std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
-// The tutorials' pattern on this rank's GPU (cuda/; a stub without CUDA): cuRAND's host API fills
-// device arrays in batches, a kernel maps them to per-sample arrays, CUB reduces those. Draws
-// sample i's numbers from one cuRAND stream at an offset derived from i, but the estimate is not
-// bit-identical to the other backends' nor across rank counts (docs/montecarlo.md). π and European.
-std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
+// On a GPU: make_device_montecarlo, make_device_library_montecarlo (gpu/gpu.hpp).
 
 // ---- Estimates -----------------------------------------------------------------------------------
 struct McEstimate {

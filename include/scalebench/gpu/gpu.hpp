@@ -1,6 +1,7 @@
 #pragma once
-// The GPU layer as the rest of scalebench sees it: CUDA-free. Implemented in cuda/ when built
-// with CUDA, by stubs in src/no_cuda/ otherwise (they throw NoCudaError).
+// The GPU layer as the rest of scalebench sees it: vendor-neutral and CUDA-free. Each function
+// goes to the device registered at start-up (device.hpp; cuda/ is the CUDA implementation);
+// without one (a build without CUDA) they report it: NoCudaError, or none visible.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/mpi/transport.hpp"
 
 namespace scalebench {
@@ -20,7 +22,7 @@ namespace scalebench {
 class Communicator;
 class GpuTransport;
 
-// True when this binary was built with the CUDA backends.
+// True when this binary has a device implementation (it was built with CUDA).
 bool gpu_support_built();
 // Number of visible CUDA devices (0 when none or when built without CUDA; never throws).
 int visible_gpu_count();
@@ -35,9 +37,6 @@ std::string gpu_absence_reason();
 int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by);
 // index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions.
 nlohmann::json gpu_info(int device);
-
-// cuBLAS backend for one rank; picks this rank's GPU (see docs) and records the map.
-std::unique_ptr<LocalGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm);
 
 // ---------------------------------------------------------------------------------------------
 // The GPU multiply as the distributed driver uses it, step by step.
@@ -94,13 +93,14 @@ inline std::size_t device_input_bytes(Precision p) {
 inline std::size_t device_output_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
 
 // What the GPU backend allocates besides the matrices (the plan below and cuda/ use the same
-// numbers): cuBLAS's workspace (its recommendation for Hopper), the device chunk bf16 inputs are
-// converted through, and room kept free for what the libraries allocate themselves (kernels
-// loaded lazily, cuBLAS internals; NCCL's channels and buffers need more).
-inline constexpr std::int64_t kCublasWorkspaceBytes = std::int64_t{32} << 20;
+// numbers): the device BLAS's workspace (cuBLAS's recommendation for Hopper), the device chunk
+// bf16 inputs are converted through, and room kept free for what the libraries allocate
+// themselves (kernels loaded lazily, BLAS internals; the collectives' channels and buffers, NCCL's
+// on CUDA, need more).
+inline constexpr std::int64_t kBlasWorkspaceBytes = std::int64_t{32} << 20;
 inline constexpr std::int64_t kBf16StagingElements = std::int64_t{16} << 20;
 inline constexpr std::int64_t kLibraryMarginBytes = std::int64_t{256} << 20;
-inline constexpr std::int64_t kNcclMarginBytes = std::int64_t{1} << 30;
+inline constexpr std::int64_t kCollectivesMarginBytes = std::int64_t{1} << 30;
 
 // Device memory one rank needs: A (rows_held×k) + B (k×n) + C (rows_held×n) + workspace
 // (cuBLAS workspace, bf16 conversion staging, Freivalds vectors, library margins).
@@ -118,12 +118,12 @@ inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t 
   DeviceMemoryPlan plan;
   plan.matrices = rows_held * local.k * ein + local.k * local.n * ein + rows_held * local.n * eout +
                   pack_elements * ein;
-  plan.workspace = kCublasWorkspaceBytes + (2 * local.n + 2 * local.k + 3 * rows_held) * 8 + kLibraryMarginBytes;
+  plan.workspace = kBlasWorkspaceBytes + (2 * local.n + 2 * local.k + 3 * rows_held) * 8 + kLibraryMarginBytes;
   if (p == Precision::bf16) {
     const std::int64_t most = rows_held * local.k > local.k * local.n ? rows_held * local.k : local.k * local.n;
     plan.workspace += (most < kBf16StagingElements ? most : kBf16StagingElements) * 4;
   }
-  if (nccl) plan.workspace += kNcclMarginBytes;
+  if (nccl) plan.workspace += kCollectivesMarginBytes;
   return plan;
 }
 
@@ -208,8 +208,9 @@ class GpuGemm : public LocalGemm {
   virtual void corrupt_c(std::int64_t index, double amount) = 0;
 
   // Peers measured in the same run on the same GPU (they overwrite C):
-  // seconds of one bare cuBLAS call (its own handle and stream, nothing around it) on this block;
-  virtual double bare_cublas_seconds() = 0;
+  // seconds of one bare device BLAS call (its own handle and stream, nothing around it) on this
+  // block (CUDA: one cublasGemmEx);
+  virtual double bare_device_gemm_seconds() = 0;
   // bytes/s of one plain cudaMemcpy from pinned host memory into C on the device (at most
   // `bytes`, capped by C's size; never into A or B, which the bare call reads).
   virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
@@ -273,22 +274,28 @@ class GpuTransport {
   virtual nlohmann::json describe() const = 0;
 };
 
-// The device transport: NCCL between the ranks' GPUs on device views, enqueued on `stream`
+// The device buffer transport (CUDA: NCCL) between the ranks' GPUs on device views, enqueued on `stream`
 // (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator
 // (unique id by MPI_Bcast); attach(group) builds one per sub-communicator (a process row or
 // column), collectively over that group. ResourceError (agreed) when two ranks of `comm` share
 // one GPU: NCCL cannot run them.
-std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
+std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                             int max_ctas = 0);
 
-// Collective over `comm`: builds the NCCL communicator from MPI (unique id by MPI_Bcast).
+// Collective over `comm`: builds the device communicator from MPI (CUDA: NCCL, unique id by MPI_Bcast).
 // ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.
 // `max_ctas` > 0 caps the thread blocks (SMs) each NCCL call may occupy (ncclConfig_t::maxCTAs),
 // unless NCCL_MAX_CTAS is set: --overlap runs NCCL beside the multiply, which needs the SMs.
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas = 0);
+std::unique_ptr<GpuTransport> make_device_transport(const Communicator& comm, int max_ctas = 0);
 // CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
 // pipeline needs, and leave the rest to the multiply.
-inline constexpr int kOverlapNcclCtas = 4;
+inline constexpr int kOverlapTransportCtas = 4;
+
+// Monte Carlo on this rank's GPU: scalebench's fused generate-test-reduce kernels (montecarlo
+// --backend cuda), and the tutorials' pattern with the vendor random number library's host API
+// (--backend curand; docs/montecarlo.md). Collective over `comm` (selects the GPU).
+std::unique_ptr<McKernel> make_device_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
+std::unique_ptr<McKernel> make_device_library_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
 
 // ---------------------------------------------------------------------------------------------
 // Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;

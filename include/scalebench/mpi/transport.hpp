@@ -5,7 +5,7 @@
 //
 //   mpi  : host buffers, blocking MPI calls (make_mpi_transport).
 //   nccl : device buffers of this rank's GPU, NCCL calls enqueued on a stream; synchronize()
-//          waits for them (gpu.hpp: make_nccl_buffer_transport).
+//          waits for them (gpu.hpp: make_device_buffer_transport).
 #include <cstddef>
 #include <cstdint>
 #include <memory>

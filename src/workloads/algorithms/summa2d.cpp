@@ -313,7 +313,7 @@ class Summa2D final : public DistributedGemm {
   void prepare_device(PhaseRecorder& setup) {
     {
       ScopedPhase t(setup, "nccl_comm");
-      transport_ = std::make_unique<TimedTransport>(make_nccl_buffer_transport(comm_, gpu_->stream()));
+      transport_ = std::make_unique<TimedTransport>(make_device_buffer_transport(comm_, gpu_->stream()));
       transport_->attach(row_comm_);
       transport_->attach(col_comm_);
     }

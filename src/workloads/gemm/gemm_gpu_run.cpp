@@ -57,7 +57,7 @@ void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& set
   }
   for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
   if (nccl) {
-    transport_ = make_nccl_transport(comm_, cfg_.overlap ? kOverlapNcclCtas : 0);
+    transport_ = make_device_transport(comm_, cfg_.overlap ? kOverlapTransportCtas : 0);
     setup.add("nccl_comm", transport_->setup_seconds());
   }
   agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
@@ -177,7 +177,7 @@ void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
   const double bytes = peer_copy_bytes();
   for (int rep = 0; rep < loop.total(); ++rep) {
     loop.begin(rep, peer_rec);
-    agree(comm_, [&] { peer_rec.add("bare_compute", gpu_.bare_cublas_seconds()); });
+    agree(comm_, [&] { peer_rec.add("bare_compute", gpu_.bare_device_gemm_seconds()); });
     if (copies) {
       // Every GPU copies at once (each over its own link): the aggregate the run's h2d is
       // compared with.

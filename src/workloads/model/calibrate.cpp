@@ -150,8 +150,8 @@ double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, co
     const std::int64_t chunks = chunk_count(cfg);
     std::unique_ptr<McKernel> k = backend == McBackendKind::naive    ? make_naive_montecarlo(0, 1)
                                   : backend == McBackendKind::cpu    ? make_cpu_montecarlo(threads)
-                                  : backend == McBackendKind::curand ? make_curand_montecarlo(cfg, *self)
-                                                                     : make_cuda_montecarlo(cfg, *self);
+                                  : backend == McBackendKind::curand ? make_device_library_montecarlo(cfg, *self)
+                                                                     : make_device_montecarlo(cfg, *self);
     PhaseRecorder setup, rec;
     k->prepare(cfg, {0, chunks}, setup);
     const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });

@@ -252,8 +252,8 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     switch (cfg.backend) {
       case McBackendKind::naive: kernel = make_naive_montecarlo(comm.rank(), comm.size()); break;
       case McBackendKind::cpu: kernel = make_cpu_montecarlo(cfg.threads); break;
-      case McBackendKind::cuda: kernel = make_cuda_montecarlo(cfg, comm); break;
-      case McBackendKind::curand: kernel = make_curand_montecarlo(cfg, comm); break;
+      case McBackendKind::cuda: kernel = make_device_montecarlo(cfg, comm); break;
+      case McBackendKind::curand: kernel = make_device_library_montecarlo(cfg, comm); break;
     }
   });
   agree(comm, [&] { kernel->prepare(cfg, mine, setup); });

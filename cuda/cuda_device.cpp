@@ -1,0 +1,47 @@
+// The CUDA implementation of the device seam (scalebench/gpu/device.hpp): each operation is the
+// cuda/ function that does it. register_cuda_device() adds it to the registry.
+#include "gpu_device.hpp"
+#include "scalebench/gpu/device.hpp"
+#include "scalebench/gpu/gpu.hpp"
+
+namespace scalebench {
+namespace {
+
+class CudaDevice final : public DeviceBackend {
+ public:
+  std::string name() const override { return "cuda"; }
+  int visible_count() const override { return gpu::device_count(); }
+  std::string absence_reason() const override { return gpu::absence_reason(); }
+  int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) const override {
+    return gpu::select_for_rank(comm, share_gpu, asked_by);
+  }
+  nlohmann::json info(int device) const override { return gpu::device_info(device); }
+  std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const override {
+    return gpu::make_cublas_gemm(cfg, comm);
+  }
+  std::unique_ptr<GpuTransport> make_transport(const Communicator& comm, int max_ctas) const override {
+    return make_nccl_transport(comm, max_ctas);
+  }
+  std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,
+                                                         int max_ctas) const override {
+    return make_nccl_buffer_transport(comm, stream, max_ctas);
+  }
+  void* allocate(std::size_t bytes) const override { return gpu::allocate(bytes); }
+  void free(void* data) const noexcept override { gpu::free(data); }
+  std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) const override {
+    return make_cuda_montecarlo(cfg, comm);
+  }
+  std::unique_ptr<McKernel> make_library_montecarlo(const MonteCarloConfig& cfg,
+                                                    const Communicator& comm) const override {
+    return make_curand_montecarlo(cfg, comm);
+  }
+  nlohmann::json calibrate(bool quick) const override { return calibrate_cuda(quick); }
+  void pin_host(void* data, std::size_t bytes) const override { gpu::pin_host(data, bytes); }
+  void unpin_host(void* data) const noexcept override { gpu::unpin_host(data); }
+};
+
+}  // namespace
+
+void register_cuda_device() { register_device_backend(std::make_unique<CudaDevice>()); }
+
+}  // namespace scalebench
