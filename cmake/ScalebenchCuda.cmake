@@ -1,4 +1,4 @@
-# SCALEBENCH_CUDA=AUTO|ON|OFF decides whether cuda/ is built or src/no_cuda/ stubs are linked.
+# SCALEBENCH_CUDA=AUTO|ON|OFF decides whether cuda/ is built (and registered as the "cuda" device) or not.
 set(SCALEBENCH_HAVE_CUDA OFF)
 if(NOT SCALEBENCH_CUDA STREQUAL "OFF")
   include(CheckLanguage)

@@ -40,6 +40,7 @@ GemmDistribution parse_gemm_distribution(const std::string& s) {
   if (s == "shared") return GemmDistribution::shared;
   throw UsageError(fmt::format("unknown --distribution '{}'; use replicated or shared", s));
 }
+std::string to_string(GemmAlgorithm a) { return a == GemmAlgorithm::row1d ? "row1d" : "summa2d"; }
 
 Precision parse_precision(const std::string& s) {
   if (s == "fp64") return Precision::fp64;

@@ -9,8 +9,6 @@
 
 namespace scalebench {
 
-std::string to_string(GemmAlgorithm a) { return a == GemmAlgorithm::row1d ? "row1d" : "summa2d"; }
-
 GemmAlgorithm parse_gemm_algorithm(const std::string& s) {
   if (s == "row1d") return GemmAlgorithm::row1d;
   if (s == "summa2d") return GemmAlgorithm::summa2d;
