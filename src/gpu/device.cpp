@@ -78,9 +78,11 @@ std::unique_ptr<McKernel> make_device_library_montecarlo(const MonteCarloConfig&
 nlohmann::json calibrate_gpu(bool quick) { return device_backend("GPU calibration").calibrate(quick); }
 
 HostMemoryPin::HostMemoryPin(void* data, std::size_t bytes) {
-  const DeviceBackend& device = device_backend("pinned host memory");
+  // A pointer, not a reference: GCC 13 takes a reference bound to a call with a string argument
+  // for one to a temporary (-Wdangling-reference).
+  const DeviceBackend* device = &device_backend("pinned host memory");
   if (data == nullptr || bytes == 0) return;
-  device.pin_host(data, bytes);
+  device->pin_host(data, bytes);
   ptr_ = data;
 }
 
@@ -97,8 +99,8 @@ HostMemoryPin& HostMemoryPin::operator=(HostMemoryPin&& o) noexcept {
 }
 
 DeviceArray::DeviceArray(std::size_t bytes) : bytes_(bytes) {
-  const DeviceBackend& device = device_backend("device memory");
-  if (bytes > 0) ptr_ = device.allocate(bytes);
+  const DeviceBackend* device = &device_backend("device memory");  // a pointer: see HostMemoryPin
+  if (bytes > 0) ptr_ = device->allocate(bytes);
 }
 
 DeviceArray::~DeviceArray() { release(); }
