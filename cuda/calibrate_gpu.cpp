@@ -134,8 +134,8 @@ json nccl_broadcast(int count, bool quick) {
       const double t0 = wall_seconds();
       SCALEBENCH_NCCL_CHECK(ncclGroupStart());
       for (int d = 0; d < count; ++d) {
-        SCALEBENCH_NCCL_CHECK(ncclBroadcast(bufs[d].get(), bufs[d].get(), bytes, ncclChar, 0, clique.at(d),
-                                            streams[d].get()));
+        SCALEBENCH_NCCL_CHECK(
+            ncclBroadcast(bufs[d].get(), bufs[d].get(), bytes, ncclChar, 0, clique.at(d), streams[d].get()));
       }
       SCALEBENCH_NCCL_CHECK(ncclGroupEnd());
       for (auto& s : streams) s.synchronize();

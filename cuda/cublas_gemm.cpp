@@ -63,9 +63,9 @@ void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& g) {
   switch (p) {
     case Precision::fp64: {
       const double one = 1.0, beta = g.accumulate ? 1.0 : 0.0;
-      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const double*>(g.b),
-                                          ldb, static_cast<const double*>(g.a), lda, &beta, static_cast<double*>(g.c),
-                                          ldc));
+      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one,
+                                          static_cast<const double*>(g.b), ldb, static_cast<const double*>(g.a), lda,
+                                          &beta, static_cast<double*>(g.c), ldc));
       return;
     }
     case Precision::fp32:
@@ -228,8 +228,8 @@ void CublasGemm::copy_in(const void* host, void* device, std::int64_t count) {
   const bool pinned = is_pinned(host);
   const bool convert = precision_ == Precision::bf16;
   if (pinned && !convert) {
-    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(device, host, static_cast<std::size_t>(count * he), cudaMemcpyHostToDevice,
-                                          stream_.get()));
+    SCALEBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(device, host, static_cast<std::size_t>(count * he), cudaMemcpyHostToDevice, stream_.get()));
     return;
   }
   if (!pinned) ensure_host_ring();
@@ -264,8 +264,8 @@ void CublasGemm::copy_out(const void* device, void* host, std::int64_t count) {
   if (count <= 0) return;
   const auto e = static_cast<std::int64_t>(device_output_bytes(precision_));
   if (is_pinned(host)) {
-    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(host, device, static_cast<std::size_t>(count * e), cudaMemcpyDeviceToHost,
-                                          stream_.get()));
+    SCALEBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(host, device, static_cast<std::size_t>(count * e), cudaMemcpyDeviceToHost, stream_.get()));
     return;
   }
   ensure_host_ring();
@@ -326,9 +326,7 @@ void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& 
   download(c, shape_.m, rec);
 }
 
-void CublasGemm::begin_sum(void*) {
-  SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(c_.get(), 0, c_.bytes(), stream_.get()));
-}
+void CublasGemm::begin_sum(void*) { SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(c_.get(), 0, c_.bytes(), stream_.get())); }
 
 void CublasGemm::add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
   timer_.start();
@@ -443,11 +441,11 @@ std::vector<double> CublasGemm::c_times_x(const std::vector<double>& x, std::int
   double* dx = v;
   double* dcx = v + 2 * n + 2 * shape_.k;
   std::vector<double> cx(static_cast<std::size_t>(rows));
-  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice,
-                                        stream_.get()));
+  SCALEBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, stream_.get()));
   output_dots(precision_, c_.get(), rows, n, dx, dcx, stream_.get());
-  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(cx.data(), dcx, static_cast<std::size_t>(rows) * 8, cudaMemcpyDeviceToHost,
-                                        stream_.get()));
+  SCALEBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(cx.data(), dcx, static_cast<std::size_t>(rows) * 8, cudaMemcpyDeviceToHost, stream_.get()));
   stream_.synchronize();
   return cx;
 }
@@ -462,7 +460,8 @@ RowCheck CublasGemm::verify(const std::vector<double>& x, std::vector<double>* c
   double *dcx = v + 2 * n + 2 * k, *dax = dcx + rows_held_, *dbound = dax + rows_held_;
   const cudaStream_t s = stream_.get();
   SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
-  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dabsx, absx.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
+  SCALEBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(dabsx, absx.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
   input_dots(precision_, b_.get(), k, n, dx, dabsx, dbx, dabsbx, s);
   output_dots(precision_, c_.get(), rows, n, dx, dcx, s);
   input_dots(precision_, a_.get(), rows, k, dbx, dabsbx, dax, dbound, s);

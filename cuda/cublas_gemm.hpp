@@ -104,12 +104,12 @@ class CublasGemm final : public GpuGemm {
   std::int64_t rows_held_ = 0;
   std::int64_t pack_elements_ = 0;
   DeviceBuffer a_, b_, c_;
-  DeviceBuffer pack_;      // --overlap: head panels of A in transit (OverlapPlan)
+  DeviceBuffer pack_;                                           // --overlap: head panels of A in transit (OverlapPlan)
   std::optional<Stream> in_stream_, out_stream_, nccl_stream_;  // --overlap
   int overlap_repeats_ = 0;
-  DeviceBuffer staging_;   // bf16 only: fp32 chunks on their way to bf16
-  DeviceBuffer vectors_;   // Freivalds: x, |x|, B·x, |B||x|, C·x, A·(B·x), |A|(|B||x|)
-  PinnedBuffer ring_[2];   // pageable host buffers go through these
+  DeviceBuffer staging_;  // bf16 only: fp32 chunks on their way to bf16
+  DeviceBuffer vectors_;  // Freivalds: x, |x|, B·x, |B||x|, C·x, A·(B·x), |A|(|B||x|)
+  PinnedBuffer ring_[2];  // pageable host buffers go through these
   Event ring_free_[2];
 
   std::optional<Stream> peer_stream_;

@@ -48,16 +48,15 @@ bool is_sticky(cudaError_t rc) noexcept {
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
     case cudaErrorECCUncorrectable:
-    case cudaErrorContextIsDestroyed:
-      return true;
-    default:
-      return false;
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
   }
 }
 
 void check_cuda(cudaError_t rc, const char* call, const char* file, int line) {
   if (rc == cudaSuccess) return;
-  const std::string text = fmt::format("{}: {} ({})", where(call, file, line), cudaGetErrorString(rc), cudaGetErrorName(rc));
+  const std::string text = fmt::format("{}: {} ({})", where(call, file, line), cudaGetErrorString(rc),
+                                       cudaGetErrorName(rc));
   if (is_sticky(rc)) abort_job(text + "; the GPU context is lost, ending the job");
   cudaGetLastError();  // clear the non-sticky error so that the next call does not report it again
   if (rc == cudaErrorMemoryAllocation) {
@@ -93,7 +92,8 @@ void check_cublas(cublasStatus_t rc, const char* call, const char* file, int lin
   // An execution failure usually hides a sticky CUDA error: look, and abort if the context is gone.
   if (rc == CUBLAS_STATUS_EXECUTION_FAILED) {
     const cudaError_t pending = cudaPeekAtLastError();
-    if (is_sticky(pending)) abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
+    if (is_sticky(pending))
+      abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
   }
   throw RuntimeLibraryError(text);
 }
@@ -123,7 +123,8 @@ void check_curand(curandStatus_t rc, const char* call, const char* file, int lin
   if (rc == CURAND_STATUS_ALLOCATION_FAILED) throw ResourceError(text + "; use a smaller size or more GPUs (ranks)");
   if (rc == CURAND_STATUS_LAUNCH_FAILURE || rc == CURAND_STATUS_PREEXISTING_FAILURE) {
     const cudaError_t pending = cudaPeekAtLastError();
-    if (is_sticky(pending)) abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
+    if (is_sticky(pending))
+      abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
   }
   throw RuntimeLibraryError(text);
 }
@@ -134,7 +135,8 @@ void check_nccl(ncclResult_t rc, const char* call, const char* file, int line, n
   if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0') text += fmt::format(" ({})", last);
   if (rc == ncclUnhandledCudaError) {
     const cudaError_t pending = cudaPeekAtLastError();
-    if (is_sticky(pending)) abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
+    if (is_sticky(pending))
+      abort_job(text + "; " + cudaGetErrorString(pending) + "; the GPU context is lost, ending the job");
   }
   throw RuntimeLibraryError(text + "; run with NCCL_DEBUG=WARN for details");
 }

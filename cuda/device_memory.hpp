@@ -27,7 +27,10 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   void* get() const noexcept { return ptr_; }
-  template <class T> T* as() const noexcept { return static_cast<T*>(ptr_); }
+  template <class T>
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const noexcept { return bytes_; }
   bool empty() const noexcept { return ptr_ == nullptr; }
 
@@ -56,7 +59,10 @@ class PinnedBuffer {
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
 
   void* get() const noexcept { return ptr_; }
-  template <class T> T* as() const noexcept { return static_cast<T*>(ptr_); }
+  template <class T>
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const noexcept { return bytes_; }
 
  private:

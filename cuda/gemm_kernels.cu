@@ -108,8 +108,8 @@ template <class T>
 void launch_generate(T* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s) {
   if (count <= 0) return;
-  generate_kernel<T><<<grid_for((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(dst, count, first_index, key,
-                                                                                      integer);
+  generate_kernel<T>
+      <<<grid_for((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(dst, count, first_index, key, integer);
   SCALEBENCH_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -150,8 +150,8 @@ void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, s
                      cudaStream_t s) {
   launch_generate(dst, count, first_index, key, integer, s);
 }
-void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key,
-                     bool integer, cudaStream_t s) {
+void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
+                     cudaStream_t s) {
   launch_generate(dst, count, first_index, key, integer, s);
 }
 

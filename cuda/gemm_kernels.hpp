@@ -27,8 +27,8 @@ void generate_matrix(double* dst, std::int64_t count, std::int64_t first_index, 
                      cudaStream_t s);
 void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s);
-void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key,
-                     bool integer, cudaStream_t s);
+void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
+                     cudaStream_t s);
 
 // p[index] += amount (one element, for the corruption tests).
 void add_to_element(double* p, std::int64_t index, double amount, cudaStream_t s);

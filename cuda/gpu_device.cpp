@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "gpu_device.hpp"
 #include "cuda_check.hpp"
+#include "gpu_device.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -110,16 +110,18 @@ int select_for_rank(const Communicator& comm, bool share_gpu, const std::string&
     std::strncpy(mine.uuid.data(), uuid.c_str(), mine.uuid.size() - 1);
   });
   std::vector<GpuClaim> claims(static_cast<std::size_t>(node.size()));
-  SCALEBENCH_MPI(MPI_Allgather(&mine, sizeof(GpuClaim), MPI_BYTE, claims.data(), sizeof(GpuClaim), MPI_BYTE, node.get()));
+  SCALEBENCH_MPI(
+      MPI_Allgather(&mine, sizeof(GpuClaim), MPI_BYTE, claims.data(), sizeof(GpuClaim), MPI_BYTE, node.get()));
   agree(comm, [&] {
     if (share_gpu) return;
     for (int r = 0; r < node.rank(); ++r) {
       const auto& other = claims[static_cast<std::size_t>(r)];
       if (std::strncmp(other.uuid.data(), mine.uuid.data(), mine.uuid.size()) == 0) {
-        throw ResourceError(fmt::format(
-            "ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this node); launch at most one rank "
-            "per GPU or pass --share-gpu",
-            other.world_rank, mine.world_rank, host_name(), mine.uuid.data(), device_count(), node.size()));
+        throw ResourceError(fmt::format("ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this "
+                                        "node); launch at most one rank "
+                                        "per GPU or pass --share-gpu",
+                                        other.world_rank, mine.world_rank, host_name(), mine.uuid.data(),
+                                        device_count(), node.size()));
       }
     }
   });

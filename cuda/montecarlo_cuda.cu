@@ -37,10 +37,11 @@ using gpu::mc::DeviceModel;
 using gpu::mc::kBlockThreads;
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
-static_assert(gpu::mc::kTagPi == kPhiloxTagPi && gpu::mc::kTagEuropean == kPhiloxTagEuropean && gpu::mc::kTagAsian == kPhiloxTagAsian,
+static_assert(gpu::mc::kTagPi == kPhiloxTagPi && gpu::mc::kTagEuropean == kPhiloxTagEuropean &&
+                  gpu::mc::kTagAsian == kPhiloxTagAsian,
               "device and host Philox stream tags differ");
-static_assert(gpu::mc::kSumY == kSumY && gpu::mc::kSumYY == kSumYY && gpu::mc::kSumX == kSumX && gpu::mc::kSumXX == kSumXX &&
-                  gpu::mc::kSumXY == kSumXY && gpu::mc::kSumCount == kSumCount,
+static_assert(gpu::mc::kSumY == kSumY && gpu::mc::kSumYY == kSumYY && gpu::mc::kSumX == kSumX &&
+                  gpu::mc::kSumXX == kSumXX && gpu::mc::kSumXY == kSumXY && gpu::mc::kSumCount == kSumCount,
               "device and host chunk-sum layouts differ");
 
 class CudaMonteCarlo final : public McKernel {
@@ -68,9 +69,12 @@ class CudaMonteCarlo final : public McKernel {
     const auto& mk = cfg.market;
     const bool asian = cfg.problem == McProblem::asian;
     const double dt = asian ? mk.maturity / cfg.steps : mk.maturity;
-    model_ = {static_cast<float>(mk.spot), static_cast<float>(mk.strike),
-              static_cast<float>((mk.rate - 0.5 * mk.sigma * mk.sigma) * dt), static_cast<float>(mk.sigma * std::sqrt(dt)),
-              cfg.steps, cfg.option == OptionKind::call};
+    model_ = {static_cast<float>(mk.spot),
+              static_cast<float>(mk.strike),
+              static_cast<float>((mk.rate - 0.5 * mk.sigma * mk.sigma) * dt),
+              static_cast<float>(mk.sigma * std::sqrt(dt)),
+              cfg.steps,
+              cfg.option == OptionKind::call};
     const std::int64_t chunks = range.last - range.first;
     if (cfg.problem == McProblem::pi) {
       device_sums_ = gpu::DeviceBuffer(sizeof(unsigned long long));
@@ -115,8 +119,8 @@ class CudaMonteCarlo final : public McKernel {
     }
     timer.stop_into(rec, "compute");
     timer.start();
-    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(host_sums_.get(), hits, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                                          stream_->get()));
+    SCALEBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(host_sums_.get(), hits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream_->get()));
     timer.stop_into(rec, "d2h");
     out.hits = static_cast<std::int64_t>(*host_sums_.as<unsigned long long>());
     return out;
@@ -132,9 +136,11 @@ class CudaMonteCarlo final : public McKernel {
       l.first_chunk = static_cast<u64>(c);
       timer.start();
       if (cfg_.problem == McProblem::asian) {
-        gpu::mc::asian_kernel<<<static_cast<unsigned>(n), kBlockThreads, 0, stream_->get()>>>(l, model_, device_sums_.as<double>());
+        gpu::mc::asian_kernel<<<static_cast<unsigned>(n), kBlockThreads, 0, stream_->get()>>>(
+            l, model_, device_sums_.as<double>());
       } else {
-        gpu::mc::european_kernel<<<static_cast<unsigned>(n), kBlockThreads, 0, stream_->get()>>>(l, model_, device_sums_.as<double>());
+        gpu::mc::european_kernel<<<static_cast<unsigned>(n), kBlockThreads, 0, stream_->get()>>>(
+            l, model_, device_sums_.as<double>());
       }
       SCALEBENCH_CUDA_CHECK(cudaGetLastError());
       timer.stop_into(rec, "compute");

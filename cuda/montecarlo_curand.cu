@@ -127,8 +127,8 @@ class CurandMonteCarlo final : public McKernel {
     sums_ = gpu::DeviceBuffer(2 * sizeof(double));
     host_sums_ = gpu::PinnedBuffer(2 * sizeof(double));
     const auto& mk = cfg.market;
-    model_ = {mk.spot, mk.strike, (mk.rate - 0.5 * mk.sigma * mk.sigma) * mk.maturity, mk.sigma * std::sqrt(mk.maturity),
-              cfg.option == OptionKind::call};
+    model_ = {mk.spot, mk.strike, (mk.rate - 0.5 * mk.sigma * mk.sigma) * mk.maturity,
+              mk.sigma * std::sqrt(mk.maturity), cfg.option == OptionKind::call};
     int sms = 0;
     SCALEBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
     max_blocks_ = std::max(sms, 1) * 32;
@@ -145,12 +145,11 @@ class CurandMonteCarlo final : public McKernel {
   nlohmann::json describe() const override {
     const Traffic t = traffic(cfg_.problem);
     const double peak = peak_bandwidth(device_);
-    nlohmann::json traffic_json = {{"bytes_per_sample", {{"generate", t.generate},
-                                                         {"kernel", t.kernel},
-                                                         {"device_reduce", t.reduction},
-                                                         {"total", t.total()}}},
-                                   {"peak_bandwidth_bytes_per_s", peak},
-                                   {"bandwidth_bound_samples_per_s", peak > 0 ? peak / t.total() : 0.0}};
+    nlohmann::json traffic_json = {
+        {"bytes_per_sample",
+         {{"generate", t.generate}, {"kernel", t.kernel}, {"device_reduce", t.reduction}, {"total", t.total()}}},
+        {"peak_bandwidth_bytes_per_s", peak},
+        {"bandwidth_bound_samples_per_s", peak > 0 ? peak / t.total() : 0.0}};
     return {{"name", "curand"},
             {"threads", 1},
             {"gpu", gpu_info(device_)},
@@ -216,8 +215,8 @@ class CurandMonteCarlo final : public McKernel {
     timer.start();
     std::size_t temp = temp_.bytes();
     if (cfg_.problem == McProblem::pi) {
-      SCALEBENCH_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.get(), temp, inside_.as<unsigned char>(),
-                                                   sums_.as<unsigned long long>(), n, s));
+      SCALEBENCH_CUDA_CHECK(
+          cub::DeviceReduce::Sum(temp_.get(), temp, inside_.as<unsigned char>(), sums_.as<unsigned long long>(), n, s));
     } else {
       SCALEBENCH_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.get(), temp, payoff_.as<double>(), sums_.as<double>(), n, s));
       SCALEBENCH_CUDA_CHECK(
@@ -229,7 +228,8 @@ class CurandMonteCarlo final : public McKernel {
     rec.add("device_reduce", reduce_s);
     rec.add("compute", generate_s + kernel_s + reduce_s);
     timer.start();
-    SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(host_sums_.get(), sums_.get(), 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
+    SCALEBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(host_sums_.get(), sums_.get(), 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
     timer.stop_into(rec, "d2h");
     if (cfg_.problem == McProblem::pi) {
       out.hits += static_cast<std::int64_t>(*host_sums_.as<unsigned long long>());

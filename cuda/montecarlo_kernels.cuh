@@ -22,7 +22,7 @@ constexpr u32 kTagPi = 0, kTagEuropean = 1, kTagAsian = 2;
 constexpr int kSumY = 0, kSumYY = 1, kSumX = 2, kSumXX = 3, kSumXY = 4, kSumCount = 5;
 
 struct DeviceLayout {
-  u64 first_chunk;   // first chunk of this launch
+  u64 first_chunk;  // first chunk of this launch
   u64 chunk_size;
   u64 samples;
   u32 key0, key1;
@@ -127,7 +127,8 @@ static __global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l
   }
 }
 
-static __global__ void __launch_bounds__(kBlockThreads) european_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
+static __global__ void __launch_bounds__(kBlockThreads)
+    european_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;  // a multiple of 4
   const u64 last = min(first + l.chunk_size, l.samples);
@@ -159,14 +160,15 @@ static __global__ void __launch_bounds__(kBlockThreads) european_kernel(DeviceLa
   }
 }
 
-static __global__ void __launch_bounds__(kBlockThreads) asian_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
+static __global__ void __launch_bounds__(kBlockThreads)
+    asian_kernel(DeviceLayout l, DeviceModel m, double* chunk_sums) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;
   const u64 last = min(first + l.chunk_size, l.samples);
   double v[kSumCount] = {0.0, 0.0, 0.0, 0.0, 0.0};
   for (u64 path = first + threadIdx.x; path < last; path += kBlockThreads) {
-    float x = 0.0f;                     // log(S_t / S_0)
-    double sum_e = 0.0, sum_x = 0.0;    // Σ S_t/S_0 and Σ log(S_t/S_0), fp64 across blocks of 4 steps
+    float x = 0.0f;                   // log(S_t / S_0)
+    double sum_e = 0.0, sum_x = 0.0;  // Σ S_t/S_0 and Σ log(S_t/S_0), fp64 across blocks of 4 steps
     for (int j0 = 0; j0 < m.steps; j0 += 4) {
       float z[4];
       normals4(philox_block(path, static_cast<u32>(j0 / 4), kTagAsian, l.key0, l.key1), z);

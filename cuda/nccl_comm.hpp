@@ -13,7 +13,7 @@ namespace scalebench {
 class Communicator;
 class GpuTransport;
 class RowPartition;
-}
+}  // namespace scalebench
 
 namespace scalebench::gpu {
 

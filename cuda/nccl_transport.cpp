@@ -135,8 +135,8 @@ class NcclBufferTransport final : public BufferTransport {
     SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
     if (group.rank() == root) {
       char* own = at(whole, displs[static_cast<std::size_t>(root)]);
-      const std::size_t bytes =
-          static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) * element_bytes(whole.type);
+      const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) *
+                                element_bytes(whole.type);
       if (own != mine.data && bytes > 0) {
         SCALEBENCH_CUDA_CHECK(from_root ? cudaMemcpyAsync(mine.data, own, bytes, cudaMemcpyDeviceToDevice, stream_)
                                         : cudaMemcpyAsync(own, mine.data, bytes, cudaMemcpyDeviceToDevice, stream_));
@@ -255,10 +255,9 @@ void refuse_shared_gpus(const Communicator& comm) {
   clash = comm.bcast_string(clash, 0);
   agree(comm, [&] {
     if (!clash.empty()) {
-      throw ResourceError(
-          fmt::format("--transport nccl needs one GPU per rank, but {}; NCCL cannot run two ranks on "
-                      "one GPU: use --transport mpi with --share-gpu, or one rank per GPU",
-                      clash));
+      throw ResourceError(fmt::format("--transport nccl needs one GPU per rank, but {}; NCCL cannot run two ranks on "
+                                      "one GPU: use --transport mpi with --share-gpu, or one rank per GPU",
+                                      clash));
     }
   });
 }
@@ -275,7 +274,8 @@ void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const Row
     const std::size_t bytes = static_cast<std::size_t>(counts[0]) * row_bytes;
     int me = 0;
     SCALEBENCH_NCCL_CHECK_COMM(ncclCommUserRank(nc, &me), nc);
-    SCALEBENCH_NCCL_CHECK_COMM(ncclAllGather(base + static_cast<std::size_t>(me) * bytes, base, bytes, ncclUint8, nc, s),
+    SCALEBENCH_NCCL_CHECK_COMM(ncclAllGather(base + static_cast<std::size_t>(me) * bytes, base, bytes, ncclUint8, nc,
+                                             s),
                                nc);
     return;
   }
@@ -284,7 +284,8 @@ void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const Row
     const Block b = rows.block(r);
     if (b.count == 0) continue;
     char* at = base + static_cast<std::size_t>(b.offset) * row_bytes;
-    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(at, at, static_cast<std::size_t>(b.count) * row_bytes, ncclUint8, r, nc, s),
+    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(at, at, static_cast<std::size_t>(b.count) * row_bytes, ncclUint8, r, nc,
+                                             s),
                                nc);
   }
   SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);

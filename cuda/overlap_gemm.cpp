@@ -104,7 +104,9 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
   // The multiplies' own events: their summed time is "compute", the first and last bound the
   // pipeline's fill and drain.
   std::vector<std::pair<const Event*, const Event*>> gemms;
-  const auto compute = [&](std::string what, auto&& issue) { gemms.push_back(led.span(cs, "compute", what, "", issue)); };
+  const auto compute = [&](std::string what, auto&& issue) {
+    gemms.push_back(led.span(cs, "compute", what, "", issue));
+  };
 
   // Phase 1: B and the heads' A in k-panels; each panel multiplied as it lands.
   for (int p = 0; p < panels; ++p) {
@@ -112,8 +114,8 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     const Event* landed = nullptr;
     if (root) {
       led.span(in, "in", fmt::format("B+A panel {}", p), "h2d", [&] {
-        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(col * n) * e, b_src + u(col * n) * e, u(w * n) * e,
-                                              cudaMemcpyHostToDevice, in));
+        SCALEBENCH_CUDA_CHECK(
+            cudaMemcpyAsync(b_dev + u(col * n) * e, b_src + u(col * n) * e, u(w * n) * e, cudaMemcpyHostToDevice, in));
         if (head(0) > 0) {
           SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, a_host + u(col) * e, u(k) * e, u(w) * e,
                                                   u(head(0)), cudaMemcpyHostToDevice, in));
@@ -167,8 +169,8 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
         if (b.count == 0) continue;
         const std::int64_t row = rows.block(r).offset + b.offset;
         led.span(in, "in", fmt::format("A block {} of rank {}", j, r), "h2d", [&] {
-          SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(a_at(row, 0), a_host + u(row * k) * e, u(b.count * k) * e,
-                                                cudaMemcpyHostToDevice, in));
+          SCALEBENCH_CUDA_CHECK(
+              cudaMemcpyAsync(a_at(row, 0), a_host + u(row * k) * e, u(b.count * k) * e, cudaMemcpyHostToDevice, in));
         });
         block_in[u(r)][u(j)] = &led.record(in);
       }
@@ -189,8 +191,8 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
           for (int r = 1; r < ranks; ++r) {
             const Block b = block(r, j);
             if (b.count == 0) continue;
-            SCALEBENCH_NCCL_CHECK_COMM(ncclSend(a_at(rows.block(r).offset + b.offset, 0), u(b.count * k) * e,
-                                                ncclUint8, r, nc, ns),
+            SCALEBENCH_NCCL_CHECK_COMM(ncclSend(a_at(rows.block(r).offset + b.offset, 0), u(b.count * k) * e, ncclUint8,
+                                                r, nc, ns),
                                        nc);
           }
         } else if (const Block b = block(me, j); b.count > 0) {
@@ -209,8 +211,9 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
           for (int r = 1; r < ranks; ++r) {
             const Block b = rows_of(r);
             if (b.count == 0) continue;
-            SCALEBENCH_NCCL_CHECK_COMM(
-                ncclRecv(c_at(rows.block(r).offset + b.offset), u(b.count * n) * eo, ncclUint8, r, nc, ns), nc);
+            SCALEBENCH_NCCL_CHECK_COMM(ncclRecv(c_at(rows.block(r).offset + b.offset), u(b.count * n) * eo, ncclUint8,
+                                                r, nc, ns),
+                                       nc);
           }
         } else if (const Block b = rows_of(me); b.count > 0) {
           SCALEBENCH_NCCL_CHECK_COMM(ncclSend(c_at(b.offset), u(b.count * n) * eo, ncclUint8, 0, nc, ns), nc);
@@ -221,7 +224,13 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
   };
 
   for (int j = 0; j < kLookahead; ++j) send_a(j);
-  if (ranks > 1) heads_gathered = gather("C heads", [&](int r) { return Block{0, head(r)}; }, &head_done);
+  if (ranks > 1)
+    heads_gathered = gather(
+        "C heads",
+        [&](int r) {
+          return Block{0, head(r)};
+        },
+        &head_done);
   for (int j = 0; j < rounds; ++j) {
     const Block b = block(me, j);
     if (b.count > 0) {
@@ -230,7 +239,9 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
       c_done[u(j)] = &led.record(cs);
     }
     send_a(j + kLookahead);
-    if (ranks > 1) c_sent[u(j)] = gather(fmt::format("C block {}", j), [&](int r) { return block(r, j); }, c_done[u(j)]);
+    if (ranks > 1)
+      c_sent[u(j)] = gather(
+          fmt::format("C block {}", j), [&](int r) { return block(r, j); }, c_done[u(j)]);
   }
 
   // Rank 0's link carries C out as its pieces are ready: its own rows, then what arrived.
@@ -239,8 +250,8 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
       if (count == 0) return;
       wait(out, ready);
       led.span(out, "out", fmt::format("C rows {}+{}", row, count), "d2h", [&] {
-        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(c_host + u(row * n) * eo, c_at(row), u(count * n) * eo,
-                                              cudaMemcpyDeviceToHost, out));
+        SCALEBENCH_CUDA_CHECK(
+            cudaMemcpyAsync(c_host + u(row * n) * eo, c_at(row), u(count * n) * eo, cudaMemcpyDeviceToHost, out));
       });
     };
     down(0, head(0), head_done);

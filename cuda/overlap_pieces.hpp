@@ -54,8 +54,8 @@ class Ledger {
   // the pieces of each phase in `before`, "compute" (the multiplies `gemms`), those in `after`,
   // then "fill" (start to the first multiply) and "drain" (last multiply to the end).
   void finish(const Event& start, std::initializer_list<cudaStream_t> streams,
-              const std::vector<std::pair<const Event*, const Event*>>& gemms, std::initializer_list<const char*> before,
-              std::initializer_list<const char*> after, PhaseRecorder& rec) {
+              const std::vector<std::pair<const Event*, const Event*>>& gemms,
+              std::initializer_list<const char*> before, std::initializer_list<const char*> after, PhaseRecorder& rec) {
     std::vector<const Event*> ends;
     for (cudaStream_t s : streams) ends.push_back(&record(s));
     for (const Event* x : ends) x->synchronize();

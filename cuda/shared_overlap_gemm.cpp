@@ -59,7 +59,9 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
   const Event& start = led.record(cs);
   for (cudaStream_t s : {in, out, ns}) wait(s, start);
   std::vector<std::pair<const Event*, const Event*>> gemms;
-  const auto compute = [&](std::string what, auto&& issue) { gemms.push_back(led.span(cs, "compute", what, "", issue)); };
+  const auto compute = [&](std::string what, auto&& issue) {
+    gemms.push_back(led.span(cs, "compute", what, "", issue));
+  };
 
   // Phase 1: B's panels, each cut over the ranks and all-gathered; the head multiplied per panel.
   for (int p = 0; p < plan.panels(); ++p) {
@@ -69,8 +71,8 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     led.span(in, "in", fmt::format("B piece+A panel {}", p), "h2d", [&] {
       const std::int64_t first = col + mine.offset;
       if (mine.count > 0) {
-        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(first * n) * e, b_src + u(first * n) * e,
-                                              u(mine.count * n) * e, cudaMemcpyHostToDevice, in));
+        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(first * n) * e, b_src + u(first * n) * e, u(mine.count * n) * e,
+                                              cudaMemcpyHostToDevice, in));
       }
       if (head > 0) {
         SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, a_host + u(col) * e, u(k) * e, u(w) * e,

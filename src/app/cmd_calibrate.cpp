@@ -26,25 +26,28 @@ void prepare_output(const std::string& path, bool default_place) {
   if (default_place) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    if (ec) throw ResourceError(fmt::format("cannot create the folder of {} ({}); pass --out FILE", path, ec.message()));
+    if (ec)
+      throw ResourceError(fmt::format("cannot create the folder of {} ({}); pass --out FILE", path, ec.message()));
   }
   check_output_path(path);
 }
 
 int run_calibrate(const CalibrateCliOptions& o) {
-  return run_mpi_command(main_argc(), main_argv(), [] {}, [&](const Communicator& comm) {
-    const std::string path = o.out.empty() ? default_profile_path() : o.out;
-    agree(comm, [&] {
-      if (comm.is_root()) prepare_output(path, o.out.empty() && !std::getenv("SCALEBENCH_PROFILE"));
-    });
-    const double t0 = wall_seconds();
-    const Profile p = calibrate_machine(comm, {o.quick, o.quiet});
-    if (comm.is_root()) {
-      write_json_atomic(path, to_json(p));
-      if (!o.quiet) std::printf("calibrate: profile written to %s (%.1f s)\n", path.c_str(), wall_seconds() - t0);
-    }
-    return 0;
-  });
+  return run_mpi_command(
+      main_argc(), main_argv(), [] {},
+      [&](const Communicator& comm) {
+        const std::string path = o.out.empty() ? default_profile_path() : o.out;
+        agree(comm, [&] {
+          if (comm.is_root()) prepare_output(path, o.out.empty() && !std::getenv("SCALEBENCH_PROFILE"));
+        });
+        const double t0 = wall_seconds();
+        const Profile p = calibrate_machine(comm, {o.quick, o.quiet});
+        if (comm.is_root()) {
+          write_json_atomic(path, to_json(p));
+          if (!o.quiet) std::printf("calibrate: profile written to %s (%.1f s)\n", path.c_str(), wall_seconds() - t0);
+        }
+        return 0;
+      });
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ int run(ContrastCli& c) {
       for (const auto& name : split_list(c.workload)) {
         const Workload* w = find_workload(name);
         if (w == nullptr) {
-          throw UsageError(fmt::format("unknown --workload '{}'; use {}, a comma-separated list of them, or both",
-                                       name, workload_names()));
+          throw UsageError(fmt::format("unknown --workload '{}'; use {}, a comma-separated list of them, or both", name,
+                                       workload_names()));
         }
         if (std::find(o.workloads.begin(), o.workloads.end(), w) == o.workloads.end()) o.workloads.push_back(w);
       }
@@ -61,10 +61,12 @@ int run(ContrastCli& c) {
       o.rows.push_back(m);
     }
     o.modes_explicit = !o.modes.empty();
-    for (const auto& [name, value] :
-         {std::pair<const char*, const std::string*>{"--n", &c.gemm.cpu}, {"--gpu-n", &c.gemm.gpu},
-          {"--naive-n", &c.gemm.naive}, {"--samples", &c.montecarlo.cpu}, {"--gpu-samples", &c.montecarlo.gpu},
-          {"--naive-samples", &c.montecarlo.naive}}) {
+    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--n", &c.gemm.cpu},
+                                      {"--gpu-n", &c.gemm.gpu},
+                                      {"--naive-n", &c.gemm.naive},
+                                      {"--samples", &c.montecarlo.cpu},
+                                      {"--gpu-samples", &c.montecarlo.gpu},
+                                      {"--naive-samples", &c.montecarlo.naive}}) {
       if (!value->empty()) parse_positive_count(name, *value);
     }
     o.sizes["gemm"] = c.gemm;
@@ -91,25 +93,29 @@ int run(ContrastCli& c) {
 Subcommand register_contrast(CLI::App& root) {
   auto c = std::make_shared<ContrastCli>();
   auto* app = root.add_subcommand(
-      "contrast", "Run the workloads in every execution mode this machine or allocation can do (naive, single-core, "
-                  "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side. SIGINT, "
-                  "SIGTERM or SIGHUP stop the running step too (waited for) and exit 128+signal: 130, 143, 129");
+      "contrast",
+      "Run the workloads in every execution mode this machine or allocation can do (naive, single-core, "
+      "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side. SIGINT, "
+      "SIGTERM or SIGHUP stop the running step too (waited for) and exit 128+signal: 130, 143, 129");
   app->add_option("--workload", c->workload,
-                  fmt::format("{}, a comma-separated list of them, or both (every workload) [both]", workload_names(" | ")));
+                  fmt::format("{}, a comma-separated list of them, or both (every workload) [both]",
+                              workload_names(" | ")));
   app->add_option("--modes", c->modes,
                   "Comma-separated rows to run (naive,single-core,multi-thread,numa,gpu,gpu-naive,multi-gpu,"
                   "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
                   "possible are skipped with the reason]");
-  app->add_option("--n", c->gemm.cpu,
-                  "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), from a quick "
-                  "n=512 run]");
+  app->add_option(
+      "--n", c->gemm.cpu,
+      "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), from a quick "
+      "n=512 run]");
   app->add_option("--gpu-n", c->gemm.gpu,
                   "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
                   "a repeat, from a quick n=4096 run on one GPU]");
   app->add_option("--naive-n", c->gemm.naive, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
   app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
-  app->add_option("--samples", c->montecarlo.cpu,
-                  "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s)]");
+  app->add_option(
+      "--samples", c->montecarlo.cpu,
+      "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s)]");
   app->add_option("--gpu-samples", c->montecarlo.gpu,
                   "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
                   "takes about 0.5 s a repeat]");
@@ -117,11 +123,13 @@ Subcommand register_contrast(CLI::App& root) {
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");
-  app->add_option("--out-dir", c->o.out_dir,
-                  "Folder for the runs' records and logs; must not hold earlier results [results/contrast-<UTC>-<pid>]");
+  app->add_option(
+      "--out-dir", c->o.out_dir,
+      "Folder for the runs' records and logs; must not hold earlier results [results/contrast-<UTC>-<pid>]");
   app->add_option("--json", c->json, "Also write the whole contrast as JSON to this file");
   app->add_option("--csv", c->csv, "Also write the contrast table as CSV to this file");
-  app->add_option("--launcher", c->o.launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_option("--launcher", c->o.launcher,
+                  "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
   app->add_option("--hosts", c->o.hosts,
                   "mpirun's hosts, comma-separated, each optionally host:slots: the multinode mode runs on all of "
                   "them, the other modes on the first");
@@ -133,8 +141,9 @@ Subcommand register_contrast(CLI::App& root) {
                   "from SLURM_MPI_TYPE, else pmix when srun offers it]");
   app->add_flag("--dry-run", c->o.dry_run, "Print the plan and the launch command of every mode; run nothing");
   app->add_flag("--quiet", c->o.quiet, "No table, no progress lines");
-  app->add_flag("--no-report", [c](std::int64_t) { c->o.report = false; },
-                "Do not write report.html in the out-dir at the end (scalebench report DIR writes it later)");
+  app->add_flag(
+      "--no-report", [c](std::int64_t) { c->o.report = false; },
+      "Do not write report.html in the out-dir at the end (scalebench report DIR writes it later)");
   Subcommand sub;
   sub.app = app;
   sub.run = [c]() { return run(*c); };

@@ -94,13 +94,17 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
                    "Seed for A, B and the verification vector [42]",
                    "Print the resolved configuration and per-rank memory; compute nothing",
                    "GPU runs: allow several ranks per GPU"});
-  app->add_option("--fill", opts->fill, "uniform (values in [-1,1)) | integer (small non-zero integers: exact C) [uniform]");
-  app->add_option("--verify", opts->verify,
-                  "freivalds (every repeat, by rows) | full (also compare with a reference product; small sizes) [freivalds]");
+  app->add_option("--fill", opts->fill,
+                  "uniform (values in [-1,1)) | integer (small non-zero integers: exact C) [uniform]");
+  app->add_option(
+      "--verify", opts->verify,
+      "freivalds (every repeat, by rows) | full (also compare with a reference product; small sizes) [freivalds]");
   app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
-  app->add_option("--transport", opts->transport, "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
-  app->add_flag("--resident", opts->resident, "GPU runs, row1d: generate inputs on the device (no host-to-device phase)");
+  app->add_option("--transport", opts->transport,
+                  "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
+  app->add_flag("--resident", opts->resident,
+                "GPU runs, row1d: generate inputs on the device (no host-to-device phase)");
   app->add_flag("--overlap", opts->overlap,
                 "GPU runs, row1d: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
                 "one rank, or --transport nccl)");

@@ -55,7 +55,8 @@ std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
   app->add_option("--problem", opts->problem,
                   "pi (quarter-circle hits) | european (Black-Scholes checked) | asian (arithmetic average; "
                   "geometric average checked) [pi]");
-  app->add_option("--samples", opts->samples, "Points (pi) or paths (options), e.g. 1e9 [pi 1e9, european 1e7, asian 1e5]");
+  app->add_option("--samples", opts->samples,
+                  "Points (pi) or paths (options), e.g. 1e9 [pi 1e9, european 1e7, asian 1e5]");
   app->add_option("--backend", opts->backend,
                   "naive (std::mt19937 per rank, one thread: the baseline) | cpu (Philox, threads) | cuda (one GPU "
                   "per rank, fused kernel) | curand (one GPU per rank, the tutorials' pattern: cuRAND fills device "

@@ -32,9 +32,10 @@ void add_predict_options(CLI::App* app, PredictOptions& o) {
   app->add_option("--nodes", o.nodes, "Nodes of the machine predicted for [1]");
   app->add_option("--ranks-per-node", o.ranks_per_node, "MPI ranks per node (placed by blocks) [1]");
   app->add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node [the profile's GPU count, 0 without]");
-  app->add_option("--profile", o.profile,
-                  "Machine profile (from `scalebench calibrate`, possibly of another machine) [SCALEBENCH_PROFILE, else "
-                  "the default place]");
+  app->add_option(
+      "--profile", o.profile,
+      "Machine profile (from `scalebench calibrate`, possibly of another machine) [SCALEBENCH_PROFILE, else "
+      "the default place]");
   app->add_option("--inter-node-gbps", o.inter_gbps, "Override the inter-node link bandwidth, GB/s");
   app->add_option("--inter-node-latency-us", o.inter_latency_us, "Override the inter-node link latency, microseconds");
   app->add_option("--price-per-hour", o.price_per_hour, "Price of one node-hour: adds the cost per job");
@@ -55,14 +56,16 @@ std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
   if (gbps || latency) {
     if (!p.inter_node && !(gbps && latency)) {
       throw UsageError(fmt::format("profile {} has no inter-node link: give both --inter-node-gbps and "
-                                   "--inter-node-latency-us", p.source));
+                                   "--inter-node-latency-us",
+                                   p.source));
     }
     Link l = p.inter_node.value_or(Link{});
     if (gbps) l.bandwidth_Bps = *gbps * 1e9;
     if (latency) l.latency_s = *latency * 1e-6;
     p.inter_node = l;
   }
-  MachineLayout m{o.nodes, o.ranks_per_node, o.gpus_per_node >= 0 ? o.gpus_per_node : (p.gpu.present ? p.gpu.count : 0)};
+  MachineLayout m{o.nodes, o.ranks_per_node,
+                  o.gpus_per_node >= 0 ? o.gpus_per_node : (p.gpu.present ? p.gpu.count : 0)};
   return {std::move(p), m};
 }
 
@@ -74,12 +77,12 @@ json phases_json(const Prediction& pred) {
 
 // What a workload contributes: its prediction on any layout, and its variants on one core and one GPU.
 struct PredictedWorkload {
-  std::string what;            // the configuration in words
-  std::string unit;            // "GFLOP/s" or "samples/s"
-  double work = 0;             // flops or samples of one end-to-end
-  bool gpu = false;            // a GPU backend
+  std::string what;  // the configuration in words
+  std::string unit;  // "GFLOP/s" or "samples/s"
+  double work = 0;   // flops or samples of one end-to-end
+  bool gpu = false;  // a GPU backend
   int threads = 1;
-  int repeats = 1;             // warm-up + timed repeats of one job
+  int repeats = 1;  // warm-up + timed repeats of one job
   std::function<Prediction(const MachineLayout&)> here;
   std::function<Prediction(const MachineLayout&)> one_core;
   std::function<Prediction(const MachineLayout&)> one_gpu;
@@ -113,8 +116,11 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
   json out = {{"subcommand", "predict"},
               {"workload", w.what},
               {"profile", {{"path", p.source}, {"host", p.host}, {"created_at", p.created_at}}},
-              {"layout", {{"nodes", m.nodes}, {"ranks_per_node", m.ranks_per_node}, {"gpus_per_node", m.gpus_per_node},
-                          {"threads_per_rank", w.threads}}},
+              {"layout",
+               {{"nodes", m.nodes},
+                {"ranks_per_node", m.ranks_per_node},
+                {"gpus_per_node", m.gpus_per_node},
+                {"threads_per_rank", w.threads}}},
               {"phases", phases_json(pred)},
               {"end_to_end_s", e2e},
               {"rate", e2e > 0 ? w.work / e2e : 0.0},
@@ -153,8 +159,11 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
     if (price < 0) throw UsageError("--price-per-hour must be >= 0");
     const double job_h = e2e * w.repeats / 3600.0;
     const double node_h = m.nodes * job_h, gpu_h = w.gpu ? gpus * job_h : 0.0;
-    out["cost"] = {{"job_repeats", w.repeats}, {"node_hours", node_h}, {"gpu_hours", gpu_h},
-                   {"price_per_node_hour", price}, {"cost", node_h * price}};
+    out["cost"] = {{"job_repeats", w.repeats},
+                   {"node_hours", node_h},
+                   {"gpu_hours", gpu_h},
+                   {"price_per_node_hour", price},
+                   {"cost", node_h * price}};
     text += fmt::format("cost per job ({} repeats): {:.6g} node-hours, {:.6g} GPU-hours, {:.6g} at {} per node-hour\n",
                         w.repeats, node_h, gpu_h, node_h * price, price);
   }
@@ -171,7 +180,9 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
   PredictedWorkload w;
   w.what = fmt::format("gemm {}x{}x{} {} {}{}{}", s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
                        cfg.backend == GemmBackendKind::cublas ? " transport " + to_string(cfg.transport) : "",
-                       cfg.overlap ? " overlap" : cfg.resident ? " resident" : "");
+                       cfg.overlap    ? " overlap"
+                       : cfg.resident ? " resident"
+                                      : "");
   w.unit = "GFLOP/s";
   w.work = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) * 1e-9;
   w.gpu = cfg.backend == GemmBackendKind::cublas;
@@ -277,8 +288,8 @@ std::string study_line(const PredictedWorkload& w, const StudyRun& run, const Ma
   const auto base = try_seconds(w.one_core, {1, 1, 0});
   phase::KindSums sums;
   for (const auto& [name, seconds] : pred.phases) sums.add(name, seconds);
-  return fmt::format("{:>4} {:>5} {:>5} {:>7}  {:>11.4f} {:>16} {:>9}  {:.3f}/{:.3f}/{:.3f}  {}\n", run.index, run.nodes,
-                     run.ranks, w.threads, pred.end_to_end,
+  return fmt::format("{:>4} {:>5} {:>5} {:>7}  {:>11.4f} {:>16} {:>9}  {:.3f}/{:.3f}/{:.3f}  {}\n", run.index,
+                     run.nodes, run.ranks, w.threads, pred.end_to_end,
                      fmt::format("{:.4g} {}", pred.end_to_end > 0 ? w.work / pred.end_to_end : 0.0, w.unit),
                      base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", sums.computation, sums.communication,
                      sums.transfer, run.key);
@@ -307,10 +318,11 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
     PredictOptions o;
     o.profile = profile_path;
     const Profile p = machine_of(o).first;
-    std::string table = fmt::format("scalebench study {} --predict: {} runs predicted from profile {} (host {}); nothing "
-                                    "was run\n{:>4} {:>5} {:>5} {:>7}  {:>11} {:>16} {:>9}  {:<22} {}\n",
-                                    spec.name, runs.size(), p.source, p.host, "#", "nodes", "ranks", "threads",
-                                    "predicted s", "rate", "vs 1 core", "compute/comm/transfer", "run");
+    std::string table =
+        fmt::format("scalebench study {} --predict: {} runs predicted from profile {} (host {}); nothing "
+                    "was run\n{:>4} {:>5} {:>5} {:>7}  {:>11} {:>16} {:>9}  {:<22} {}\n",
+                    spec.name, runs.size(), p.source, p.host, "#", "nodes", "ranks", "threads", "predicted s", "rate",
+                    "vs 1 core", "compute/comm/transfer", "run");
     for (const auto& run : runs) {
       const MachineLayout m{run.nodes, run.ranks_per_node, p.gpu.present ? p.gpu.count : 0};
       try {

@@ -11,28 +11,33 @@ namespace scalebench::app {
 Subcommand register_study(CLI::App& root) {
   auto o = std::make_shared<StudyOptions>();
   auto* app = root.add_subcommand(
-      "study", "Run a scaling study from a study file (jobs/*.yaml): one run per point of its sweep, each launched as "
-               "its own mpirun/srun step, appended to results/<study>/runs.jsonl as it finishes (a rerun skips the "
-               "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json). SIGINT, SIGTERM or "
-               "SIGHUP stop the running step too (waited for, not recorded) and exit 128+signal: 130, 143, 129");
+      "study",
+      "Run a scaling study from a study file (jobs/*.yaml): one run per point of its sweep, each launched as "
+      "its own mpirun/srun step, appended to results/<study>/runs.jsonl as it finishes (a rerun skips the "
+      "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json). SIGINT, SIGTERM or "
+      "SIGHUP stop the running step too (waited for, not recorded) and exit 128+signal: 130, 143, 129");
   app->add_option("file", o->file, "The study file, e.g. jobs/strong-scaling-cpu.yaml")->required();
   app->add_option("--out-dir", o->out_dir, "Folder of the study's results [results/<study name>]");
-  app->add_option("--launcher", o->launcher, "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
+  app->add_option("--launcher", o->launcher,
+                  "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
   app->add_option("--hosts", o->hosts,
                   "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
   app->add_option("--hostfile", o->hostfile, "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
-  app->add_option("--timeout", o->timeout_s, "Seconds one run may take before it is killed [the file's timeout_s, 900]");
+  app->add_option("--timeout", o->timeout_s,
+                  "Seconds one run may take before it is killed [the file's timeout_s, 900]");
   app->add_flag("--rerun", o->rerun,
                 "Run again the runs already in runs.jsonl (appended beside the earlier ones, never replacing them)");
   app->add_flag("--dry-run", o->dry_run, "Print every run's command and whether it is done; run nothing");
   app->add_flag("--quiet", o->quiet, "No table, no progress lines");
-  app->add_flag("--no-report", [o](std::int64_t) { o->report = false; },
-                "Do not write report.html at the end (scalebench report DIR writes it later)");
+  app->add_flag(
+      "--no-report", [o](std::int64_t) { o->report = false; },
+      "Do not write report.html at the end (scalebench report DIR writes it later)");
   auto predict = std::make_shared<std::pair<bool, std::string>>();
   app->add_flag("--predict", predict->first,
                 "Print the study's table as the machine profile predicts it (docs/model.md); run nothing");
-  app->add_option("--profile", predict->second, "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
-                                                "default place]");
+  app->add_option("--profile", predict->second,
+                  "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
+                  "default place]");
   Subcommand sub;
   sub.app = app;
   sub.run = [o, predict]() {

@@ -53,8 +53,8 @@ void print_machine(const Topology& t) {
   for (const auto& g : t.gpus()) {
     std::string devs;
     for (const auto& o : g.os_devices) devs += (devs.empty() ? "" : ",") + o;
-    std::printf("  GPU %d: %s at %s%s; nearest NUMA %s, local PUs %s\n", g.index, g.model.c_str(),
-                g.pci_bus_id.c_str(), devs.empty() ? "" : fmt::format(" ({})", devs).c_str(),
+    std::printf("  GPU %d: %s at %s%s; nearest NUMA %s, local PUs %s\n", g.index, g.model.c_str(), g.pci_bus_id.c_str(),
+                devs.empty() ? "" : fmt::format(" ({})", devs).c_str(),
                 g.numa_domain >= 0 ? std::to_string(g.numa_domain).c_str() : "unknown",
                 format_cpu_list(g.local_cpus).c_str());
   }
@@ -93,8 +93,8 @@ int run_topology(const TopologyOptions& o) {
       std::fprintf(stderr, "scalebench: wrote the topology of %s to %s\n", t.source().c_str(), o.export_xml.c_str());
     }
     PlanOptions plan_options;
-    plan_options.nodes =
-        o.nodes.empty() ? allocation_nodes() : static_cast<int>(parse_integer("--nodes", o.nodes, 1, 1 << 20));
+    plan_options.nodes = o.nodes.empty() ? allocation_nodes()
+                                         : static_cast<int>(parse_integer("--nodes", o.nodes, 1, 1 << 20));
     const auto plans = plan_all_modes(t, plan_options);
     if (o.json) {
       nlohmann::json j = t.to_json();
@@ -117,9 +117,10 @@ int run_topology(const TopologyOptions& o) {
 }  // namespace
 
 Subcommand register_topology(CLI::App& root) {
-  auto* app = root.add_subcommand(
-      "topology", "Show the machine (packages, NUMA domains, cores, PUs, GPUs with their locality) and the "
-                  "placement plan of every mode, with the mpirun and srun options that realise it");
+  auto* app =
+      root.add_subcommand("topology",
+                          "Show the machine (packages, NUMA domains, cores, PUs, GPUs with their locality) and the "
+                          "placement plan of every mode, with the mpirun and srun options that realise it");
   auto o = std::make_shared<TopologyOptions>();
   app->add_option("--xml", o->xml,
                   "Read a saved hwloc XML export instead of this machine (HWLOC_XMLFILE does the same)");

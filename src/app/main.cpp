@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "run_support.hpp"
@@ -23,11 +23,11 @@ int main(int argc, char** argv) {
                 "over cores, NUMA domains, GPUs and nodes; every result verified."};
   root.require_subcommand(1);
   root.set_version_flag("--version", fmt::format("scalebench {} (git {}, {}, CUDA {})", build_version(),
-                                                 build_git_hash(), build_compiler(),
-                                                 build_with_cuda() ? "on" : "off"));
-  root.footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table() +
-              "\nRun `scalebench <subcommand> --help` for its options. Under mpirun as root set "
-              "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more ranks than cores needs --oversubscribe.");
+                                                 build_git_hash(), build_compiler(), build_with_cuda() ? "on" : "off"));
+  root.footer(
+      "\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table() +
+      "\nRun `scalebench <subcommand> --help` for its options. Under mpirun as root set "
+      "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more ranks than cores needs --oversubscribe.");
 
   std::vector<app::Subcommand> subs;
   subs.push_back(app::register_gemm(root));

@@ -62,8 +62,10 @@ void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
   app->add_option("--reps", o.reps, "Timed repeats, 1 to 2^30; medians are reported [5]");
   app->add_option("--warmup", o.warmup, "Untimed warm-up repeats, 0 to 2^30 [1]");
   app->add_option("--seed", o.seed, help.seed);
-  app->add_option("--json", o.json, "Write the run record to this file: replaced atomically (never a partial file); a link is followed; a "
-                  "device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place");
+  app->add_option(
+      "--json", o.json,
+      "Write the run record to this file: replaced atomically (never a partial file); a link is followed; a "
+      "device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place");
   app->add_flag("--dry-run", o.dry_run, help.dry_run);
   app->add_flag("--quiet", o.quiet, "No table and no progress lines (errors still print)");
   app->add_flag("--share-gpu", o.share_gpu, help.share_gpu);

@@ -57,8 +57,8 @@ std::int64_t product_within(const std::string& what, std::initializer_list<std::
     text += fmt::format("{}{}", text.empty() ? "" : " x ", f);
   }
   if (p && *p <= limit) return *p;
-  throw UsageError(fmt::format("{} = {} = {} exceeds {} ({}){}", what, text, exact_product(factors), limit_name, limit,
-                               advice));
+  throw UsageError(
+      fmt::format("{} = {} = {} exceeds {} ({}){}", what, text, exact_product(factors), limit_name, limit, advice));
 }
 
 std::int64_t sum_within(const std::string& what, std::initializer_list<std::int64_t> terms, std::int64_t limit,

@@ -12,31 +12,46 @@ std::vector<std::string>& stored_command_line() {
 }
 }  // namespace
 
-void set_command_line(int argc, char** argv) {
-  stored_command_line().assign(argv, argv + argc);
-}
+void set_command_line(int argc, char** argv) { stored_command_line().assign(argv, argv + argc); }
 const std::vector<std::string>& command_line() { return stored_command_line(); }
 
 const std::vector<EnvVar>& honoured_env_vars() {
   static const std::vector<EnvVar> vars = {
-      {"OPENBLAS_NUM_THREADS", "unset", "gemm: BLAS threads per rank when --threads is not given (wins over OMP_NUM_THREADS)"},
-      {"OMP_NUM_THREADS", "unset", "gemm: BLAS threads when neither --threads nor OPENBLAS_NUM_THREADS is set; montecarlo: CPU threads per rank when --threads is not given"},
+      {"OPENBLAS_NUM_THREADS", "unset",
+       "gemm: BLAS threads per rank when --threads is not given (wins over OMP_NUM_THREADS)"},
+      {"OMP_NUM_THREADS", "unset",
+       "gemm: BLAS threads when neither --threads nor OPENBLAS_NUM_THREADS is set; montecarlo: CPU threads per rank "
+       "when --threads is not given"},
       {"OPENBLAS_CORETYPE", "unset", "OpenBLAS kernel choice; recorded, not changed"},
       {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
       {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast, study) on a workstation"},
-      {"SCALEBENCH_PYTHON", "unset", "report (and contrast, study at their end): the Python with matplotlib that draws report.html; else python3 on PATH, else /usr/bin/python3"},
-      {"SLURM_JOB_ID", "unset", "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
-      {"SLURM_MPI_TYPE", "unset", "drivers' srun steps carry --mpi= of this value (else pmix when srun --mpi=list offers it)"},
-      {"SLURM_JOB_NUM_NODES", "unset", "drivers: the nodes of the allocation (the multinode plan, a study's nodes); with --launcher mpirun the hosts come from SLURM_JOB_NODELIST"},
-      {"SLURM_CPUS_ON_NODE", "unset", "drivers: the CPUs per node plans use, with SLURM_JOB_CPUS_PER_NODE and the process's CPU set"},
-      {"OMPI_COMM_WORLD_RANK", "set by mpirun", "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
+      {"SCALEBENCH_PYTHON", "unset",
+       "report (and contrast, study at their end): the Python with matplotlib that draws report.html; else python3 on "
+       "PATH, else /usr/bin/python3"},
+      {"SLURM_JOB_ID", "unset",
+       "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
+      {"SLURM_MPI_TYPE", "unset",
+       "drivers' srun steps carry --mpi= of this value (else pmix when srun --mpi=list offers it)"},
+      {"SLURM_JOB_NUM_NODES", "unset",
+       "drivers: the nodes of the allocation (the multinode plan, a study's nodes); with --launcher mpirun the hosts "
+       "come from SLURM_JOB_NODELIST"},
+      {"SLURM_CPUS_ON_NODE", "unset",
+       "drivers: the CPUs per node plans use, with SLURM_JOB_CPUS_PER_NODE and the process's CPU set"},
+      {"OMPI_COMM_WORLD_RANK", "set by mpirun",
+       "rank before MPI starts (which rank prints usage errors); likewise PMIX_RANK, PMI_RANK, SLURM_PROCID"},
       {"NCCL_DEBUG", "unset", "NCCL's own diagnostics; recorded"},
-      {"NCCL_MAX_CTAS", "unset", "NCCL's cap on thread blocks per call; when set it replaces the cap of 4 that gemm --overlap asks for"},
-      {"SCALEBENCH_PROFILE", "$XDG_CACHE_HOME/scalebench/profile-<host>.json (XDG_CACHE_HOME: ~/.cache)", "machine profile that calibrate writes and gemm/montecarlo/predict read (docs/model.md)"},
+      {"NCCL_MAX_CTAS", "unset",
+       "NCCL's cap on thread blocks per call; when set it replaces the cap of 4 that gemm --overlap asks for"},
+      {"SCALEBENCH_PROFILE", "$XDG_CACHE_HOME/scalebench/profile-<host>.json (XDG_CACHE_HOME: ~/.cache)",
+       "machine profile that calibrate writes and gemm/montecarlo/predict read (docs/model.md)"},
       {"XDG_CACHE_HOME", "~/.cache", "folder of the default machine profile"},
-      {"SCALEBENCH_OVERLAP_TRACE", "unset", "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to stderr"},
-      {"SCALEBENCH_NO_SHARED_WINDOWS", "unset", "gemm --distribution shared: if set (not 0) on any rank, run the replicated scheme instead, with a warning in the record"},
+      {"SCALEBENCH_OVERLAP_TRACE", "unset",
+       "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to "
+       "stderr"},
+      {"SCALEBENCH_NO_SHARED_WINDOWS", "unset",
+       "gemm --distribution shared: if set (not 0) on any rank, run the replicated scheme instead, with a warning in "
+       "the record"},
   };
   return vars;
 }

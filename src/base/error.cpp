@@ -22,9 +22,9 @@ std::string_view exit_code_name(ExitCode code) {
 
 std::string exit_code_table() {
   std::string out;
-  const ExitCode all[] = {ExitCode::ok, ExitCode::internal, ExitCode::usage, ExitCode::resource,
-                          ExitCode::verification_failed, ExitCode::runtime, ExitCode::no_cuda,
-                          ExitCode::timeout, ExitCode::partial, ExitCode::launch};
+  const ExitCode all[] = {
+      ExitCode::ok,      ExitCode::internal, ExitCode::usage,   ExitCode::resource, ExitCode::verification_failed,
+      ExitCode::runtime, ExitCode::no_cuda,  ExitCode::timeout, ExitCode::partial,  ExitCode::launch};
   const char* why[] = {"success, every result verified",
                        "a bug in scalebench (please report it)",
                        "bad option or value (see --help)",

@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/base/output_file.hpp"
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/output_file.hpp"
 
 namespace scalebench {
 namespace {
@@ -26,7 +26,7 @@ struct OutputTarget {
   std::string path;   // where the bytes go: the path with its symbolic links followed
   std::string shown;  // how messages name it
   TargetKind kind = TargetKind::create;
-  mode_t mode = 0;    // a regular file's permissions, kept when it is replaced
+  mode_t mode = 0;  // a regular file's permissions, kept when it is replaced
 };
 
 std::string folder_of(const std::string& path) {
@@ -81,8 +81,8 @@ OutputTarget classify(const std::string& path, std::string_view option) {
   OutputTarget t;
   t.shown = fmt::format("{} {}", option, path);
   if (path.size() >= PATH_MAX) {
-    throw ResourceError(fmt::format("cannot write {}: the path is {} characters, the limit is {}", t.shown,
-                                    path.size(), PATH_MAX - 1));
+    throw ResourceError(
+        fmt::format("cannot write {}: the path is {} characters, the limit is {}", t.shown, path.size(), PATH_MAX - 1));
   }
   if (path.back() == '/') throw ResourceError(fmt::format("{} names a folder; give a file name", t.shown));
   struct stat st {};

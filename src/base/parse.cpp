@@ -27,7 +27,8 @@ bool only_chars(const std::string& s, const char* allowed) { return s.find_first
 std::int64_t parse_positive_count(const std::string& option, const std::string& text) {
   const std::string s = without_underscores(text);
   const auto bad = [&](const char* why) {
-    return UsageError(fmt::format("{} must be a whole number > 0 (got '{}'{}); e.g. {} 4096", option, text, why, option));
+    return UsageError(
+        fmt::format("{} must be a whole number > 0 (got '{}'{}); e.g. {} 4096", option, text, why, option));
   };
   // Decimal only: no hex, no octal, no leading blanks, no "inf"/"nan".
   if (s.empty() || !only_chars(s, "0123456789+-.eE")) throw bad("");
@@ -78,7 +79,9 @@ std::uint64_t parse_unsigned(const std::string& option, const std::string& text)
 }
 
 double parse_real(const std::string& option, const std::string& text) {
-  const auto bad = [&] { return UsageError(fmt::format("{} must be a finite decimal number (got '{}')", option, text)); };
+  const auto bad = [&] {
+    return UsageError(fmt::format("{} must be a finite decimal number (got '{}')", option, text));
+  };
   // Decimal only: strtod would also take hex, leading blanks, "inf" and "nan".
   if (text.empty() || !only_chars(text, "0123456789+-.eE")) throw bad();
   char* end = nullptr;

@@ -48,8 +48,8 @@ void c_times_x(const T* c, std::int64_t rows, std::int64_t n, const std::vector<
 
 template <class T>
 RowCheck freivalds_rows(const T* a, const T* c, std::int64_t rows, std::int64_t n, std::int64_t k,
-                        const std::vector<double>& x, const std::vector<double>& bx,
-                        const std::vector<double>& abs_bx, double unit_roundoff, std::vector<double>* cx_out) {
+                        const std::vector<double>& x, const std::vector<double>& bx, const std::vector<double>& abs_bx,
+                        double unit_roundoff, std::vector<double>* cx_out) {
   std::vector<double> cx;
   c_times_x(c, rows, n, x, cx);
   const double gamma = static_cast<double>(2 * k + 2 * n + 4) * unit_roundoff;
@@ -114,18 +114,15 @@ std::string freivalds_tolerance_text() {
   return "|(C x)_i - (A (B x))_i| <= (2k + 2n + 4) * u * (|A| (|B| |x|))_i, x_j = +-[0.5, 1) from the seed, "
          "u = unit roundoff of the precision";
 }
-std::string full_tolerance_text() {
-  return "|C_ij - (A B)_ij| <= (2k + 4) * u * (|A| |B|)_ij, reference in double";
-}
+std::string full_tolerance_text() { return "|C_ij - (A B)_ij| <= (2k + 4) * u * (|A| |B|)_ij, reference in double"; }
 
-#define SCALEBENCH_VERIFY_INSTANTIATE(T)                                                                        \
-  template void b_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&,                 \
-                             std::vector<double>&, std::vector<double>&);                                      \
-  template void c_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&,                 \
-                             std::vector<double>&);                                                            \
-  template RowCheck freivalds_rows<T>(const T*, const T*, std::int64_t, std::int64_t, std::int64_t,            \
-                                      const std::vector<double>&, const std::vector<double>&,                  \
-                                      const std::vector<double>&, double, std::vector<double>*);               \
+#define SCALEBENCH_VERIFY_INSTANTIATE(T)                                                                              \
+  template void b_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&, std::vector<double>&,  \
+                             std::vector<double>&);                                                                   \
+  template void c_times_x<T>(const T*, std::int64_t, std::int64_t, const std::vector<double>&, std::vector<double>&); \
+  template RowCheck freivalds_rows<T>(const T*, const T*, std::int64_t, std::int64_t, std::int64_t,                   \
+                                      const std::vector<double>&, const std::vector<double>&,                         \
+                                      const std::vector<double>&, double, std::vector<double>*);                      \
   template RowCheck full_check<T>(const T*, const T*, const T*, std::int64_t, std::int64_t, std::int64_t, double);
 SCALEBENCH_VERIFY_INSTANTIATE(double)
 SCALEBENCH_VERIFY_INSTANTIATE(float)

@@ -93,7 +93,8 @@ void check_sizes(const GemmConfig& cfg) {
   const bool gpu = cfg.backend == GemmBackendKind::cublas;
   const std::int64_t dim_max = gpu ? kInt32Max : blas_int_max();
   const std::string lib = gpu ? std::string("the largest dimension cuBLAS's int holds")
-                              : fmt::format("the largest dimension OpenBLAS's {}-bit blasint holds", 8 * sizeof(blasint));
+                              : fmt::format("the largest dimension OpenBLAS's {}-bit blasint holds",
+                                            8 * sizeof(blasint));
   value_within("--n", s.n, dim_max, lib, "; use a smaller size");  // first: --n sets m and k too
   value_within("--m", s.m, dim_max, lib, "; use a smaller size");
   value_within("--k", s.k, dim_max, lib, "; use a smaller size");
@@ -120,7 +121,8 @@ void validate(const GemmConfig& cfg) {
     throw UsageError("--resident keeps A, B and C on the device: there is no host copy to share; drop "
                      "--distribution shared or --resident");
   }
-  if (cfg.backend != GemmBackendKind::cublas && (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
+  if (cfg.backend != GemmBackendKind::cublas &&
+      (cfg.precision == Precision::tf32 || cfg.precision == Precision::bf16)) {
     throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
                                  to_string(cfg.precision), to_string(cfg.backend)));
   }
@@ -137,9 +139,11 @@ void validate(const GemmConfig& cfg) {
   if (cfg.fill == Fill::integer && cfg.precision != Precision::fp64 && s.k > (1 << 20)) {
     throw UsageError("--fill integer with fp32 data needs k <= 2^20 to stay exact");
   }
-  if (cfg.verify == VerifyMode::full && static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) > 0x1p33) {
-    throw UsageError(fmt::format("--verify full is for small sizes (m*n*k <= 2^33; got {}x{}x{}); use --verify freivalds",
-                                 s.m, s.n, s.k));
+  if (cfg.verify == VerifyMode::full &&
+      static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) > 0x1p33) {
+    throw UsageError(
+        fmt::format("--verify full is for small sizes (m*n*k <= 2^33; got {}x{}x{}); use --verify freivalds", s.m, s.n,
+                    s.k));
   }
   if (cfg.backend == GemmBackendKind::naive && !cfg.force) {
     // The triple loop runs at about 1 GFLOP/s: refuse runs that would take minutes.
@@ -172,9 +176,11 @@ std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool 
   const std::string advice = "; use a smaller size";
   // A_i + B + C_i; rank 0 holds all of A and C instead (its own rows stay in place).
   const std::int64_t a_rows = is_root ? s.m : rows;
-  const std::int64_t a = product_within("bytes of A (rows x k x element size)", {a_rows, s.k, e}, kInt64Max, limit, advice);
+  const std::int64_t a = product_within("bytes of A (rows x k x element size)", {a_rows, s.k, e}, kInt64Max, limit,
+                                        advice);
   const std::int64_t b = product_within("bytes of B (k x n x element size)", {s.k, s.n, e}, kInt64Max, limit, advice);
-  const std::int64_t c = product_within("bytes of C (rows x n x element size)", {a_rows, s.n, e}, kInt64Max, limit, advice);
+  const std::int64_t c = product_within("bytes of C (rows x n x element size)", {a_rows, s.n, e}, kInt64Max, limit,
+                                        advice);
   // the peer's own C_i
   const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {rows, s.n, e}, kInt64Max, limit) : 0;
   return sum_within("host bytes of one rank (A + B + C + the peer's C_i)", {a, b, c, peer}, kInt64Max, limit, advice);

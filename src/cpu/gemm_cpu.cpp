@@ -111,9 +111,7 @@ class NaiveGemm final : public HostGemm {
  public:
   std::string name() const override { return "naive"; }
   void prepare(const GemmShape& local, Precision p, PhaseRecorder&) override { set_block(local, p, "naive"); }
-  nlohmann::json describe() const override {
-    return {{"library", "none (triple loop)"}, {"threads", 1}};
-  }
+  nlohmann::json describe() const override { return {{"library", "none (triple loop)"}, {"threads", 1}}; }
 
  private:
   void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) override {

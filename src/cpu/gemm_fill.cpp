@@ -68,9 +68,8 @@ int fill_parallel(T* dst, std::int64_t count, std::int64_t first_index, std::uin
 
 template <class T>
 void zero_parallel(T* dst, std::int64_t count, int threads) {
-  split_over_threads(count, threads, [=](std::int64_t begin, std::int64_t end) {
-    std::fill(dst + begin, dst + end, T(0));
-  });
+  split_over_threads(count, threads,
+                     [=](std::int64_t begin, std::int64_t end) { std::fill(dst + begin, dst + end, T(0)); });
 }
 
 }  // namespace

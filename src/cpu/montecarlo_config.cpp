@@ -92,7 +92,8 @@ namespace {
 // The options only --backend curand reads, and what it cannot do.
 void validate_curand(const MonteCarloConfig& cfg) {
   const bool curand = cfg.backend == McBackendKind::curand;
-  if (cfg.batch < 0) throw UsageError(fmt::format("--batch must be >= 1 samples, or 0 for automatic (got {})", cfg.batch));
+  if (cfg.batch < 0)
+    throw UsageError(fmt::format("--batch must be >= 1 samples, or 0 for automatic (got {})", cfg.batch));
   if (cfg.batch != 0 && !curand) throw UsageError("--batch needs --backend curand");
   if (cfg.curand_generator != McCurandGenerator::philox && !curand) {
     throw UsageError("--curand-generator needs --backend curand");
@@ -105,8 +106,8 @@ void validate_curand(const MonteCarloConfig& cfg) {
 
 void validate(const MonteCarloConfig& cfg) {
   if (cfg.samples < 2) {
-    throw UsageError(fmt::format("--samples must be at least 2 (got {}): a standard error needs two samples",
-                                 cfg.samples));
+    throw UsageError(
+        fmt::format("--samples must be at least 2 (got {}): a standard error needs two samples", cfg.samples));
   }
   if (cfg.chunk_size < 4 || cfg.chunk_size % 4 != 0 || cfg.chunk_size > (std::int64_t{1} << 30)) {
     throw UsageError(fmt::format("--chunk-size must be a multiple of 4 in [4, 2^30] (got {})", cfg.chunk_size));
@@ -127,13 +128,15 @@ void validate(const MonteCarloConfig& cfg) {
     throw UsageError(fmt::format("--strike must be in [0, 1e100] (got {})", m.strike));
   }
   if (!(m.sigma > 0)) throw UsageError(fmt::format("--sigma must be > 0 (got {}); e.g. --sigma 0.2", m.sigma));
-  if (!(m.maturity > 0)) throw UsageError(fmt::format("--maturity must be > 0 years (got {}); e.g. --maturity 1", m.maturity));
+  if (!(m.maturity > 0))
+    throw UsageError(fmt::format("--maturity must be > 0 years (got {}); e.g. --maturity 1", m.maturity));
   if (!std::isfinite(m.rate) || std::fabs(m.rate) > 10) {
     throw UsageError(fmt::format("--rate must be a yearly rate in [-10, 10] (got {}); e.g. --rate 0.05", m.rate));
   }
   if (m.sigma * std::sqrt(m.maturity) > 10) {
     throw UsageError(fmt::format("--sigma {} over --maturity {} gives a log-price spread above 10: payoffs overflow; "
-                                 "use a smaller sigma or maturity", m.sigma, m.maturity));
+                                 "use a smaller sigma or maturity",
+                                 m.sigma, m.maturity));
   }
   if (cfg.problem == McProblem::asian) {
     if (cfg.steps < 1) throw UsageError(fmt::format("--steps must be >= 1 (got {})", cfg.steps));
@@ -145,18 +148,16 @@ void validate(const MonteCarloConfig& cfg) {
 
 std::string configuration_fields(const MonteCarloConfig& cfg) {
   const auto& m = cfg.market;
-  return fmt::format("problem={} backend={} samples={} chunk_size={} seed={} spot={} strike={} rate={} sigma={} "
-                     "maturity={} option={} steps={} control_variate={} reps={} warmup={} dry_run={} share_gpu={} batch={} "
-                     "curand_generator={}",
-                     to_string(cfg.problem), to_string(cfg.backend), cfg.samples, cfg.chunk_size, cfg.seed, m.spot,
-                     m.strike, m.rate, m.sigma, m.maturity, to_string(cfg.option), cfg.steps,
-                     to_string(cfg.control_variate), cfg.reps, cfg.warmup, cfg.dry_run, cfg.share_gpu, cfg.batch,
-                     to_string(cfg.curand_generator));
+  return fmt::format(
+      "problem={} backend={} samples={} chunk_size={} seed={} spot={} strike={} rate={} sigma={} "
+      "maturity={} option={} steps={} control_variate={} reps={} warmup={} dry_run={} share_gpu={} batch={} "
+      "curand_generator={}",
+      to_string(cfg.problem), to_string(cfg.backend), cfg.samples, cfg.chunk_size, cfg.seed, m.spot, m.strike, m.rate,
+      m.sigma, m.maturity, to_string(cfg.option), cfg.steps, to_string(cfg.control_variate), cfg.reps, cfg.warmup,
+      cfg.dry_run, cfg.share_gpu, cfg.batch, to_string(cfg.curand_generator));
 }
 
-std::int64_t chunk_count(const MonteCarloConfig& cfg) {
-  return (cfg.samples + cfg.chunk_size - 1) / cfg.chunk_size;
-}
+std::int64_t chunk_count(const MonteCarloConfig& cfg) { return (cfg.samples + cfg.chunk_size - 1) / cfg.chunk_size; }
 
 ChunkRange rank_chunks(std::int64_t chunks, int rank, int ranks) {
   const std::int64_t base = chunks / ranks, extra = chunks % ranks;

@@ -53,7 +53,8 @@ class CpuMonteCarlo final : public McKernel {
           hits[u] = mc::pi_hits(cfg_.seed, first, last);
         } else {
           ChunkTree unit;
-          for (std::int64_t c = first_chunk; c < end_chunk; ++c) unit.push_leaf(c, mc::option_chunk_sums(cfg_, model_, c));
+          for (std::int64_t c = first_chunk; c < end_chunk; ++c)
+            unit.push_leaf(c, mc::option_chunk_sums(cfg_, model_, c));
           nodes[u] = unit.nodes().front();  // an aligned full block folds to one node
         }
       }

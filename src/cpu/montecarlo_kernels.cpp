@@ -5,8 +5,8 @@
 #include <Random123/philox.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <numbers>
 
 namespace scalebench::mc {
@@ -68,7 +68,9 @@ SCALEBENCH_WIDE_VECTORS u64 hits_in_blocks(u64 k0, u64 k1, u32 hi, u32 lo, u32 n
   return hits;
 }
 
-inline double payoff(double s, double strike, bool call) { return call ? std::max(s - strike, 0.0) : std::max(strike - s, 0.0); }
+inline double payoff(double s, double strike, bool call) {
+  return call ? std::max(s - strike, 0.0) : std::max(strike - s, 0.0);
+}
 
 }  // namespace
 

@@ -43,8 +43,8 @@ std::array<double, 4> normals_from_block(const PhiloxCounter& words);
 struct GbmModel {
   double spot = 0, strike = 0;
   bool call = true;
-  double drift = 0;   // European: (r - σ²/2)·T;  Asian: (r - σ²/2)·Δt
-  double vol = 0;     // European: σ·√T;          Asian: σ·√Δt
+  double drift = 0;  // European: (r - σ²/2)·T;  Asian: (r - σ²/2)·Δt
+  double vol = 0;    // European: σ·√T;          Asian: σ·√Δt
   int steps = 1;
 };
 GbmModel european_model(const MarketParams& m, OptionKind o);

@@ -14,9 +14,7 @@ namespace {
 
 constexpr int kChunkTag = 7301;
 
-std::int64_t effective_chunk(std::int64_t chunk) {
-  return chunk <= 0 || chunk > kMaxMpiCount ? kMaxMpiCount : chunk;
-}
+std::int64_t effective_chunk(std::int64_t chunk) { return chunk <= 0 || chunk > kMaxMpiCount ? kMaxMpiCount : chunk; }
 
 char* at(void* base, std::int64_t elems, std::size_t elem_size) {
   return static_cast<char*>(base) + static_cast<std::size_t>(elems) * elem_size;
@@ -73,7 +71,8 @@ void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, c
       for (std::int64_t done = 0; done < counts[r]; done += chunk) {
         const int n = static_cast<int>(std::min(chunk, counts[r] - done));
         requests.emplace_back();
-        SCALEBENCH_MPI(MPI_Isend(at(send, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
+        SCALEBENCH_MPI(
+            MPI_Isend(at(send, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
       }
     }
   } else {
@@ -121,7 +120,8 @@ void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const 
       for (std::int64_t done = 0; done < counts[r]; done += chunk) {
         const int n = static_cast<int>(std::min(chunk, counts[r] - done));
         requests.emplace_back();
-        SCALEBENCH_MPI(MPI_Irecv(at(recv, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
+        SCALEBENCH_MPI(
+            MPI_Irecv(at(recv, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
       }
     }
   } else {

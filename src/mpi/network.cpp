@@ -51,9 +51,9 @@ nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::ve
         {phase::broadcast, phase_traffic(hosts, std::vector<std::int64_t>(hosts.size(), b_count), element_size)},
         {phase::gather, phase_traffic(hosts, c_counts, element_size)}}}};
   nlohmann::json peers = nlohmann::json::object();
-  for (const auto& [phase, call, name] : {std::tuple<const char*, const char*, const char*>{phase::scatter, "MPI_Scatterv",
-                                                                                              "bare_scatterv"},
-                                          {phase::broadcast, "MPI_Bcast", "bare_bcast"}}) {
+  for (const auto& [phase, call, name] :
+       {std::tuple<const char*, const char*, const char*>{phase::scatter, "MPI_Scatterv", "bare_scatterv"},
+        {phase::broadcast, "MPI_Bcast", "bare_bcast"}}) {
     for (const auto& [n, st] : bare) {
       if (n != name) continue;
       const double phase_s = median(phases, phase);

@@ -105,8 +105,12 @@ nlohmann::json phases_json(const PhaseList& setup, const PhaseList& timed) {
 }
 
 nlohmann::json to_json(const PhaseStats& s) {
-  return {{"min_s", s.min},           {"median_s", s.median},   {"max_s", s.max},
-          {"rank_min_s", s.rank_min}, {"rank_avg_s", s.rank_avg}, {"imbalance", s.imbalance},
+  return {{"min_s", s.min},
+          {"median_s", s.median},
+          {"max_s", s.max},
+          {"rank_min_s", s.rank_min},
+          {"rank_avg_s", s.rank_avg},
+          {"imbalance", s.imbalance},
           {"per_repeat_max_s", s.per_repeat_max}};
 }
 

@@ -22,8 +22,8 @@ void bind_cpus(const Topology& t, PlacementReport& report) {
   const auto set = detail::bitmap_of(report.placement.cpus);
   // PROCESS: every thread of the process, those already started (MPI progress, BLAS pool) too.
   if (hwloc_set_cpubind(t.handle(), set.get(), HWLOC_CPUBIND_PROCESS) != 0) {
-    report.warnings.push_back(fmt::format("CPU binding to PUs {} failed: {}", format_cpu_list(report.placement.cpus),
-                                          std::strerror(errno)));
+    report.warnings.push_back(
+        fmt::format("CPU binding to PUs {} failed: {}", format_cpu_list(report.placement.cpus), std::strerror(errno)));
     return;
   }
   report.cpu_binding_applied = true;

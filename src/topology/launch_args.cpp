@@ -15,8 +15,8 @@ namespace {
 
 void require_possible(const PlacementPlan& plan) {
   if (!plan.possible) {
-    throw UsageError(fmt::format("mode {} cannot run here ({}); it has no launch command", mode_name(plan.mode),
-                                 plan.reason));
+    throw UsageError(
+        fmt::format("mode {} cannot run here ({}); it has no launch command", mode_name(plan.mode), plan.reason));
   }
 }
 

@@ -40,12 +40,8 @@ PlacementPlan plan_placement(const Topology& topology, Mode mode, const PlanOpti
   plan.numa_domains_per_node = static_cast<int>(topology.cpu_numa_domains().size());
   switch (mode) {
     case Mode::naive:
-    case Mode::single_core:
-      fill(plan, topology, PinPolicy::core, 1, 1);
-      break;
-    case Mode::multi_thread:
-      fill(plan, topology, PinPolicy::core, 1, 0);
-      break;
+    case Mode::single_core: fill(plan, topology, PinPolicy::core, 1, 1); break;
+    case Mode::multi_thread: fill(plan, topology, PinPolicy::core, 1, 0); break;
     case Mode::numa: {
       const int domains = static_cast<int>(topology.cpu_numa_domains().size());
       if (domains < 2) {

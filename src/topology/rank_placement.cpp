@@ -154,8 +154,8 @@ void place_gpu(const Topology& t, const PlacementRequest& r, RankPlacement& p) {
   }
   CoreList pool = mine.numa_domain >= 0 ? cores_of_domain(t, mine.numa_domain) : all_cores(t);
   if (mine.numa_domain < 0) {
-    p.warnings.push_back(fmt::format("GPU {} has no known NUMA locality; its rank shares the whole node",
-                                     mine.pci_bus_id));
+    p.warnings.push_back(
+        fmt::format("GPU {} has no known NUMA locality; its rank shares the whole node", mine.pci_bus_id));
   }
   CoreList cores = share_of(pool, sharers, position,
                             mine.numa_domain >= 0 ? fmt::format("NUMA domain {}", mine.numa_domain) : "this node",
@@ -181,8 +181,8 @@ void place_launcher_bound(const Topology& t, const std::vector<int>& affinity, R
 RankPlacement decide_rank_placement(const Topology& topology, const PlacementRequest& request,
                                     const std::vector<int>& current_affinity) {
   if (request.local_size < 1 || request.local_rank < 0 || request.local_rank >= request.local_size) {
-    throw UsageError(fmt::format("local rank {} of {} is not a valid placement request", request.local_rank,
-                                 request.local_size));
+    throw UsageError(
+        fmt::format("local rank {} of {} is not a valid placement request", request.local_rank, request.local_size));
   }
   if (request.threads < 0) throw UsageError(fmt::format("--threads {} must be 0 (auto) or positive", request.threads));
   if (topology.cores().empty()) throw ResourceError("hwloc reports no usable core on this machine");
@@ -219,25 +219,21 @@ RankPlacement decide_rank_placement(const Topology& topology, const PlacementReq
 
   p.threads = request.threads > 0 ? request.threads : std::max(1, p.cores);
   if (p.threads > p.cores) {
-    p.warnings.push_back(fmt::format("oversubscribed: {} threads on {} core(s) (PUs {})", p.threads, p.cores,
-                                     format_cpu_list(p.cpus)));
+    p.warnings.push_back(
+        fmt::format("oversubscribed: {} threads on {} core(s) (PUs {})", p.threads, p.cores, format_cpu_list(p.cpus)));
   }
   return p;
 }
 
 nlohmann::json RankPlacement::to_json() const {
-  nlohmann::json j{{"local_rank", local_rank},
-                   {"pin", pin_policy_name(pin)},
-                   {"cpus", format_cpu_list(cpus)},
-                   {"cores", cores},
-                   {"numa_domains", numa_domains},
-                   {"memory", bind_memory ? "bind" : "first-touch"},
-                   {"threads", threads},
-                   {"launcher_bound", launcher_bound}};
+  nlohmann::json j{
+      {"local_rank", local_rank}, {"pin", pin_policy_name(pin)},     {"cpus", format_cpu_list(cpus)},
+      {"cores", cores},           {"numa_domains", numa_domains},    {"memory", bind_memory ? "bind" : "first-touch"},
+      {"threads", threads},       {"launcher_bound", launcher_bound}};
   j["gpu"] = gpu ? nlohmann::json{{"pci_bus_id", gpu->pci_bus_id},
                                   {"model", gpu->model},
-                                  {"numa_domain", gpu->numa_domain >= 0 ? nlohmann::json(gpu->numa_domain)
-                                                                        : nlohmann::json()}}
+                                  {"numa_domain",
+                                   gpu->numa_domain >= 0 ? nlohmann::json(gpu->numa_domain) : nlohmann::json()}}
                  : nlohmann::json();
   if (!warnings.empty()) j["warnings"] = warnings;
   return j;

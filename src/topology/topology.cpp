@@ -148,8 +148,7 @@ void Topology::describe() {
   for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE); i < n; ++i) {
     numa_objs.push_back(hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i)));
   }
-  std::sort(numa_objs.begin(), numa_objs.end(),
-            [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  std::sort(numa_objs.begin(), numa_objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
   for (hwloc_obj_t obj : numa_objs) {
     NumaDomainInfo d;
     d.os_index = static_cast<int>(obj->os_index);
@@ -159,8 +158,7 @@ void Topology::describe() {
   }
 
   // Cores (PUs stand in for cores where hwloc found none, as in some virtual machines).
-  const hwloc_obj_type_t core_type =
-      hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  const hwloc_obj_type_t core_type = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
   for (int i = 0, n = hwloc_get_nbobjs_by_type(t, core_type); i < n; ++i) {
     hwloc_obj_t obj = hwloc_get_obj_by_type(t, core_type, static_cast<unsigned>(i));
     CoreInfo c;
@@ -280,8 +278,8 @@ std::vector<const CoreInfo*> Topology::cores_in(const std::vector<int>& cpus) co
 
 void Topology::export_xml(const std::string& path) const {
   if (hwloc_topology_export_xml(handle_, path.c_str(), 0) != 0) {
-    throw ResourceError(fmt::format("cannot write topology XML to '{}': {}; choose a writable path", path,
-                                    std::strerror(errno)));
+    throw ResourceError(
+        fmt::format("cannot write topology XML to '{}': {}; choose a writable path", path, std::strerror(errno)));
   }
 }
 

@@ -15,9 +15,8 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
                      bool share_gpu, const std::vector<std::string>& thread_env) {
   std::string gpu_pci_bus_id;
   if (!gpu_option.empty()) {
-    agree(comm, [&] {
-      gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu, gpu_option)).value("pci_bus_id", "");
-    });
+    agree(comm,
+          [&] { gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu, gpu_option)).value("pci_bus_id", ""); });
   }
   const Communicator node = comm.split_shared();
   RankSetup out;

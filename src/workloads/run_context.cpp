@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/workloads/run_context.hpp"
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/workloads/run_context.hpp"
 
 extern char** environ;
 
@@ -33,7 +33,9 @@ nlohmann::json openblas_info() {
   return {{"config", config},
           {"core", core},
           {"threads", openblas_get_num_threads()},
-          {"parallel", parallel == 0 ? "sequential" : parallel == 1 ? "pthreads" : "openmp"}};
+          {"parallel", parallel == 0   ? "sequential"
+                       : parallel == 1 ? "pthreads"
+                                       : "openmp"}};
 }
 
 nlohmann::json local_rank_info(const Communicator& comm) {

@@ -79,8 +79,9 @@ TEST(ContrastCli, RunsTheCpuModesAndSkipsTheRestWithReasons) {
 TEST(ContrastCli, AFailingStepIsMarkedAndTheOthersStillShown) {
   const std::string dir = make_temp_dir();
   // tf32 is a GPU precision: every CPU gemm step fails with a usage error; Monte Carlo runs.
-  const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --precision tf32 --modes single-core --out-dir " +
-                                  dir + "/runs --json " + dir + "/c.json");
+  const CliRun r = run_scalebench(std::string("contrast ") + kSmall +
+                                  " --precision tf32 --modes single-core --out-dir " + dir + "/runs --json " + dir +
+                                  "/c.json");
   EXPECT_EQ(r.exit_code, 8) << r.output;
   const json report = json::parse(read_file(dir + "/c.json"));
   EXPECT_EQ((*row_of(report, "gemm", "single-core"))["status"], "failed");
@@ -99,7 +100,7 @@ TEST(ContrastCli, BadRequestsFailBeforeAnythingRuns) {
     r = run_scalebench("contrast --modes gpu --out-dir " + dir + "/a");
     EXPECT_EQ(r.exit_code, 3) << r.output;
     EXPECT_NE(r.output.find(built_with_cuda() ? "mode gpu cannot run here: no GPU"
-                                             : "mode gpu cannot run here: built without CUDA"),
+                                              : "mode gpu cannot run here: built without CUDA"),
               std::string::npos)
         << r.output;
     EXPECT_FALSE(file_exists(dir + "/a"));
@@ -128,7 +129,8 @@ TEST(ContrastCli, DryRunShowsEveryCommandAndRunsNothing) {
 TEST(ContrastCli, ARunPastItsTimeLimitIsKilledAndMarked) {
   const std::string dir = make_temp_dir();
   const CliRun r = run_scalebench("contrast --workload gemm --modes single-core --n 3001 --reps 20 --timeout 1 "
-                                  "--out-dir " + dir + "/runs --json " + dir + "/c.json");
+                                  "--out-dir " +
+                                  dir + "/runs --json " + dir + "/c.json");
   EXPECT_EQ(r.exit_code, 8) << r.output;
   const json report = json::parse(read_file(dir + "/c.json"));
   const json* row = row_of(report, "gemm", "single-core");
@@ -168,7 +170,8 @@ TEST(ContrastCli, OutputsAreCheckedBeforeAnyWork) {
 TEST(ContrastCli, StoppingTheContrastStopsItsStep) {
   const std::string dir = make_temp_dir();
   const int pid = start_scalebench("contrast --workload gemm --modes single-core --n 2501 --reps 100 --out-dir " + dir +
-                                       "/runs --json " + dir + "/c.json", dir + "/log");
+                                       "/runs --json " + dir + "/c.json",
+                                   dir + "/log");
   ASSERT_TRUE(wait_for_process("gemm --n 250[1]", true, 60)) << read_file(dir + "/log");
   kill(pid, SIGINT);
   const int rc = wait_exit(pid, 20);
@@ -186,7 +189,8 @@ TEST(ContrastCli, ALauncherFailureShowsTheLaunchersOwnLines) {
   // A real mpirun that cannot start its launch component: it prints its own error box and fails.
   const CliRun r = run_command("OMPI_MCA_plm=nosuch " + std::string(std::getenv("SCALEBENCH_BINARY")) +
                                " contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
-                               "--quiet --out-dir " + dir + "/runs --json " + dir + "/c.json");
+                               "--quiet --out-dir " +
+                               dir + "/runs --json " + dir + "/c.json");
   EXPECT_EQ(r.exit_code, 9) << r.output;  // failed to launch: no scalebench error, the launcher's
   const json report = json::parse(read_file(dir + "/c.json"));
   const std::string reason = (*row_of(report, "montecarlo", "single-core"))["reason"];
@@ -202,7 +206,8 @@ TEST(ContrastCli, MonteCarloGpuNaiveRowSitsBesideTheGpuRow) {
   // gpu-naive the cuRAND arrays (curand), on the same placement; a build without CUDA skips both.
   const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
   const char* bin = std::getenv("SCALEBENCH_BINARY");
-  if (src == nullptr || bin == nullptr) GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set (run through ctest)";
+  if (src == nullptr || bin == nullptr)
+    GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set (run through ctest)";
   const CliRun r = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/h100-sxm-1p16c-1gpu-vm.xml '" + bin +
                                "' contrast --dry-run --workload montecarlo 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;

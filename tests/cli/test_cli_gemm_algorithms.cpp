@@ -40,7 +40,8 @@ TEST_P(AlgorithmRefused, ExitTwoWithOneLineBeforeAnyWork) {
 INSTANTIATE_TEST_SUITE_P(
     Cli, AlgorithmRefused,
     testing::Values(
-        Refusal{"unknown_algorithm", 1, "--n 32 --algorithm cannon", "unknown --algorithm 'cannon'; use row1d or summa2d"},
+        Refusal{"unknown_algorithm", 1, "--n 32 --algorithm cannon",
+                "unknown --algorithm 'cannon'; use row1d or summa2d"},
         Refusal{"grid_not_PRxPC", 2, "--n 32 --algorithm summa2d --grid 2", "--grid '2' is not PRxPC"},
         Refusal{"grid_zero", 2, "--n 32 --algorithm summa2d --grid 0x2", "--grid (rows)"},
         Refusal{"grid_letters", 2, "--n 32 --algorithm summa2d --grid 2xb", "--grid (columns)"},
@@ -52,7 +53,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
                 "--grid 4x1 needs at least 4 rows and 1 columns of C"},
         Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
-        Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64", "--panel-width is the k-panel of --algorithm summa2d"},
+        Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64",
+                "--panel-width is the k-panel of --algorithm summa2d"},
         Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
                 "--transport nccl, --resident and --overlap need --backend cublas"},
         // Refused before any GPU is looked for: the same on a machine without one.
@@ -60,7 +62,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "--algorithm summa2d has no --overlap schedule (those are row1d's); drop --overlap"},
         Refusal{"summa_with_resident", 1, "--n 32 --backend cublas --algorithm summa2d --resident",
                 "--algorithm summa2d has no --resident schedule"},
-        Refusal{"unknown_distribution", 2, "--n 32 --distribution numa", "unknown --distribution 'numa'; use replicated or shared"},
+        Refusal{"unknown_distribution", 2, "--n 32 --distribution numa",
+                "unknown --distribution 'numa'; use replicated or shared"},
         Refusal{"shared_with_summa", 2, "--n 32 --algorithm summa2d --distribution shared",
                 "--distribution shared is row1d's node-shared scheme"},
         Refusal{"shared_with_resident", 1, "--n 32 --distribution shared --resident",
@@ -86,7 +89,8 @@ TEST(AlgorithmCli, DryRunShowsTheMostSquareGridAndEveryRanksBlock) {
 TEST(AlgorithmCli, RunRecordNamesAlgorithmGridAndBytes) {
   const std::string dir = make_temp_dir();
   const CliRun r = run_scalebench_mpi(
-      4, "gemm --n 48 --threads 1 --reps 1 --quiet --algorithm summa2d --grid 4x1 --fill integer --json " + dir + "/r.json");
+      4, "gemm --n 48 --threads 1 --reps 1 --quiet --algorithm summa2d --grid 4x1 --fill integer --json " + dir +
+             "/r.json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const std::string rec = read_file(dir + "/r.json");
   EXPECT_NE(rec.find("\"algorithm\": \"summa2d\""), std::string::npos) << rec.substr(0, 400);
@@ -98,8 +102,10 @@ TEST(AlgorithmCli, RunRecordNamesAlgorithmGridAndBytes) {
 // the record, and the dry run's memory lines say what each rank holds.
 TEST(AlgorithmCli, SharedDistributionTableRecordAndDryRun) {
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(
-      3, "gemm --m 50 --n 40 --k 30 --threads 1 --reps 1 --fill integer --distribution shared --json " + dir + "/r.json");
+  const CliRun r =
+      run_scalebench_mpi(3,
+                         "gemm --m 50 --n 40 --k 30 --threads 1 --reps 1 --fill integer --distribution shared --json " +
+                             dir + "/r.json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("distribution: shared  moved per repeat 0.000 GB between nodes, 0.000 GB within nodes; B "
                           "copies per node 1"),

@@ -89,13 +89,14 @@ TEST_P(RanksDisagree, EveryRankExitsTwoWithOneLineNamingTheField) {
 
 INSTANTIATE_TEST_SUITE_P(
     Mpmd, RanksDisagree,
-    testing::Values(
-        Disagreement{"gemm_reps", "gemm --n 256 --reps 2", "gemm --n 256 --reps 3", "rank 0 has reps=2, rank 1 has reps=3"},
-        Disagreement{"gemm_size", "gemm --n 256", "gemm --n 512", "rank 0 has m=256, rank 1 has m=512"},
-        Disagreement{"montecarlo_samples", "montecarlo --samples 1000 --reps 1", "montecarlo --samples 2000 --reps 1",
-                     "rank 0 has samples=1000, rank 1 has samples=2000"},
-        Disagreement{"montecarlo_problem", "montecarlo --problem european --samples 1000",
-                     "montecarlo --problem asian --samples 1000", "rank 0 has problem=european"}),
+    testing::Values(Disagreement{"gemm_reps", "gemm --n 256 --reps 2", "gemm --n 256 --reps 3",
+                                 "rank 0 has reps=2, rank 1 has reps=3"},
+                    Disagreement{"gemm_size", "gemm --n 256", "gemm --n 512", "rank 0 has m=256, rank 1 has m=512"},
+                    Disagreement{"montecarlo_samples", "montecarlo --samples 1000 --reps 1",
+                                 "montecarlo --samples 2000 --reps 1",
+                                 "rank 0 has samples=1000, rank 1 has samples=2000"},
+                    Disagreement{"montecarlo_problem", "montecarlo --problem european --samples 1000",
+                                 "montecarlo --problem asian --samples 1000", "rank 0 has problem=european"}),
     [](const testing::TestParamInfo<Disagreement>& p) { return std::string(p.param.name); });
 
 TEST(RanksAgree, OnlyPerRankSettingsDifferAndTheRunPasses) {
@@ -185,8 +186,8 @@ TEST(JsonTarget, FifoIsWrittenInPlace) {
   EXPECT_NE(read_file(dir / "out").find("\"subcommand\": \"montecarlo\""), std::string::npos);
   // Standard output through a link (as /dev/stdout is one): a pipe here, written in place.
   ASSERT_EQ(symlink("/proc/self/fd/1", (dir / "stdout").c_str()), 0) << std::strerror(errno);
-  const CliRun piped = run_command(binary() + " montecarlo --samples 1000 --reps 1 --quiet --json '" + (dir / "stdout") +
-                                   "' | cat");
+  const CliRun piped = run_command(binary() + " montecarlo --samples 1000 --reps 1 --quiet --json '" +
+                                   (dir / "stdout") + "' | cat");
   EXPECT_EQ(piped.exit_code, 0) << piped.output;
   EXPECT_NE(piped.output.find("\"subcommand\": \"montecarlo\""), std::string::npos) << piped.output;
   EXPECT_EQ(kind_of(dir / "stdout", false), static_cast<mode_t>(S_IFLNK));
@@ -249,6 +250,7 @@ TEST(GpuRequest, NamesTheBackendAndSaysBuiltWithoutCudaWhereThatIsWhy) {
   for (const std::string args : {"gemm --n 64 --backend cublas", "gemm --n 64 --backend cublas --dry-run",
                                  "montecarlo --backend cuda", "montecarlo --backend cuda --dry-run"}) {
     const std::string option = args.find("cublas") != std::string::npos ? "--backend cublas" : "--backend cuda";
-    expect_refused(run_scalebench(args), {"gpu", "", 6, option + " needs CUDA, but this scalebench was built without CUDA"});
+    expect_refused(run_scalebench(args),
+                   {"gpu", "", 6, option + " needs CUDA, but this scalebench was built without CUDA"});
   }
 }

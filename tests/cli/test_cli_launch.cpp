@@ -87,7 +87,8 @@ TEST(LaunchCli, AContrastWhoseStepsCannotLaunchExits9WithTheLaunchersError) {
   const std::string dir = make_temp_dir();
   const ScopedEnv env("SCALEBENCH_MPIEXEC", failing_launcher(dir, false));
   const CliRun r = run_scalebench("contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 "
-                                  "--warmup 0 --out-dir " + dir + "/runs --json " + dir + "/c.json");
+                                  "--warmup 0 --out-dir " +
+                                  dir + "/runs --json " + dir + "/c.json");
   EXPECT_EQ(r.exit_code, 9) << r.output;
   EXPECT_NE(r.output.find("failed: [node1:01234] OPAL ERROR: Unreachable"), std::string::npos) << r.output;
   const json report = json::parse(read_file(dir + "/c.json"));
@@ -119,11 +120,13 @@ TEST(LaunchCli, HostsNodesAndPmiShapeTheCommands) {
   const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
   ASSERT_NE(src, nullptr);
   const ScopedEnv xml("HWLOC_XMLFILE", std::string(src) + "/tests/data/amd-epyc-1p2c-workstation.xml");
-  CliRun r = run_scalebench("contrast --dry-run --workload gemm --hosts node1,node2 --mpirun-args='--mca btl tcp,self'");
+  CliRun r = run_scalebench(
+      "contrast --dry-run --workload gemm --hosts node1,node2 --mpirun-args='--mca btl tcp,self'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--host node1:1,node2:1 --mca btl tcp,self"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("single-core   mpirun -np 1 --map-by ppr:1:node:PE=1 --bind-to core --host node1:1 "),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(r.output.find("skipped: one node"), std::string::npos) << r.output;
 
   std::ofstream(dir + "/hosts") << "node1 slots=2\nnode2 slots=2\n";
@@ -139,7 +142,8 @@ sweep:
   EXPECT_NE(r.output.find("mpirun -np 2 --map-by ppr:2:node --bind-to none --host node1:2 "), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("mpirun -np 4 --map-by ppr:2:node --bind-to none --hostfile " + dir + "/hosts "),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
 
   // Inside a Slurm allocation: srun steps name the PMI type of SLURM_MPI_TYPE and how many nodes.
   const ScopedEnv job("SLURM_JOB_ID", "1"), nodes("SLURM_JOB_NUM_NODES", "2"), mpi("SLURM_MPI_TYPE", "pmix");
@@ -157,8 +161,8 @@ sweep:
 
 TEST(LaunchCli, RecordsSayNodesAndWhichPhasesCrossTheNetwork) {
   const std::string dir = make_temp_dir();
-  const CliRun g = run_scalebench_mpi(3, "gemm --n 96 --threads 1 --reps 2 --warmup 1 --quiet --json " + dir +
-                                             "/g.json");
+  const CliRun g = run_scalebench_mpi(3,
+                                      "gemm --n 96 --threads 1 --reps 2 --warmup 1 --quiet --json " + dir + "/g.json");
   ASSERT_EQ(g.exit_code, 0) << g.output;
   const json r = json::parse(read_file(dir + "/g.json"));
   EXPECT_EQ(r["nodes"].get<int>(), 1);
@@ -178,11 +182,13 @@ TEST(LaunchCli, RecordsSayNodesAndWhichPhasesCrossTheNetwork) {
     EXPECT_EQ(net["peers"][phase]["bare"]["per_repeat_max_s"].size(), 2u) << phase;  // the warm-up dropped
     EXPECT_GT(net["peers"][phase]["bare"]["median_s"].get<double>(), 0.0) << phase;
     const double ratio = net["peers"][phase]["ratio_phase_vs_bare"].get<double>();
-    EXPECT_NEAR(ratio, net["peers"][phase]["bare"]["median_s"].get<double>() /
-                           r["phases"][phase]["median_s"].get<double>(), 1e-12) << phase;
+    EXPECT_NEAR(ratio,
+                net["peers"][phase]["bare"]["median_s"].get<double>() / r["phases"][phase]["median_s"].get<double>(),
+                1e-12)
+        << phase;
   }
-  const CliRun m = run_scalebench_mpi(2, "montecarlo --problem pi --samples 1e5 --threads 1 --quiet --json " +
-                                             dir + "/m.json");
+  const CliRun m = run_scalebench_mpi(2, "montecarlo --problem pi --samples 1e5 --threads 1 --quiet --json " + dir +
+                                             "/m.json");
   ASSERT_EQ(m.exit_code, 0) << m.output;
   const json mr = json::parse(read_file(dir + "/m.json"));
   EXPECT_EQ(mr["nodes"].get<int>(), 1);

@@ -64,7 +64,8 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   // A study and a contrast show predicted beside measured.
   const std::string bin = std::getenv("SCALEBENCH_BINARY");
   const std::string src = std::getenv("SCALEBENCH_SOURCE_DIR");
-  const CliRun st = run_command(env + bin + " study " + src + "/jobs/smoke.yaml --quiet --out-dir " + dir + "/study 2>&1");
+  const CliRun st = run_command(env + bin + " study " + src + "/jobs/smoke.yaml --quiet --out-dir " + dir +
+                                "/study 2>&1");
   ASSERT_EQ(st.exit_code, 0) << st.output;
   const json summary = read_json(dir + "/study/summary.json");
   for (const auto& run : summary["runs"]) {
@@ -74,7 +75,8 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   EXPECT_NE(read_file(dir + "/study/summary.md").find("predicted s, miss"), std::string::npos);
   const CliRun ct = run_command(env + bin +
                                 " contrast --modes single-core,multi-thread --n 128 --samples 1e6 --reps 1 --warmup 0 "
-                                "--out-dir " + dir + "/contrast --json " + dir + "/contrast.json 2>&1");
+                                "--out-dir " +
+                                dir + "/contrast --json " + dir + "/contrast.json 2>&1");
   ASSERT_EQ(ct.exit_code, 0) << ct.output;
   EXPECT_NE(ct.output.find("predicted s, miss"), std::string::npos) << ct.output;
   for (const auto& row : read_json(dir + "/contrast.json")["runs"]) {
@@ -83,23 +85,26 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   }
 
   // Another machine's profile: named in a warning, the run goes on without prediction.
-  const CliRun stale = run_command("SCALEBENCH_PROFILE=" + synthetic_profile() + " " + std::getenv("SCALEBENCH_BINARY") +
-                                   " gemm --n 128 --reps 1 --json " + dir + "/s.json 2>&1");
+  const CliRun stale = run_command("SCALEBENCH_PROFILE=" + synthetic_profile() + " " +
+                                   std::getenv("SCALEBENCH_BINARY") + " gemm --n 128 --reps 1 --json " + dir +
+                                   "/s.json 2>&1");
   ASSERT_EQ(stale.exit_code, 0) << stale.output;
   EXPECT_NE(stale.output.find("warning: no prediction: profile " + synthetic_profile() + " is stale"),
-            std::string::npos) << stale.output;
+            std::string::npos)
+      << stale.output;
   EXPECT_NE(stale.output.find("calibrated on synthetic-node"), std::string::npos) << stale.output;
   EXPECT_FALSE(read_json(dir + "/s.json")["prediction"]["available"].get<bool>());
 }
 
 TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
-                                  "--ranks-per-node 8 --gpus-per-node 8 --reps 4 --warmup 1 --price-per-hour 40 --profile " +
-                                  synthetic_profile() + " --json " + dir + "/p.json");
+  const CliRun r = run_scalebench(
+      "predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
+      "--ranks-per-node 8 --gpus-per-node 8 --reps 4 --warmup 1 --price-per-hour 40 --profile " +
+      synthetic_profile() + " --json " + dir + "/p.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* want : {"on 16 node(s) x 8 rank(s)", "end_to_end", "against one GPU", "CPU/GPU crossover",
-                           "cost per job"}) {
+  for (const char* want :
+       {"on 16 node(s) x 8 rank(s)", "end_to_end", "against one GPU", "CPU/GPU crossover", "cost per job"}) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
   }
   const json p = read_json(dir + "/p.json");
@@ -123,7 +128,8 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
               1e-9);
   // Monte Carlo on the same machine.
   const CliRun mc = run_scalebench("predict montecarlo --problem pi --samples 1e12 --backend cuda --nodes 16 "
-                                   "--ranks-per-node 8 --profile " + synthetic_profile());
+                                   "--ranks-per-node 8 --profile " +
+                                   synthetic_profile());
   ASSERT_EQ(mc.exit_code, 0) << mc.output;
   EXPECT_NE(mc.output.find("against one GPU"), std::string::npos) << mc.output;
 }

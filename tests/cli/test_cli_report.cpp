@@ -49,12 +49,14 @@ void check_in_browser(const std::string& page, const std::vector<std::string>& f
     EXPECT_EQ(dom.output.find(fetch), std::string::npos) << fetch;
   }
   const std::string png = dir + "/shot.png";
-  const CliRun shot = run_command(std::string(kChromium) + "--window-size=390,2400 --screenshot='" + png + "' 'file://" +
-                                  page + "' 2>>" + log);
+  const CliRun shot = run_command(std::string(kChromium) + "--window-size=390,2400 --screenshot='" + png +
+                                  "' 'file://" + page + "' 2>>" + log);
   ASSERT_EQ(shot.exit_code, 0) << read_file(log);
   const CliRun colours = run_command(
-      python_with_matplotlib() + " -c 'import sys, numpy as np, matplotlib.image as m; a = m.imread(sys.argv[1]); "
-      "print(len(np.unique((a[..., :3] * 255).astype(int).reshape(-1, 3), axis=0)), a.shape[0], a.shape[1])' '" + png + "'");
+      python_with_matplotlib() +
+      " -c 'import sys, numpy as np, matplotlib.image as m; a = m.imread(sys.argv[1]); "
+      "print(len(np.unique((a[..., :3] * 255).astype(int).reshape(-1, 3), axis=0)), a.shape[0], a.shape[1])' '" +
+      png + "'");
   ASSERT_EQ(colours.exit_code, 0) << colours.output;
   std::istringstream in(colours.output);
   int distinct = 0, height = 0, width = 0;
@@ -66,19 +68,21 @@ void check_in_browser(const std::string& page, const std::vector<std::string>& f
 // A made-up gemm record: `seconds` end to end (a repeat), `gflops`, the backend and optionally a prediction.
 json record(const std::string& backend, double n, double seconds, double predicted) {
   const json phase = [](double s) { return json{{"median_s", s}, {"min_s", s}, {"max_s", s}}; }(seconds);
-  json r = {{"subcommand", "gemm"},
-            {"ranks", 1},
-            {"ok", true},
-            {"hosts", {"made-up-host"}},
-            {"cpu_model", "Made-up CPU"},
-            {"versions", {{"scalebench", "0.1.0"}, {"git", "0123456789ab"}, {"mpi_library", "Open MPI v4.1.4"}}},
-            {"config", {{"backend", backend}, {"threads_per_rank", 1}, {"n", n}}},
-            {"phases", {{"end_to_end", phase}, {"compute", {{"median_s", 0.8 * seconds}}},
-                        {"scatter", {{"median_s", 0.1 * seconds}}}}},
-            {"rates", {{"end_to_end_gflops", 2 * n * n * n / seconds / 1e9}}}};
+  json r = {
+      {"subcommand", "gemm"},
+      {"ranks", 1},
+      {"ok", true},
+      {"hosts", {"made-up-host"}},
+      {"cpu_model", "Made-up CPU"},
+      {"versions", {{"scalebench", "0.1.0"}, {"git", "0123456789ab"}, {"mpi_library", "Open MPI v4.1.4"}}},
+      {"config", {{"backend", backend}, {"threads_per_rank", 1}, {"n", n}}},
+      {"phases",
+       {{"end_to_end", phase}, {"compute", {{"median_s", 0.8 * seconds}}}, {"scatter", {{"median_s", 0.1 * seconds}}}}},
+      {"rates", {{"end_to_end_gflops", 2 * n * n * n / seconds / 1e9}}}};
   if (predicted > 0) {
     r["prediction"] = {{"available", true},
-                       {"end_to_end", {{"predicted_s", predicted}, {"measured_s", seconds}, {"ratio", seconds / predicted}}}};
+                       {"end_to_end",
+                        {{"predicted_s", predicted}, {"measured_s", seconds}, {"ratio", seconds / predicted}}}};
   }
   return r;
 }
@@ -101,19 +105,23 @@ baseline: {backend: openblas}
 }  // namespace
 
 TEST(ReportCli, ContrastReportRendersInChromium) {
-  if (python_with_matplotlib().empty()) GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
+  if (python_with_matplotlib().empty())
+    GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
   const std::string dir = make_temp_dir();
   const CliRun r = run_scalebench("contrast --n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0 "
-                                  "--modes naive,single-core,multi-thread --out-dir " + dir + "/c");
+                                  "--modes naive,single-core,multi-thread --out-dir " +
+                                  dir + "/c");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(file_exists(dir + "/c/report.html")) << r.output;
   const std::string page = read_file(dir + "/c/report.html");
   EXPECT_NE(page.find("gemm --n 128"), std::string::npos) << "every command line is on the page";
   EXPECT_EQ(page.find("fig-prediction"), std::string::npos) << "no record carries a prediction";
-  if (!have_chromium()) GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   std::vector<std::string> figures;
   for (const char* w : {"gemm", "montecarlo"}) {
-    for (const char* f : {"fig-speedup-", "fig-efficiency-", "fig-phases-", "fig-rate-"}) figures.push_back(f + std::string(w));
+    for (const char* f : {"fig-speedup-", "fig-efficiency-", "fig-phases-", "fig-rate-"})
+      figures.push_back(f + std::string(w));
   }
   check_in_browser(dir + "/c/report.html", figures, dir);
 }
@@ -123,14 +131,17 @@ TEST(ReportCli, AReportThatCannotBeWrittenLosesNoResult) {
   // A "Python" that fails: the contrast's results stay, its exit code too, and a warning says why.
   const CliRun r = run_command("SCALEBENCH_PYTHON=/bin/false '" + std::string(std::getenv("SCALEBENCH_BINARY")) +
                                "' contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
-                               "--quiet --out-dir " + dir + "/c 2>&1");
+                               "--quiet --out-dir " +
+                               dir + "/c 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(file_exists(dir + "/c/contrast.json"));
   EXPECT_NE(r.output.find("scalebench: warning: report.html not written"), std::string::npos) << r.output;
   EXPECT_FALSE(file_exists(dir + "/c/report.html"));
   // --no-report: none, and nothing said.
-  const CliRun q = run_scalebench("contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
-                                  "--quiet --no-report --out-dir " + dir + "/d");
+  const CliRun q = run_scalebench(
+      "contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
+      "--quiet --no-report --out-dir " +
+      dir + "/d");
   EXPECT_EQ(q.exit_code, 0) << q.output;
   EXPECT_FALSE(file_exists(dir + "/d/report.html"));
   EXPECT_EQ(q.output.find("report"), std::string::npos) << q.output;
@@ -156,10 +167,18 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
       const double cpu = 0.02 * std::pow(n / 512, 3);
       const double t = std::string(backend) == "openblas" ? cpu : cpu / (n / 1448);
       const std::string path = out + "/runs/" + std::to_string(++index) + ".json";
-      json line = {{"study", "madeup"}, {"index", index}, {"ranks", 1}, {"nodes", 1}, {"status", "ok"},
-                   {"exit_code", 0}, {"reason", ""}, {"record_path", path}, {"launch_failed", false},
+      json line = {{"study", "madeup"},
+                   {"index", index},
+                   {"ranks", 1},
+                   {"nodes", 1},
+                   {"status", "ok"},
+                   {"exit_code", 0},
+                   {"reason", ""},
+                   {"record_path", path},
+                   {"launch_failed", false},
                    {"command", "mpirun -np 1 scalebench gemm --backend=" + std::string(backend)},
-                   {"key", fmt_key(backend, n)}, {"record", record(backend, n, t, t * 1.1)}};
+                   {"key", fmt_key(backend, n)},
+                   {"record", record(backend, n, t, t * 1.1)}};
       jsonl << line.dump() << "\n";
     }
   }
@@ -184,11 +203,13 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
     EXPECT_NEAR(row["speedup"].get<double>(), gpu ? n / 1448 : 1.0, 1e-9) << row.dump();
   }
   EXPECT_NE(read_file(out + "/summary.md").find("crossover n ≈ 1448"), std::string::npos);
-  if (python_with_matplotlib().empty()) GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
+  if (python_with_matplotlib().empty())
+    GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
   ASSERT_TRUE(file_exists(out + "/report.html")) << r.output;
   const std::string page = read_file(out + "/report.html");
   EXPECT_NE(page.find("n ≈ 1448"), std::string::npos);
   EXPECT_NE(page.find("0123456789ab"), std::string::npos) << "the git hash of the records";
-  if (!have_chromium()) GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(out + "/report.html", {"fig-speedup", "fig-phases", "fig-rate", "fig-prediction"}, dir);
 }

@@ -8,8 +8,8 @@
 #include <signal.h>
 
 #include <cstdlib>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -181,8 +181,9 @@ mpirun_args: [--oversubscribe]
   EXPECT_NE(r.output.find("nosuch"), std::string::npos) << r.output;
   EXPECT_FALSE(file_exists(dir + "/badopt/runs.jsonl"));
   // A value is a value, whatever it starts with: never read as an option of its own.
-  const std::string dashes = write_study(dir, "dashes", "study: dashes\nworkload: gemm\n"
-                                                        "args: {n: 64, precision: --json=/x, reps: 1}\n");
+  const std::string dashes = write_study(dir, "dashes",
+                                         "study: dashes\nworkload: gemm\n"
+                                         "args: {n: 64, precision: --json=/x, reps: 1}\n");
   const CliRun d = run_scalebench("study " + dashes + " --out-dir " + dir + "/dashes");
   EXPECT_EQ(d.exit_code, 2) << d.output;
   EXPECT_NE(d.output.find("--json=/x"), std::string::npos) << d.output;
@@ -204,7 +205,8 @@ TEST(StudyCli, ReportWritesThePage) {
   const CliRun r = run_command(report + " " + dir + "/s --out " + dir + "/again.html");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string page = read_file(dir + "/again.html");
-  for (const char* id : {"<table id=\"results\">", "id=\"fig-speedup\"", "id=\"fig-efficiency\"", "id=\"fig-phases\""}) {
+  for (const char* id :
+       {"<table id=\"results\">", "id=\"fig-speedup\"", "id=\"fig-efficiency\"", "id=\"fig-phases\""}) {
     EXPECT_NE(page.find(id), std::string::npos) << id;
   }
   const CliRun none = run_command(report + " " + dir);
@@ -319,12 +321,12 @@ TEST(StudyCli, AFullDiskNeverGluesOrLosesARun) {
     ASSERT_EQ(run_command("mkdir -p " + mnt).exit_code, 0);
     const std::string bin = std::getenv("SCALEBENCH_BINARY") ? std::getenv("SCALEBENCH_BINARY") : "scalebench";
     const std::string study = "timeout 120 " + bin + " study " + file + " --out-dir " + mnt + "/s --quiet";
-    const std::string script =
-        "mount -t tmpfs -o size=4m tmpfs " + mnt + " && (dd if=/dev/zero of=" + mnt + "/fill bs=4096 2>/dev/null; " +
-        "truncate -s -" + std::to_string(free_pages * 4096) + " " + mnt + "/fill) && { " + study + " > " + t +
-        "/out1 2>&1; echo $? > " + t + "/rc1; cp " + mnt + "/s/runs.jsonl " + t + "/after1; rm " + mnt + "/fill; " +
-        study + " > " + t + "/out2 2>&1; echo $? > " + t + "/rc2; cp " + mnt + "/s/runs.jsonl " + mnt +
-        "/s/summary.json " + t + "/; }";
+    const std::string script = "mount -t tmpfs -o size=4m tmpfs " + mnt + " && (dd if=/dev/zero of=" + mnt +
+                               "/fill bs=4096 2>/dev/null; " + "truncate -s -" + std::to_string(free_pages * 4096) +
+                               " " + mnt + "/fill) && { " + study + " > " + t + "/out1 2>&1; echo $? > " + t +
+                               "/rc1; cp " + mnt + "/s/runs.jsonl " + t + "/after1; rm " + mnt + "/fill; " + study +
+                               " > " + t + "/out2 2>&1; echo $? > " + t + "/rc2; cp " + mnt + "/s/runs.jsonl " + mnt +
+                               "/s/summary.json " + t + "/; }";
     const CliRun r = run_command("unshare -m --propagation private sh -c '" + script + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const std::string out1 = read_file(t + "/out1");
@@ -431,10 +433,11 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
 TEST(StudyCli, ALargeStudyShowsProgressAndChecksACoveringSet) {
   const std::string dir = make_temp_dir();
   const std::string seeds = number_list(12);
-  const std::string file = write_study(dir, "many", "study: many\nworkload: montecarlo\n"
-                                                    "args: {problem: pi, samples: 1e4, backend: cpu, threads: 1, "
-                                                    "reps: 1, warmup: 0}\nsweep:\n  seed: [" + seeds +
-                                                    "]\n  ranks: [1, 2]\nmpirun_args: [--oversubscribe]\n");
+  const std::string file = write_study(dir, "many",
+                                       "study: many\nworkload: montecarlo\n"
+                                       "args: {problem: pi, samples: 1e4, backend: cpu, threads: 1, "
+                                       "reps: 1, warmup: 0}\nsweep:\n  seed: [" +
+                                           seeds + "]\n  ranks: [1, 2]\nmpirun_args: [--oversubscribe]\n");
   const CliRun r = run_scalebench("study " + file + " --out-dir " + dir + "/s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Every seed and both rank counts checked at least once, and the last run: 14 runs, not all 24.

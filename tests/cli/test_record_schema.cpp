@@ -26,8 +26,8 @@ bool has_type(const json& v, const std::string& t) {
 }
 
 void validate(const json& v, const json& schema, const std::string& where, std::vector<std::string>& errors) {
-  static const std::set<std::string> known = {"$schema", "title", "description", "type", "const", "enum", "required",
-                                              "properties", "additionalProperties", "items"};
+  static const std::set<std::string> known = {"$schema",  "title",      "description",          "type", "const", "enum",
+                                              "required", "properties", "additionalProperties", "items"};
   for (auto it = schema.begin(); it != schema.end(); ++it) {
     if (!known.count(it.key())) errors.push_back(where + ": schema keyword not supported by the test: " + it.key());
   }
@@ -44,7 +44,8 @@ void validate(const json& v, const json& schema, const std::string& where, std::
       return;
     }
   }
-  if (schema.contains("const") && v != schema["const"]) errors.push_back(where + ": expected " + schema["const"].dump());
+  if (schema.contains("const") && v != schema["const"])
+    errors.push_back(where + ": expected " + schema["const"].dump());
   if (schema.contains("enum")) {
     bool found = false;
     for (const auto& e : schema["enum"]) found = found || e == v;
@@ -65,7 +66,8 @@ void validate(const json& v, const json& schema, const std::string& where, std::
     }
   }
   if (v.is_array() && schema.contains("items")) {
-    for (std::size_t i = 0; i < v.size(); ++i) validate(v[i], schema["items"], where + "[" + std::to_string(i) + "]", errors);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      validate(v[i], schema["items"], where + "[" + std::to_string(i) + "]", errors);
   }
 }
 
@@ -83,7 +85,8 @@ TEST(RecordSchema, GemmRecordConformsForPassingAndFailingRuns) {
   const std::string dir = make_temp_dir();
   for (const std::string extra : {"", " --inject-error-rank 0", " --algorithm summa2d --grid 1x2",
                                   " --algorithm summa2d --inject-error-rank 1"}) {
-    const CliRun r = run_scalebench_mpi(2, "gemm --n 50 --m 31 --reps 2 --verify full --json " + dir + "/r.json" + extra);
+    const CliRun r = run_scalebench_mpi(2,
+                                        "gemm --n 50 --m 31 --reps 2 --verify full --json " + dir + "/r.json" + extra);
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.output;
     const json rec = load(dir + "/r.json");
     std::vector<std::string> errors;

@@ -8,7 +8,8 @@
 
 namespace {
 
-__global__ void curand_words(const PhiloxBlock* blocks, int n, std::uint64_t seed, std::uint32_t* words, float* normals) {
+__global__ void curand_words(const PhiloxBlock* blocks, int n, std::uint64_t seed, std::uint32_t* words,
+                             float* normals) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= n) return;
   const PhiloxBlock blk = blocks[i];

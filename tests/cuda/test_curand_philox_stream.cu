@@ -65,8 +65,8 @@ void fused_device_stream(const std::vector<PhiloxBlock>& blocks, u64 seed, std::
 
 TEST(CurandPhiloxStream, DeviceApiGivesTheFusedKernelsWordsButNotTheirNormals) {
   if (scalebench::visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  const std::vector<PhiloxBlock> blocks = {{0, 0, 0},           {1, 0, 0}, {(u64{1} << 32) + 5, 0, 0},
-                                           {123'456'789, 17, 2}, {7, 0, 1}, {(u64{1} << 40) + 3, 63, 2}};
+  const std::vector<PhiloxBlock> blocks = {
+      {0, 0, 0}, {1, 0, 0}, {(u64{1} << 32) + 5, 0, 0}, {123'456'789, 17, 2}, {7, 0, 1}, {(u64{1} << 40) + 3, 63, 2}};
   const int n = static_cast<int>(blocks.size());
   for (const u64 seed : {u64{42}, (u64{1} << 40) + 7}) {
     std::vector<u32> fused, cur;
@@ -81,8 +81,8 @@ TEST(CurandPhiloxStream, DeviceApiGivesTheFusedKernelsWordsButNotTheirNormals) {
       const auto cpu = r123::Philox4x32_R<10>()(c, k);
       for (int j = 0; j < 4; ++j) {
         EXPECT_EQ(fused[4 * i + j], cpu.v[j]) << "fused kernel vs Random123, block " << i << " word " << j;
-        EXPECT_EQ(cur[4 * i + j], cpu.v[j]) << "cuRAND device API vs Random123, block " << i << " word " << j
-                                            << ", seed " << seed;
+        EXPECT_EQ(cur[4 * i + j], cpu.v[j])
+            << "cuRAND device API vs Random123, block " << i << " word " << j << ", seed " << seed;
         if (fused_normals[4 * i + j] == curand_normals[4 * i + j]) ++normals_equal;
       }
     }

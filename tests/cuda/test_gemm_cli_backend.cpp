@@ -17,8 +17,7 @@ TEST(GemmCliBackend, CublasExitCodeSaysWhatIsThere) {
   } else if (scalebench::visible_gpu_count() == 0) {
     EXPECT_EQ(r.exit_code, 3) << r.output;
     EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
-    EXPECT_NE(r.output.find("--backend cublas needs a GPU"), std::string::npos)
-        << r.output;
+    EXPECT_NE(r.output.find("--backend cublas needs a GPU"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("CUDA_VISIBLE_DEVICES="), std::string::npos) << r.output;
   } else {
     EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -24,7 +24,7 @@ namespace {
 
 #define SKIP_WITHOUT_GPU()                                                            \
   do {                                                                                \
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();           \
+    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason(); \
   } while (0)
 
 template <class T>
@@ -80,7 +80,8 @@ void expect_matches_openblas(Precision p) {
           mag += std::fabs(static_cast<double>(a[i * s.k + l])) * std::fabs(static_cast<double>(b[l * s.n + j]));
         }
         const double tol = static_cast<double>(2 * s.k + 4) * u * mag + DBL_MIN;
-        const double diff = std::fabs(static_cast<double>(c_gpu[i * s.n + j]) - static_cast<double>(c_ref[i * s.n + j]));
+        const double diff = std::fabs(static_cast<double>(c_gpu[i * s.n + j]) -
+                                      static_cast<double>(c_ref[i * s.n + j]));
         worst = std::max(worst, diff / tol);
       }
     }
@@ -109,7 +110,8 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
   auto gpu = make_gpu_gemm(gpu_config(Precision::fp64), comm);
   PhaseRecorder setup, rec;
   gpu->prepare(shape, Precision::fp64, setup);
-  const auto a = random_matrix<double>(64 * 32, 1, Precision::fp64), b = random_matrix<double>(32 * 48, 2, Precision::fp64);
+  const auto a = random_matrix<double>(64 * 32, 1, Precision::fp64),
+             b = random_matrix<double>(32 * 48, 2, Precision::fp64);
   std::vector<double> c(64 * 48);
   gpu->multiply(a.data(), b.data(), c.data(), rec);
   rec.next_repeat();
@@ -212,7 +214,8 @@ TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
   part->generate(global, split, 99, Fill::integer);
   whole->compute(rec);
   part->compute(rec);
-  std::vector<float> c_whole(static_cast<std::size_t>(global.m * global.n)), c_part(static_cast<std::size_t>((global.m - split) * global.n));
+  std::vector<float> c_whole(static_cast<std::size_t>(global.m * global.n)),
+      c_part(static_cast<std::size_t>((global.m - split) * global.n));
   whole->download(c_whole.data(), global.m, rec);
   part->download(c_part.data(), global.m - split, rec);
   EXPECT_TRUE(std::equal(c_part.begin(), c_part.end(), c_whole.begin() + split * global.n));

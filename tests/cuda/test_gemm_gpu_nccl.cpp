@@ -1,8 +1,8 @@
 // The NCCL transport (one GPU per rank): small-integer matrices give C equal to the exact
 // product at every precision, so identical to the MPI transport's and to one GPU's; a wrong
 // element on the last rank fails the run everywhere. The same for --overlap, the pipelined
-// schedule (k-panels, row blocks, several rounds) on shapes that make every piece of it odd. Every test here needs as many visible GPUs
-// as ranks and skips, with the reason, otherwise.
+// schedule (k-panels, row blocks, several rounds) on shapes that make every piece of it odd. Every test here needs as
+// many visible GPUs as ranks and skips, with the reason, otherwise.
 #include <gtest/gtest.h>
 
 #include <cmath>

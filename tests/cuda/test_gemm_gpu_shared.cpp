@@ -55,8 +55,8 @@ TEST(SharedGpuGemm, OverlapInPanelsGivesTheReplicatedBits) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
   const auto comm = Communicator::world();
   // k < ranks in a panel (some ranks copy no piece of B), one row per rank, uneven everything.
-  for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{comm.size(), 50, 70}, GemmShape{61, 33, 3},
-                             GemmShape{300, 17, 257}}) {
+  for (const GemmShape& s :
+       {GemmShape{37, 23, 41}, GemmShape{comm.size(), 50, 70}, GemmShape{61, 33, 3}, GemmShape{300, 17, 257}}) {
     for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32}) {
       expect_shared_same_as_replicated(s, p, Transport::nccl, true);
     }
@@ -75,7 +75,8 @@ TEST(SharedGpuGemm, RecordTimesEveryGpuCopyingAtOnce) {
   if (comm.is_root()) {
     const auto& peer = r.record.at("peer");
     ok = ok && peer.at("pinned_copy").at("aggregate_GBps").get<double>() > 0 &&
-         peer.at("aggregate_h2d_GBps").get<double>() > 0 && peer.at("ratio_aggregate_h2d_vs_pinned_copy").get<double>() > 0;
+         peer.at("aggregate_h2d_GBps").get<double>() > 0 &&
+         peer.at("ratio_aggregate_h2d_vs_pinned_copy").get<double>() > 0;
     ok = ok && r.record.at("distribution").at("host_memory_per_node").at(0).at("b_copies").get<int>() == 1;
     ok = ok && r.record.at("gpu").at("transfers").contains("h2d");
     if (comm.size() > 1) ok = ok && r.record.at("gpu").at("transfers").contains("allgather");

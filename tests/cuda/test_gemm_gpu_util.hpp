@@ -11,18 +11,17 @@
 #include "scalebench/mpi/mpi.hpp"
 
 // NCCL runs one rank per GPU: the NCCL tests skip, saying so, with fewer visible GPUs than ranks.
-#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                         \
-  do {                                                                                                        \
-    if (visible_gpu_count() < world_size()) {                                                                 \
+#define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                        \
+  do {                                                                                                       \
+    if (visible_gpu_count() < world_size()) {                                                                \
       GTEST_SKIP() << "NCCL needs one GPU per rank: " << world_size() << " rank(s), " << visible_gpu_count() \
-                   << " GPU(s) visible";                                                                      \
-    }                                                                                                         \
+                   << " GPU(s) visible";                                                                     \
+    }                                                                                                        \
   } while (0)
 
 namespace gpu_test {
 
 using namespace scalebench;
-
 
 inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport t, bool overlap = false) {
   GemmConfig cfg;
@@ -49,8 +48,8 @@ inline void expect_exact(const GemmShape& shape, Precision p, Transport t, bool 
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
-  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << (overlap ? " --overlap " : " ") << shape.m << "x" << shape.n << "x"
-                               << shape.k << " on " << comm.size() << " ranks";
+  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << (overlap ? " --overlap " : " ") << shape.m
+                               << "x" << shape.n << "x" << shape.k << " on " << comm.size() << " ranks";
 }
 
 }  // namespace gpu_test

@@ -68,8 +68,8 @@ TEST_F(MonteCarloCurand, EuropeanCallAndPutAgainstBlackScholes) {
 
 TEST_F(MonteCarloCurand, BatchesThatDoNotDivideTheSamples) {
   // 1'000'003 = 15 x 65'537 + 16'948: a short last batch; 99'999 normals per batch is odd.
-  for (const auto& [p, samples, batch] : {std::tuple{McProblem::pi, 1'000'003, 65'537},
-                                          std::tuple{McProblem::european, 1'000'003, 99'999}}) {
+  for (const auto& [p, samples, batch] :
+       {std::tuple{McProblem::pi, 1'000'003, 65'537}, std::tuple{McProblem::european, 1'000'003, 99'999}}) {
     const auto cfg = config(p, samples, batch);
     const MonteCarloResult r = run_distributed_montecarlo(cfg, world_);
     EXPECT_TRUE(r.ok) << to_string(p) << " z " << r.outcome.main.z;

@@ -122,8 +122,8 @@ TEST(Binding, CoreRanksGetDistinctCoresAndTheirPagesStayLocal) {
   std::vector<double> buffer(1 << 20, 1.0);  // 8 MiB, touched by the constructor
   report.record_buffer("A", buffer.data(), buffer.size() * sizeof(double));
   const auto pages = scalebench::numa_nodes_of(buffer.data(), buffer.size() * sizeof(double));
-  const bool local_pages =
-      !pages.empty() && std::includes(p.numa_domains.begin(), p.numa_domains.end(), pages.begin(), pages.end());
+  const bool local_pages = !pages.empty() &&
+                           std::includes(p.numa_domains.begin(), p.numa_domains.end(), pages.begin(), pages.end());
   EXPECT_TRUE(all_ranks(local_pages)) << "pages on " << scalebench::format_cpu_list(pages) << ", rank's domains "
                                       << scalebench::format_cpu_list(p.numa_domains);
   EXPECT_TRUE(all_ranks(report.warnings.empty())) << joined(report.warnings);

@@ -35,7 +35,8 @@ void scatter_gather_roundtrip(std::int64_t rows, std::int64_t row_len, std::int6
   gatherv(local.data(), mine.count * row_len, back.data(), counts, displs, 0, comm, chunk);
   bool gathered = true;
   if (comm.is_root()) {
-    for (std::int64_t i = 0; i < rows * row_len; ++i) gathered = gathered && back[i] == 2.0 * static_cast<double>(i + 1);
+    for (std::int64_t i = 0; i < rows * row_len; ++i)
+      gathered = gathered && back[i] == 2.0 * static_cast<double>(i + 1);
   }
   EXPECT_TRUE(all_ranks(gathered)) << "gather, chunk " << chunk;
 }
@@ -97,8 +98,8 @@ TEST(Collectives, AgreeTurnsOneRankFailureIntoTheSameErrorEverywhere) {
     message = e.what();
     who = e.failing_rank();
   }
-  EXPECT_TRUE(all_ranks(code == static_cast<int>(ExitCode::resource) && message == "rank-specific trouble" &&
-                        who == failing));
+  EXPECT_TRUE(
+      all_ranks(code == static_cast<int>(ExitCode::resource) && message == "rank-specific trouble" && who == failing));
   bool passed = true;
   try {
     agree(comm, [] {});

@@ -16,8 +16,7 @@ using namespace scalebench;
 
 namespace {
 
-GemmConfig exact_config(const GemmShape& shape, Precision p, GemmAlgorithm alg, ProcessGrid grid,
-                        std::int64_t panel) {
+GemmConfig exact_config(const GemmShape& shape, Precision p, GemmAlgorithm alg, ProcessGrid grid, std::int64_t panel) {
   GemmConfig cfg = exact_gemm_config(shape, p, 4321);
   cfg.algorithm = alg;
   if (alg == GemmAlgorithm::summa2d) {
@@ -141,8 +140,8 @@ TEST(Summa2D, TransportMeasuresWhatTheLayoutSaysForBothAlgorithms) {
         ok = ok && c["bytes_sent_per_rank"][q].get<std::int64_t>() >= bytes["gather"][q].get<std::int64_t>();
         gathered += bytes["gather"][q].get<std::int64_t>();
       }
-      ok = ok && c["bytes_received_per_rank"][0].get<std::int64_t>() ==
-                     gathered + bytes["broadcast"][0].get<std::int64_t>();
+      ok = ok &&
+           c["bytes_received_per_rank"][0].get<std::int64_t>() == gathered + bytes["broadcast"][0].get<std::int64_t>();
       ok = ok && d.at("transport") == "mpi" && c.at("transport") == "mpi";
       ok = ok && (comm.size() == 1 || c.at("seconds").at("median_s").get<double>() > 0);
       digest[alg == GemmAlgorithm::row1d ? 0 : 1] = r.record.at("verification").at("c_digest").get<std::string>();
@@ -157,7 +156,8 @@ TEST(Summa2D, TransportMeasuresWhatTheLayoutSaysForBothAlgorithms) {
 
 TEST(Summa2D, CorruptedBlockIsFoundAndItsRankNamed) {
   const auto comm = Communicator::world();
-  GemmConfig cfg = exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()), 8);
+  GemmConfig cfg = exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()),
+                                8);
   cfg.fill = Fill::uniform;
   cfg.inject_error_rank = comm.size() - 1;
   testing::internal::CaptureStderr();

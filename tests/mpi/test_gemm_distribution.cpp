@@ -110,7 +110,8 @@ TEST(SharedDistribution, RecordHoldsBOncePerNodeAndMovesNothingInsideIt) {
     ok = ok && r.record.at("config").at("distribution") == "shared" && r.record.at("warnings").empty();
     // The replicated scheme holds one B per rank and copies B to every other rank of rank 0's node.
     int on_root_host = 0;
-    for (const auto& info : rep.record.at("rank_info")) on_root_host += info.at("host") == rep.record.at("rank_info")[0].at("host");
+    for (const auto& info : rep.record.at("rank_info"))
+      on_root_host += info.at("host") == rep.record.at("rank_info")[0].at("host");
     const auto& rd = rep.record.at("distribution");
     ok = ok && rd.at("host_memory_per_node")[0].at("b_copies").get<int>() == on_root_host &&
          rd.at("bytes_moved").at("broadcast").at("intra_node_bytes").get<double>() == (on_root_host - 1) * b_bytes;

@@ -13,7 +13,6 @@ using namespace scalebench;
 
 namespace {
 
-
 void expect_exact(const GemmShape& shape, GemmBackendKind backend, Precision p, std::int64_t chunk) {
   const auto comm = Communicator::world();
   GemmConfig cfg = exact_gemm_config(shape, p, 1234);

@@ -18,7 +18,6 @@ using namespace scalebench;
 
 namespace {
 
-
 MonteCarloConfig small(McProblem p) {
   MonteCarloConfig cfg;
   cfg.problem = p;
@@ -100,7 +99,8 @@ TEST(MonteCarloRanks, RecordCarriesResultPhasesAndRates) {
          r.at("status") == "ok" && r.at("result").at("samples").get<std::int64_t>() == 2001 &&
          same_bits(r.at("result").at("estimate").get<double>(), run.outcome.main.estimate) &&
          r.at("result").at("ci95").size() == 2 && r.at("result").contains("z") &&
-         r.at("result").contains("closed_form") && r.at("result").at("control_variate").at("std_error_ratio").get<double>() > 1 &&
+         r.at("result").contains("closed_form") &&
+         r.at("result").at("control_variate").at("std_error_ratio").get<double>() > 1 &&
          r.at("phases").contains("compute") && r.at("phases").contains("reduce") &&
          r.at("phases").contains("setup_prepare") && r.at("rates").at("samples_per_s").get<double>() > 0 &&
          r.at("verification").at("repeats_identical").get<bool>() &&

@@ -43,8 +43,8 @@ const Known kKnown[] = {
     {42, GemmInput::a, 1, 0xbb325c07462b8eb2ULL, -2, 0x1.d992e03a315c4p-2, 0x1.d992ep-2f, 0x1.dap-2f},
     {42, GemmInput::a, 7, 0x23a74f9113d3c0e6ULL, 3, -0x1.7162c1bbb0b10p-1, -0x1.7162c2p-1f, -0x1.72p-1f},
     {42, GemmInput::a, 12345, 0x1e4cf3c50c1926f4ULL, 1, -0x1.86cc30ebcf9b8p-1, -0x1.86cc3p-1f, -0x1.86p-1f},
-    {42, GemmInput::a, (std::int64_t{1} << 33) + 5, 0x48f1303b17cd4fb0ULL, -4, -0x1.b8767e274195cp-2,
-     -0x1.b8767ep-2f, -0x1.b8p-2f},
+    {42, GemmInput::a, (std::int64_t{1} << 33) + 5, 0x48f1303b17cd4fb0ULL, -4, -0x1.b8767e274195cp-2, -0x1.b8767ep-2f,
+     -0x1.b8p-2f},
     {42, GemmInput::b, 0, 0x49bf7a24b9595e8eULL, 3, -0x1.b2042eda35354p-2, -0x1.b2042ep-2f, -0x1.b2p-2f},
     {42, GemmInput::b, 1, 0x5efd4332dbe2ff3bULL, -1, -0x1.0815e66920e84p-2, -0x1.0815e6p-2f, -0x1.08p-2f},
     {42, GemmInput::b, 12345, 0x085dc980c37acb33ULL, -1, -0x1.de88d9fcf214ep-1, -0x1.de88dap-1f, -0x1.dep-1f},
@@ -52,10 +52,9 @@ const Known kKnown[] = {
      0x1.3ap-1f},
     {0xdeadbeefcafef00dULL, GemmInput::b, 0, 0x846833295d70a4b9ULL, -3, 0x1.1a0cca575c280p-5, 0x1.1a0ccap-5f,
      0x1.1ap-5f},
-    {0xdeadbeefcafef00dULL, GemmInput::b, 7, 0xe0247194ddd5fa66ULL, 3, 0x1.8091c6537757ep-1, 0x1.8091c6p-1f,
-     0x1.8p-1f},
-    {0xdeadbeefcafef00dULL, GemmInput::b, (std::int64_t{1} << 33) + 5, 0x3513dc9f93fc2458ULL, -4,
-     -0x1.2bb08d81b00f8p-1, -0x1.2bb08ep-1f, -0x1.2cp-1f},
+    {0xdeadbeefcafef00dULL, GemmInput::b, 7, 0xe0247194ddd5fa66ULL, 3, 0x1.8091c6537757ep-1, 0x1.8091c6p-1f, 0x1.8p-1f},
+    {0xdeadbeefcafef00dULL, GemmInput::b, (std::int64_t{1} << 33) + 5, 0x3513dc9f93fc2458ULL, -4, -0x1.2bb08d81b00f8p-1,
+     -0x1.2bb08ep-1f, -0x1.2cp-1f},
 };
 
 std::uint32_t bits(float v) {

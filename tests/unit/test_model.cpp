@@ -269,11 +269,22 @@ json synthetic_record(const Profile& p) {
           {"ranks", 2},
           {"versions", p.versions},
           {"rank_info", {{{"host", "synthetic-node"}}, {{"host", "synthetic-node"}}}},
-          {"config", {{"m", 2000}, {"n", 1000}, {"k", 1000}, {"precision", "fp64"}, {"backend", "openblas"},
-                      {"threads_per_rank", 1}, {"transport", "mpi"}, {"resident", false}, {"overlap", false}}},
-          {"phases", {{"scatter", {{"median_s", 0.000801}}}, {"broadcast", {{"median_s", 0.000802}}},
-                      {"compute", {{"median_s", 0.13}}}, {"gather", {{"median_s", 0.000801}}},
-                      {"end_to_end", {{"median_s", 0.132404}}}}}};
+          {"config",
+           {{"m", 2000},
+            {"n", 1000},
+            {"k", 1000},
+            {"precision", "fp64"},
+            {"backend", "openblas"},
+            {"threads_per_rank", 1},
+            {"transport", "mpi"},
+            {"resident", false},
+            {"overlap", false}}},
+          {"phases",
+           {{"scatter", {{"median_s", 0.000801}}},
+            {"broadcast", {{"median_s", 0.000802}}},
+            {"compute", {{"median_s", 0.13}}},
+            {"gather", {{"median_s", 0.000801}}},
+            {"end_to_end", {{"median_s", 0.132404}}}}}};
 }
 
 class ProfileFile : public ::testing::Test {

@@ -144,9 +144,9 @@ TEST_F(MonteCarloCli, CurandWithoutAGpuIsAResourceErrorOnEveryRank) {
 }
 
 TEST_F(MonteCarloCli, CurandOptionsAreCheckedBeforeAnyGpuIsLookedFor) {
-  for (const char* args : {"--backend curand --problem asian", "--backend cpu --batch 1000",
-                           "--backend cuda --curand-generator xorwow", "--backend curand --curand-generator mt",
-                           "--backend curand --batch -3"}) {
+  for (const char* args :
+       {"--backend curand --problem asian", "--backend cpu --batch 1000", "--backend cuda --curand-generator xorwow",
+        "--backend curand --curand-generator mt", "--backend curand --batch -3"}) {
     const Outcome o = run_two_ranks(args);
     EXPECT_EQ(count(o.output, "rank-exit 2"), 2) << args << "\n" << o.output;
     EXPECT_EQ(count(o.output, "scalebench: error:"), 1) << args << "\n" << o.output;

@@ -16,7 +16,8 @@ MonteCarloConfig valid(McProblem p) {
 }  // namespace
 
 TEST(MonteCarloConfig, NamesRoundTrip) {
-  for (const auto p : {McProblem::pi, McProblem::european, McProblem::asian}) EXPECT_EQ(parse_mc_problem(to_string(p)), p);
+  for (const auto p : {McProblem::pi, McProblem::european, McProblem::asian})
+    EXPECT_EQ(parse_mc_problem(to_string(p)), p);
   for (const auto b : {McBackendKind::naive, McBackendKind::cpu, McBackendKind::cuda, McBackendKind::curand}) {
     EXPECT_EQ(parse_mc_backend(to_string(b)), b);
   }
@@ -68,7 +69,12 @@ TEST(MonteCarloConfig, RejectsValuesThatCanNeverWork) {
       {McProblem::pi, [](MonteCarloConfig& c) { c.batch = 1000; }, "batch without curand"},
       {McProblem::pi, [](MonteCarloConfig& c) { c.curand_generator = McCurandGenerator::xorwow; },
        "curand generator without curand"},
-      {McProblem::pi, [](MonteCarloConfig& c) { c.backend = McBackendKind::curand; c.batch = -1; }, "batch < 0"},
+      {McProblem::pi,
+       [](MonteCarloConfig& c) {
+         c.backend = McBackendKind::curand;
+         c.batch = -1;
+       },
+       "batch < 0"},
       {McProblem::asian, [](MonteCarloConfig& c) { c.backend = McBackendKind::curand; }, "asian on curand"},
   };
   for (const Case& k : cases) {

@@ -14,7 +14,6 @@ using namespace scalebench;
 
 namespace {
 
-
 MonteCarloConfig config(McProblem p, std::int64_t samples) {
   MonteCarloConfig cfg;
   cfg.problem = p;

@@ -20,11 +20,14 @@ struct Kat {
 
 // The "philox4x32 10" lines of Random123's kat_vectors file.
 const Kat kKats[] = {
-    {{0x00000000, 0x00000000, 0x00000000, 0x00000000}, {0x00000000, 0x00000000},
+    {{0x00000000, 0x00000000, 0x00000000, 0x00000000},
+     {0x00000000, 0x00000000},
      {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+     {0xffffffff, 0xffffffff},
      {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+     {0xa4093822, 0x299f31d0},
      {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 };
 
@@ -56,7 +59,7 @@ TEST(MonteCarloPhilox, LaneFormulationMatchesRandom123OnRandomInputs) {
 TEST(MonteCarloPi, HitTestIsExactAtTheCircle) {
   using scalebench::mc::pi_hit;
   EXPECT_TRUE(pi_hit(0, 0));
-  EXPECT_TRUE(pi_hit(0xffffffffU, 0));            // (2^32-1)² < 2^64
+  EXPECT_TRUE(pi_hit(0xffffffffU, 0));  // (2^32-1)² < 2^64
   // 2·3037000499² < 2^64 <= 2·3037000500²  (3037000499.98 = 2^31.5)
   EXPECT_TRUE(pi_hit(3037000499U, 3037000499U));
   EXPECT_FALSE(pi_hit(3037000500U, 3037000500U));
@@ -85,7 +88,8 @@ TEST(MonteCarloPi, VectorisedCountMatchesBlockByBlockReference) {
 TEST(MonteCarloPi, CountIsAdditiveOverAnySplit) {
   using scalebench::mc::pi_hits;
   const std::uint64_t whole = pi_hits(42, 0, 300001);
-  EXPECT_EQ(pi_hits(42, 0, 1) + pi_hits(42, 1, 150000) + pi_hits(42, 150000, 150003) + pi_hits(42, 150003, 300001), whole);
+  EXPECT_EQ(pi_hits(42, 0, 1) + pi_hits(42, 1, 150000) + pi_hits(42, 150000, 150003) + pi_hits(42, 150003, 300001),
+            whole);
 }
 
 TEST(MonteCarloPi, DifferentSeedsGiveDifferentStreams) {
@@ -99,7 +103,8 @@ TEST(MonteCarloNormals, BoxMullerMomentsOnManyBlocks) {
   double sum = 0, sum_sq = 0;
   const int blocks = 100000;
   for (int b = 0; b < blocks; ++b) {
-    for (double z : scalebench::mc::normals_from_block(scalebench::mc::philox4x32_10({std::uint32_t(b), 0, 0, 1}, key))) {
+    for (double z :
+         scalebench::mc::normals_from_block(scalebench::mc::philox4x32_10({std::uint32_t(b), 0, 0, 1}, key))) {
       ASSERT_TRUE(std::isfinite(z));
       sum += z;
       sum_sq += z * z;

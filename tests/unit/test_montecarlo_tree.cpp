@@ -29,7 +29,8 @@ std::vector<McSums> random_leaves(std::size_t n, unsigned seed) {
 
 // What one rank does with the chunks [first, last): fold work units of at most 2^unit_level
 // chunks, push them in order, return the cover.
-std::vector<TreeNode> fold_range(const std::vector<McSums>& leaves, std::int64_t first, std::int64_t last, int unit_level) {
+std::vector<TreeNode> fold_range(const std::vector<McSums>& leaves, std::int64_t first, std::int64_t last,
+                                 int unit_level) {
   ChunkTree rank;
   for (const auto& [start, level] : scalebench::dyadic_blocks(first, last, unit_level)) {
     ChunkTree unit;
@@ -99,11 +100,12 @@ TEST(MonteCarloChunkTree, RejectsGapsAndMisalignment) {
   EXPECT_THROW(t.push_leaf(2, {}), scalebench::Error);
   ChunkTree u;
   EXPECT_NO_THROW(u.push(TreeNode{1, 1, {}}));  // chunks [2, 4)
-  EXPECT_THROW(u.total(), scalebench::Error);    // does not start at chunk 0
+  EXPECT_THROW(u.total(), scalebench::Error);   // does not start at chunk 0
 }
 
 TEST(MonteCarloChunkTree, DyadicBlocksCoverTheRangeAligned) {
-  for (const auto& [first, last] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {3, 29}, {0, 64}, {5, 6}, {17, 1000}}) {
+  for (const auto& [first, last] :
+       {std::pair<std::int64_t, std::int64_t>{0, 1}, {3, 29}, {0, 64}, {5, 6}, {17, 1000}}) {
     std::int64_t p = first;
     for (const auto& [start, level] : scalebench::dyadic_blocks(first, last, 4)) {
       EXPECT_EQ(start, p);

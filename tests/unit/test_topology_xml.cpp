@@ -85,9 +85,11 @@ TEST(TopologyXml, GpuNodeHasTwoGpusOnEachDomainWithTheirBusIds) {
   EXPECT_EQ(t.numa_domains()[1].cpus, (std::vector<int>{80, 81, 88, 89, 96, 97, 104, 105}));
   EXPECT_EQ(t.cores().size(), 8u);
   EXPECT_EQ(t.cores()[0].pus, (std::vector<int>{0, 1}));  // SMT: a core has several PUs
-  ASSERT_EQ(t.gpus().size(), 4u);  // one GPU each, whatever its cuda/opencl/nvml OS devices
-  const std::vector<std::pair<std::string, int>> expected{
-      {"0002:01:00.0", 0}, {"0003:01:00.0", 0}, {"000a:01:00.0", 1}, {"000b:01:00.0", 1}};
+  ASSERT_EQ(t.gpus().size(), 4u);                         // one GPU each, whatever its cuda/opencl/nvml OS devices
+  const std::vector<std::pair<std::string, int>> expected{{"0002:01:00.0", 0},
+                                                          {"0003:01:00.0", 0},
+                                                          {"000a:01:00.0", 1},
+                                                          {"000b:01:00.0", 1}};
   for (std::size_t i = 0; i < 4; ++i) {
     const auto& g = t.gpus()[i];
     EXPECT_EQ(g.index, static_cast<int>(i));

@@ -44,17 +44,10 @@ struct KindSums {
   double computation = 0, communication = 0, transfer = 0;
   constexpr void add(std::string_view name, double seconds) noexcept {
     switch (kind_of(name)) {
-      case Kind::computation:
-        computation += seconds;
-        break;
-      case Kind::communication:
-        communication += seconds;
-        break;
-      case Kind::transfer:
-        transfer += seconds;
-        break;
-      case Kind::other:
-        break;
+      case Kind::computation: computation += seconds; break;
+      case Kind::communication: communication += seconds; break;
+      case Kind::transfer: transfer += seconds; break;
+      case Kind::other: break;
     }
   }
 };

@@ -13,8 +13,8 @@ std::vector<double> freivalds_vector(std::uint64_t seed, std::int64_t n);
 struct RowCheck {
   std::int64_t rows_checked = 0;
   std::int64_t rows_failed = 0;
-  std::int64_t first_failed_row = -1;   // local row index
-  double worst_ratio = 0;               // max over rows of |Cx - A(Bx)|_i / tol_i
+  std::int64_t first_failed_row = -1;  // local row index
+  double worst_ratio = 0;              // max over rows of |Cx - A(Bx)|_i / tol_i
 };
 
 // Tolerance per row: tol_i = (2k + 2n + 4) · u · (|A_i| (|B| |x|))_i + tiny, with u the unit
@@ -22,8 +22,8 @@ struct RowCheck {
 // `bx` = B·x and `abs_bx` = |B||x| (k entries each) are computed once per run.
 template <class T>
 RowCheck freivalds_rows(const T* a, const T* c, std::int64_t rows, std::int64_t n, std::int64_t k,
-                        const std::vector<double>& x, const std::vector<double>& bx,
-                        const std::vector<double>& abs_bx, double unit_roundoff, std::vector<double>* cx_out);
+                        const std::vector<double>& x, const std::vector<double>& bx, const std::vector<double>& abs_bx,
+                        double unit_roundoff, std::vector<double>* cx_out);
 template <class T>
 void b_times_x(const T* b, std::int64_t k, std::int64_t n, const std::vector<double>& x, std::vector<double>& bx,
                std::vector<double>& abs_bx);

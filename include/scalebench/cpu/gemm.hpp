@@ -35,7 +35,7 @@ std::string to_string(Transport t);
 std::string to_string(GemmAlgorithm a);
 std::string to_string(GemmDistribution d);
 GemmDistribution parse_gemm_distribution(const std::string& s);  // throws UsageError
-Precision parse_precision(const std::string& s);        // throws UsageError
+Precision parse_precision(const std::string& s);                 // throws UsageError
 GemmBackendKind parse_gemm_backend(const std::string& s);
 // Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
 // as bf16-representable floats on the host).
@@ -59,31 +59,31 @@ struct GemmConfig {
   GemmShape shape{4096, 4096, 4096};
   Precision precision = Precision::fp64;
   GemmBackendKind backend = GemmBackendKind::openblas;
-  int threads = 0;                  // BLAS threads per rank; 0 = resolve (see setup_rank)
+  int threads = 0;                       // BLAS threads per rank; 0 = resolve (see setup_rank)
   PinPolicy pin = PinPolicy::automatic;  // --pin (docs/placement.md)
-  std::string threads_source;       // which setting decided `threads`
+  std::string threads_source;            // which setting decided `threads`
   int reps = 5;
   int warmup = 1;
   std::uint64_t seed = 42;
   Fill fill = Fill::uniform;
   VerifyMode verify = VerifyMode::freivalds;
-  bool force = false;               // allow naive on sizes that take minutes
+  bool force = false;  // allow naive on sizes that take minutes
   bool dry_run = false;
-  bool peer = true;                 // also time the bare library call on the same block
-  bool quiet = false;               // no progress lines
+  bool peer = true;    // also time the bare library call on the same block
+  bool quiet = false;  // no progress lines
   std::optional<std::string> json_path;
-  std::int64_t mpi_chunk = 0;       // 0 = largest MPI count; tests lower it (hidden option)
-  int inject_error_rank = -1;       // tests: corrupt one element of C on this rank (hidden)
-  bool keep_c = false;              // tests: return the gathered C in GemmResult (rank 0)
+  std::int64_t mpi_chunk = 0;  // 0 = largest MPI count; tests lower it (hidden option)
+  int inject_error_rank = -1;  // tests: corrupt one element of C on this rank (hidden)
+  bool keep_c = false;         // tests: return the gathered C in GemmResult (rank 0)
   // GPU options (used by --backend cublas)
   Transport transport = Transport::mpi;
-  bool resident = false;            // generate inputs on the device: no host→device phase
-  bool share_gpu = false;           // allow several ranks per GPU
-  bool overlap = false;             // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
+  bool resident = false;   // generate inputs on the device: no host→device phase
+  bool share_gpu = false;  // allow several ranks per GPU
+  bool overlap = false;    // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
   // Distribution (distributed_gemm.hpp)
   GemmAlgorithm algorithm = GemmAlgorithm::row1d;
-  int grid_rows = 0, grid_cols = 0;  // --grid PRxPC for summa2d; 0 = the most square grid
-  std::int64_t panel_width = kDefaultPanelWidth;  // summa2d: widest k-panel broadcast at once
+  int grid_rows = 0, grid_cols = 0;                              // --grid PRxPC for summa2d; 0 = the most square grid
+  std::int64_t panel_width = kDefaultPanelWidth;                 // summa2d: widest k-panel broadcast at once
   GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
 };
 
@@ -129,8 +129,8 @@ double time_bare_cblas(const GemmShape& local, Precision p, const void* a, const
 // Outcome of a distributed run, valid on rank 0 (others hold their local view).
 struct GemmResult {
   bool ok = false;
-  nlohmann::json record;            // the full run record (rank 0)
-  std::vector<double> c;            // the gathered C as doubles, when cfg.keep_c (rank 0)
+  nlohmann::json record;  // the full run record (rank 0)
+  std::vector<double> c;  // the gathered C as doubles, when cfg.keep_c (rank 0)
 };
 
 // Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the

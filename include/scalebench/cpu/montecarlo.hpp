@@ -54,29 +54,29 @@ bool uses_gpu(McBackendKind b);
 struct MarketParams {
   double spot = 100.0;
   double strike = 100.0;
-  double rate = 0.05;      // continuously compounded risk-free rate
-  double sigma = 0.2;      // volatility
-  double maturity = 1.0;   // years
+  double rate = 0.05;     // continuously compounded risk-free rate
+  double sigma = 0.2;     // volatility
+  double maturity = 1.0;  // years
 };
 
 struct MonteCarloConfig {
   McProblem problem = McProblem::pi;
   McBackendKind backend = McBackendKind::cpu;
-  std::int64_t samples = 0;      // paths (options) or points (π); 0 = default_samples(problem)
-  std::int64_t chunk_size = 0;   // samples per chunk; 0 = default_chunk_size(problem)
+  std::int64_t samples = 0;     // paths (options) or points (π); 0 = default_samples(problem)
+  std::int64_t chunk_size = 0;  // samples per chunk; 0 = default_chunk_size(problem)
   std::uint64_t seed = 42;
   MarketParams market;
   OptionKind option = OptionKind::call;
-  int steps = 252;               // Asian fixings at T/steps, 2T/steps, ..., T
+  int steps = 252;  // Asian fixings at T/steps, 2T/steps, ..., T
   ControlVariate control_variate = ControlVariate::none;
-  int threads = 0;               // CPU threads per rank; 0 = resolve (see setup_rank)
-  std::string threads_source;    // which setting decided `threads`
+  int threads = 0;                       // CPU threads per rank; 0 = resolve (see setup_rank)
+  std::string threads_source;            // which setting decided `threads`
   PinPolicy pin = PinPolicy::automatic;  // --pin (docs/placement.md)
   int reps = 5;
   int warmup = 1;
   bool dry_run = false;
   bool quiet = false;
-  bool share_gpu = false;        // cuda, curand: allow several ranks per GPU
+  bool share_gpu = false;  // cuda, curand: allow several ranks per GPU
   // curand: samples per batch of device arrays (0 = from the GPU's free memory), and the generator.
   std::int64_t batch = 0;
   McCurandGenerator curand_generator = McCurandGenerator::philox;
@@ -173,10 +173,10 @@ struct ChunkRange {
 
 // What one rank computed.
 struct McPartial {
-  std::int64_t hits = 0;             // π: hits among the rank's points
-  std::vector<TreeNode> nodes;       // options (cpu, cuda): the fold of the rank's chunks, in order
-  McSums plain;                      // naive, curand: plain sums in the rank's own order
-  std::int64_t plain_count = 0;      // naive, curand: samples this rank drew
+  std::int64_t hits = 0;         // π: hits among the rank's points
+  std::vector<TreeNode> nodes;   // options (cpu, cuda): the fold of the rank's chunks, in order
+  McSums plain;                  // naive, curand: plain sums in the rank's own order
+  std::int64_t plain_count = 0;  // naive, curand: samples this rank drew
 };
 
 class McKernel {
@@ -201,20 +201,20 @@ std::unique_ptr<McKernel> make_naive_montecarlo(int rank, int ranks);
 struct McEstimate {
   double estimate = 0;
   double std_error = 0;
-  double closed_form = 0;   // of the checked quantity
-  double z = 0;             // (checked estimate - closed_form) / its std_error
+  double closed_form = 0;  // of the checked quantity
+  double z = 0;            // (checked estimate - closed_form) / its std_error
 };
 
 // Final estimate from the reduced sums.
 struct McOutcome {
   std::int64_t samples = 0;
-  McEstimate main;                   // π, the option price (Asian: arithmetic, with CV if chosen)
-  std::string checked_quantity;      // what z compares with its closed form
-  McEstimate checked;                // π / European: = main; Asian: geometric average, same paths
-  std::optional<McEstimate> plain;   // Asian with control variate: the estimate without it
-  double cv_beta = 0;                // Asian with control variate
-  bool ok = false;                   // |checked.z| <= kZLimit (and the Asian AM-GM bound holds)
-  std::vector<std::string> failures; // one line each
+  McEstimate main;                    // π, the option price (Asian: arithmetic, with CV if chosen)
+  std::string checked_quantity;       // what z compares with its closed form
+  McEstimate checked;                 // π / European: = main; Asian: geometric average, same paths
+  std::optional<McEstimate> plain;    // Asian with control variate: the estimate without it
+  double cv_beta = 0;                 // Asian with control variate
+  bool ok = false;                    // |checked.z| <= kZLimit (and the Asian AM-GM bound holds)
+  std::vector<std::string> failures;  // one line each
 };
 // |z| above this fails: P(|Z| > 4) = 6.3e-5 for a correct estimate.
 inline constexpr double kZLimit = 4.0;
@@ -226,8 +226,8 @@ McOutcome estimate_option(const MonteCarloConfig& cfg, const McSums& s, std::int
 // ---- Driver --------------------------------------------------------------------------------------
 struct MonteCarloResult {
   bool ok = false;
-  McOutcome outcome;        // valid on every rank
-  nlohmann::json record;    // the full run record (rank 0)
+  McOutcome outcome;      // valid on every rank
+  nlohmann::json record;  // the full run record (rank 0)
 };
 
 // Collective over `comm`: shard, compute, reduce, verify, time; prints the human table on rank 0

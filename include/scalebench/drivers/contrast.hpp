@@ -23,51 +23,51 @@ struct ContrastSizes {
 
 struct ContrastOptions {
   std::vector<const Workload*> workloads;  // empty: every registered workload (workload.hpp)
-  std::vector<Mode> modes;           // empty: every mode, skipping those not possible here
-  std::vector<std::string> rows;     // the rows asked for by name (--modes); empty: every row of `modes`
-  bool modes_explicit = false;       // a requested mode that cannot run is an error
+  std::vector<Mode> modes;                 // empty: every mode, skipping those not possible here
+  std::vector<std::string> rows;           // the rows asked for by name (--modes); empty: every row of `modes`
+  bool modes_explicit = false;             // a requested mode that cannot run is an error
   // Sizes by workload name; a workload or a size not given: measured (contrast_sizing.hpp) — the
   // CPU rows from a quick single-core run, the GPU rows from a quick one-GPU run.
   std::map<std::string, ContrastSizes> sizes;
-  std::string precision = "fp64";    // of the workloads that have one (gemm)
+  std::string precision = "fp64";  // of the workloads that have one (gemm)
   int reps = 3;
   int warmup = 1;
-  double timeout_s = 900;            // per step
-  std::string out_dir;               // empty: results/contrast-<UTC time>-<pid>
+  double timeout_s = 900;  // per step
+  std::string out_dir;     // empty: results/contrast-<UTC time>-<pid>
   std::optional<std::string> json_path;
   std::optional<std::string> csv_path;
   bool dry_run = false;
-  std::string launcher = "auto";     // auto | mpirun | srun
-  std::string hosts, hostfile;       // mpirun's hosts (--hosts a,b / --hostfile FILE): multinode runs on them
+  std::string launcher = "auto";  // auto | mpirun | srun
+  std::string hosts, hostfile;    // mpirun's hosts (--hosts a,b / --hostfile FILE): multinode runs on them
   std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments of every step
-  std::string binary;                // scalebench itself (default /proc/self/exe)
+  std::string binary;                               // scalebench itself (default /proc/self/exe)
   bool quiet = false;
-  bool report = true;                // write report.html at the end (scalebench report)
+  bool report = true;  // write report.html at the end (scalebench report)
 };
 
 struct ContrastStep {
   const Workload* workload = nullptr;
   Mode mode = Mode::naive;
-  std::string label;                 // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
+  std::string label;  // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
   bool skipped = false;
-  std::string reason;                // why skipped, or why failed
-  std::vector<std::string> argv;     // the launch command
+  std::string reason;             // why skipped, or why failed
+  std::vector<std::string> argv;  // the launch command
   std::string record_path, log_path;
   int exit_code = -1;
   bool timed_out = false;
-  bool launch_failed = false;        // failed without scalebench's own error: the launcher's
+  bool launch_failed = false;  // failed without scalebench's own error: the launcher's
   int nodes = 1;
-  int ranks = 0;                     // in all
-  int cores = 0;                     // the cores its ranks own, in all
-  nlohmann::json record;             // the run's record, when it wrote one
-  nlohmann::json summary;            // the contrast row
+  int ranks = 0;           // in all
+  int cores = 0;           // the cores its ranks own, in all
+  nlohmann::json record;   // the run's record, when it wrote one
+  nlohmann::json summary;  // the contrast row
 };
 
 struct ContrastResult {
   std::vector<ContrastStep> steps;
-  int exit_code = 0;                 // 0; ExitCode::partial when a step failed; ExitCode::launch when a
-                                     // step failed to launch (no scalebench error) or none ran
-  nlohmann::json report;             // the whole contrast (--json)
+  int exit_code = 0;      // 0; ExitCode::partial when a step failed; ExitCode::launch when a
+                          // step failed to launch (no scalebench error) or none ran
+  nlohmann::json report;  // the whole contrast (--json)
 };
 
 // The rows a contrast can show, in order: the modes' names and the gpu mode's extra rows.

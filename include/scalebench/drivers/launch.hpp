@@ -20,22 +20,22 @@ std::vector<HostEntry> read_hostfile(const std::string& path);
 
 // What the user asked of the launch (the drivers' options, a study file's keys).
 struct LaunchRequest {
-  std::string launcher = "auto";  // auto | mpirun | srun
-  std::string hosts;              // --hosts a,b,...
-  std::string hostfile;           // --hostfile FILE
+  std::string launcher = "auto";                    // auto | mpirun | srun
+  std::string hosts;                                // --hosts a,b,...
+  std::string hostfile;                             // --hostfile FILE
   std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments
-  bool dry_run = false;           // the launcher need not exist
+  bool dry_run = false;                             // the launcher need not exist
 };
 
 // The launch the drivers use, resolved once.
 struct LaunchSetup {
-  std::string launcher;             // mpirun | srun
-  std::string program;              // the program run (SCALEBENCH_MPIEXEC for mpirun)
-  std::vector<HostEntry> hosts;     // mpirun's hosts: given, or the Slurm allocation's; empty: this one
-  std::string hostfile;             // as given (passed whole when every host is used)
-  std::vector<std::string> extra;   // extra arguments (srun: with the chosen --mpi=)
-  int nodes = 1;                    // nodes the steps may use
-  std::string nodes_from;           // "this host", "--hosts", "--hostfile", "the Slurm allocation"
+  std::string launcher;            // mpirun | srun
+  std::string program;             // the program run (SCALEBENCH_MPIEXEC for mpirun)
+  std::vector<HostEntry> hosts;    // mpirun's hosts: given, or the Slurm allocation's; empty: this one
+  std::string hostfile;            // as given (passed whole when every host is used)
+  std::vector<std::string> extra;  // extra arguments (srun: with the chosen --mpi=)
+  int nodes = 1;                   // nodes the steps may use
+  std::string nodes_from;          // "this host", "--hosts", "--hostfile", "the Slurm allocation"
 };
 // auto: srun inside a Slurm allocation unless hosts are given, else mpirun. Throws UsageError for
 // contradictions (hosts with srun, both --hosts and --hostfile) and ResourceError when the

@@ -11,10 +11,10 @@ namespace scalebench {
 std::string_view report_script();
 
 struct ReportOutcome {
-  int exit_code = 0;        // 0 written; 2 not a contrast or study folder, nothing finished; 3 no Python
-                            // with matplotlib, or the page cannot be written
-  std::string path;         // the page written
-  std::string message;      // the report script's error line (exit_code != 0)
+  int exit_code = 0;    // 0 written; 2 not a contrast or study folder, nothing finished; 3 no Python
+                        // with matplotlib, or the page cannot be written
+  std::string path;     // the page written
+  std::string message;  // the report script's error line (exit_code != 0)
 };
 
 // Writes `out` (empty: `folder`/report.html). The Python: SCALEBENCH_PYTHON, else python3 on PATH,

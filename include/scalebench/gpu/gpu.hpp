@@ -87,9 +87,7 @@ class HostMemoryPin {
 };
 
 // Device bytes per element of A and B (fp64 8, fp32/tf32 4, bf16 2) and of C (8 or 4).
-inline std::size_t device_input_bytes(Precision p) {
-  return p == Precision::fp64 ? 8 : p == Precision::bf16 ? 2 : 4;
-}
+inline std::size_t device_input_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::bf16 ? 2 : 4; }
 inline std::size_t device_output_bytes(Precision p) { return p == Precision::fp64 ? 8 : 4; }
 
 // What the GPU backend allocates besides the matrices (the plan below and cuda/ use the same
@@ -139,11 +137,11 @@ inline DeviceMemoryPlan plan_device_memory(const GemmShape& local, std::int64_t 
 // arrive and block j-1 leaves. Rank 0's host link carries A and B in and C out, both directions
 // at once; the head's panels keep the GPUs busy while B is still arriving.
 struct OverlapPlan {
-  std::vector<std::int64_t> panel_first;     // P+1 column offsets into k: panel p = [first[p], first[p+1])
-  std::vector<std::int64_t> head;            // per rank: rows multiplied in k-panels (from its first row)
-  std::vector<std::vector<Block>> blocks;    // per rank: the rest in row blocks (offsets local to the rank)
+  std::vector<std::int64_t> panel_first;   // P+1 column offsets into k: panel p = [first[p], first[p+1])
+  std::vector<std::int64_t> head;          // per rank: rows multiplied in k-panels (from its first row)
+  std::vector<std::vector<Block>> blocks;  // per rank: the rest in row blocks (offsets local to the rank)
   int panels() const noexcept { return static_cast<int>(panel_first.size()) - 1; }
-  int rounds() const noexcept;               // the most blocks any rank has
+  int rounds() const noexcept;  // the most blocks any rank has
   // Input elements of the panel buffer: on rank 0 every other rank's head (all panels), on rank
   // r its own head.
   std::int64_t pack_elements(int rank, std::int64_t k) const noexcept;
@@ -178,8 +176,8 @@ class GpuGemm : public LocalGemm {
   // the pieces (rank 0 times what it sends, the others what they send), "fill" the time before
   // the first multiply starts, "drain" after the last one ends (device clocks, per rank).
   // Not for bf16 (its inputs are converted on the device). Collective.
-  virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
-                                   const void* b, void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
+  virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full, const void* b,
+                                   void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
   // --distribution shared (the host matrices are the node's shared windows; every rank copies
   // over its own link):
   // "h2d": `rows` rows of A from `a`, and rows [b_rows.offset, +count) of B from `b` (all of B,
@@ -280,7 +278,7 @@ class GpuTransport {
 // column), collectively over that group. ResourceError (agreed) when two ranks of `comm` share
 // one GPU: NCCL cannot run them.
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
-                                                            int max_ctas = 0);
+                                                              int max_ctas = 0);
 
 // Collective over `comm`: builds the device communicator from MPI (CUDA: NCCL, unique id by MPI_Bcast).
 // ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.

@@ -68,14 +68,36 @@ class Communicator {
 // chunked path at small sizes.
 inline constexpr std::int64_t kMaxMpiCount = std::numeric_limits<int>::max();
 
-template <class T> MPI_Datatype mpi_type();
-template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> inline MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
-template <> inline MPI_Datatype mpi_type<std::uint64_t>() { return MPI_UINT64_T; }
-template <> inline MPI_Datatype mpi_type<std::uint16_t>() { return MPI_UINT16_T; }
-template <> inline MPI_Datatype mpi_type<char>() { return MPI_CHAR; }
-template <> inline MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+inline MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+inline MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+inline MPI_Datatype mpi_type<std::int64_t>() {
+  return MPI_INT64_T;
+}
+template <>
+inline MPI_Datatype mpi_type<std::uint64_t>() {
+  return MPI_UINT64_T;
+}
+template <>
+inline MPI_Datatype mpi_type<std::uint16_t>() {
+  return MPI_UINT16_T;
+}
+template <>
+inline MPI_Datatype mpi_type<char>() {
+  return MPI_CHAR;
+}
+template <>
+inline MPI_Datatype mpi_type<unsigned char>() {
+  return MPI_UNSIGNED_CHAR;
+}
 
 // Byte-level collectives; the typed templates below call these with sizeof(T) and the type.
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,

@@ -40,8 +40,8 @@ nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::ve
 // then go in chunks: no single call to compare with). Collective.
 template <class T>
 void time_bare_collectives(const RepeatLoop& loop, const Communicator& comm, PhaseRecorder& rec, const T* a_full,
-                           const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
-                           T* a_mine, std::int64_t recv_count, T* b, std::int64_t b_count) {
+                           const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs, T* a_mine,
+                           std::int64_t recv_count, T* b, std::int64_t b_count) {
   const std::int64_t limit = kMaxMpiCount;
   const bool root = comm.is_root();
   int fits = b_count <= limit && recv_count <= limit ? 1 : 0;

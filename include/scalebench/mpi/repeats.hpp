@@ -13,7 +13,11 @@ namespace scalebench {
 class RepeatLoop {
  public:
   RepeatLoop(std::string what, int warmup, int reps, const Communicator& comm, bool quiet)
-      : what_(std::move(what)), warmup_(warmup), total_(warmup + reps), comm_(comm), quiet_(quiet),
+      : what_(std::move(what)),
+        warmup_(warmup),
+        total_(warmup + reps),
+        comm_(comm),
+        quiet_(quiet),
         start_(wall_seconds()) {}
 
   int total() const noexcept { return total_; }

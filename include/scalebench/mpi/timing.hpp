@@ -54,10 +54,10 @@ class ScopedPhase {
 };
 
 struct PhaseStats {
-  double min = 0, median = 0, max = 0;   // over repeats, of the maximum over ranks
-  double rank_min = 0, rank_avg = 0;     // medians over repeats of the min / mean over ranks
-  double imbalance = 0;                  // median over repeats of (max - avg) / avg over ranks
-  std::vector<double> per_repeat_max;    // the maximum over ranks, per repeat
+  double min = 0, median = 0, max = 0;  // over repeats, of the maximum over ranks
+  double rank_min = 0, rank_avg = 0;    // medians over repeats of the min / mean over ranks
+  double imbalance = 0;                 // median over repeats of (max - avg) / avg over ranks
+  std::vector<double> per_repeat_max;   // the maximum over ranks, per repeat
 };
 
 double median_of(std::vector<double> v);

@@ -21,36 +21,36 @@ namespace scalebench {
 // Execution modes, in the order the contrast shows them.
 enum class Mode { naive, single_core, multi_thread, numa, gpu, multinode };
 const std::vector<Mode>& all_modes();
-std::string_view mode_name(Mode mode);  // "naive", "single-core", "multi-thread", "numa", "gpu", "multinode"
+std::string_view mode_name(Mode mode);   // "naive", "single-core", "multi-thread", "numa", "gpu", "multinode"
 Mode parse_mode(std::string_view name);  // throws UsageError naming the valid modes
 
 // How a rank binds itself at run time (--pin).
 enum class PinPolicy { none, core, numa, gpu, automatic };
-std::string_view pin_policy_name(PinPolicy pin);  // "none", "core", "numa", "gpu", "auto"
+std::string_view pin_policy_name(PinPolicy pin);    // "none", "core", "numa", "gpu", "auto"
 PinPolicy parse_pin_policy(std::string_view name);  // throws UsageError
 
 // One rank's share of its node.
 struct RankPlacement {
   int local_rank = 0;
-  PinPolicy pin = PinPolicy::none;      // the policy that produced it (auto resolved)
-  std::vector<int> cpus;                // PU OS indices the rank is bound to
-  int cores = 0;                        // cores with a PU in `cpus`
-  std::vector<int> numa_domains;        // NUMA domains (OS indices) of those cores
-  bool bind_memory = false;             // memory bound to `numa_domains` (else first touch)
-  std::optional<GpuInfo> gpu;           // the GPU this rank drives
-  int threads = 0;                      // worker threads (BLAS, CPU kernels) the rank should run
-  bool launcher_bound = false;          // `cpus` is the binding the launcher gave; kept as is
-  std::vector<std::string> warnings;    // oversubscription, shared cores, ...
+  PinPolicy pin = PinPolicy::none;    // the policy that produced it (auto resolved)
+  std::vector<int> cpus;              // PU OS indices the rank is bound to
+  int cores = 0;                      // cores with a PU in `cpus`
+  std::vector<int> numa_domains;      // NUMA domains (OS indices) of those cores
+  bool bind_memory = false;           // memory bound to `numa_domains` (else first touch)
+  std::optional<GpuInfo> gpu;         // the GPU this rank drives
+  int threads = 0;                    // worker threads (BLAS, CPU kernels) the rank should run
+  bool launcher_bound = false;        // `cpus` is the binding the launcher gave; kept as is
+  std::vector<std::string> warnings;  // oversubscription, shared cores, ...
   nlohmann::json to_json() const;
 };
 
 // What one rank asks for at run time.
 struct PlacementRequest {
   PinPolicy pin = PinPolicy::automatic;
-  int local_rank = 0;               // rank among the ranks of this node
-  int local_size = 1;               // ranks on this node
-  int threads = 0;                  // 0: one per core owned; otherwise this many (narrows `core`)
-  std::string gpu_pci_bus_id;       // the GPU this rank drives, if any (any form CUDA prints)
+  int local_rank = 0;          // rank among the ranks of this node
+  int local_size = 1;          // ranks on this node
+  int threads = 0;             // 0: one per core owned; otherwise this many (narrows `core`)
+  std::string gpu_pci_bus_id;  // the GPU this rank drives, if any (any form CUDA prints)
 };
 
 // The pure rule. `current_affinity` is the rank's CPU set before binding (PU OS indices): when it
@@ -74,23 +74,23 @@ RankPlacement decide_rank_placement(const Topology& topology, const PlacementReq
 struct PlacementPlan {
   Mode mode = Mode::naive;
   bool possible = false;
-  std::string reason;                   // why not possible ("no GPU", "one node", ...)
-  Mode layout = Mode::naive;            // the per-node mode (multinode: numa, gpu or multi-thread)
-  PinPolicy pin = PinPolicy::none;      // what the ranks run with (--pin)
-  int fixed_threads = 0;                // --threads the ranks must be given (0: one per core owned)
+  std::string reason;               // why not possible ("no GPU", "one node", ...)
+  Mode layout = Mode::naive;        // the per-node mode (multinode: numa, gpu or multi-thread)
+  PinPolicy pin = PinPolicy::none;  // what the ranks run with (--pin)
+  int fixed_threads = 0;            // --threads the ranks must be given (0: one per core owned)
   int nodes = 1;
   int ranks_per_node = 0;
-  int numa_domains_per_node = 0;        // NUMA domains holding cores, on each node
-  std::vector<RankPlacement> ranks;     // the ranks of one node, by local rank
+  int numa_domains_per_node = 0;     // NUMA domains holding cores, on each node
+  std::vector<RankPlacement> ranks;  // the ranks of one node, by local rank
   int total_ranks() const { return nodes * ranks_per_node; }
   nlohmann::json to_json() const;
 };
 
 struct PlanOptions {
-  int nodes = 1;                        // nodes of the allocation (multinode needs 2 or more)
-  std::optional<Mode> node_layout;      // multinode's per-node layout; default: gpu if the node
-                                        // has GPUs, else numa if it has several domains, else
-                                        // multi-thread
+  int nodes = 1;                    // nodes of the allocation (multinode needs 2 or more)
+  std::optional<Mode> node_layout;  // multinode's per-node layout; default: gpu if the node
+                                    // has GPUs, else numa if it has several domains, else
+                                    // multi-thread
 };
 
 // Pure: depends only on the topology's description.
@@ -115,7 +115,7 @@ std::string join_args(const std::vector<std::string>& args);  // shell-readable,
 // What apply_placement did and what the OS says about it.
 class PlacementReport {
  public:
-  RankPlacement placement;              // the decision
+  RankPlacement placement;  // the decision
   PinPolicy requested = PinPolicy::automatic;
   bool cpu_binding_applied = false;     // scalebench changed the CPU binding
   bool memory_binding_applied = false;  // scalebench bound memory to placement.numa_domains

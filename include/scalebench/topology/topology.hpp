@@ -19,33 +19,33 @@ namespace scalebench {
 
 struct PackageInfo {
   int os_index = -1;
-  std::string cpu_model;         // hwloc's CPUModel info, empty if unknown
-  std::vector<int> cpus;         // PU OS indices
-  std::vector<int> numa_domains; // OS indices of the NUMA domains holding its cores
+  std::string cpu_model;          // hwloc's CPUModel info, empty if unknown
+  std::vector<int> cpus;          // PU OS indices
+  std::vector<int> numa_domains;  // OS indices of the NUMA domains holding its cores
   int cores = 0;
 };
 
 struct NumaDomainInfo {
   int os_index = -1;
-  std::vector<int> cpus;         // PU OS indices; empty for memory-only domains (HBM, CXL, GPU memory)
-  int cores = 0;                 // cores whose PUs all lie in this domain
+  std::vector<int> cpus;  // PU OS indices; empty for memory-only domains (HBM, CXL, GPU memory)
+  int cores = 0;          // cores whose PUs all lie in this domain
   std::uint64_t local_memory_bytes = 0;
 };
 
 struct CoreInfo {
-  int index = 0;                 // position in topology order (hwloc logical index)
-  std::vector<int> pus;          // PU OS indices of this core (several with SMT)
-  int numa_domain = -1;          // OS index of the NUMA domain holding it, -1 if none
-  int package = -1;              // OS index of its package, -1 if none
+  int index = 0;         // position in topology order (hwloc logical index)
+  std::vector<int> pus;  // PU OS indices of this core (several with SMT)
+  int numa_domain = -1;  // OS index of the NUMA domain holding it, -1 if none
+  int package = -1;      // OS index of its package, -1 if none
 };
 
 struct GpuInfo {
-  int index = 0;                   // position among GPUs in PCI bus order
-  std::string pci_bus_id;          // "0000:3b:00.0" (lower-case hex, as hwloc and nvidia-smi -q print it)
-  std::string model;               // e.g. "Tesla P100-SXM2-16GB"; the PCI ids if no name is known
+  int index = 0;                        // position among GPUs in PCI bus order
+  std::string pci_bus_id;               // "0000:3b:00.0" (lower-case hex, as hwloc and nvidia-smi -q print it)
+  std::string model;                    // e.g. "Tesla P100-SXM2-16GB"; the PCI ids if no name is known
   std::vector<std::string> os_devices;  // hwloc OS devices on it: "cuda0", "nvml0", ...
-  int numa_domain = -1;            // nearest NUMA domain (OS index), -1 if hwloc knows no locality
-  std::vector<int> local_cpus;     // PUs of the GPU's nearest CPU-side object (package, group or domain)
+  int numa_domain = -1;                 // nearest NUMA domain (OS index), -1 if hwloc knows no locality
+  std::vector<int> local_cpus;          // PUs of the GPU's nearest CPU-side object (package, group or domain)
 };
 
 // How much of the I/O side hwloc discovers on a live machine. PCI (GPUs, their bus ids and

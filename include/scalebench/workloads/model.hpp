@@ -48,29 +48,30 @@ struct ThreadRate {
 
 struct GpuProfile {
   bool present = false;
-  std::string reason;                          // why absent
+  std::string reason;  // why absent
   std::string name;
-  int count = 0;                               // GPUs per node as calibrated
+  int count = 0;  // GPUs per node as calibrated
   Link h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> gemm_gflops;  // precision -> (n, GFLOP/s)
-  std::optional<Link> nccl_intra;              // NCCL inside a node (NVLink or PCIe)
-  std::map<std::string, std::map<std::string, double>> montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
+  std::optional<Link> nccl_intra;  // NCCL inside a node (NVLink or PCIe)
+  std::map<std::string, std::map<std::string, double>>
+      montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
 };
 
 struct Profile {
   std::string host;
   std::string created_at;
-  std::string source;                          // the file it was read from
-  nlohmann::json versions;                     // as a record's "versions"
-  nlohmann::json hwloc;                        // packages, numa_domains, cores, pus, gpus
-  int cores = 1;                               // cores of one node
-  std::map<std::string, std::vector<BlasPoint>> blas;   // precision -> points
+  std::string source;                                  // the file it was read from
+  nlohmann::json versions;                             // as a record's "versions"
+  nlohmann::json hwloc;                                // packages, numa_domains, cores, pus, gpus
+  int cores = 1;                                       // cores of one node
+  std::map<std::string, std::vector<BlasPoint>> blas;  // precision -> points
   // precision -> the triple loop's rate by square size n (its cache behaviour changes with n)
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> naive_gflops;
-  std::vector<ThreadRate> triad_Bps;           // STREAM triad bandwidth by threads
-  Link intra_node;                             // MPI point-to-point, two ranks on one node
-  std::optional<Link> inter_node;              // MPI point-to-point between nodes (absent: not measured)
-  std::map<std::string, std::vector<CollectiveFit>> collectives;  // bcast, scatterv, gatherv, reduce
+  std::vector<ThreadRate> triad_Bps;  // STREAM triad bandwidth by threads
+  Link intra_node;                    // MPI point-to-point, two ranks on one node
+  std::optional<Link> inter_node;     // MPI point-to-point between nodes (absent: not measured)
+  std::map<std::string, std::vector<CollectiveFit>> collectives;                     // bcast, scatterv, gatherv, reduce
   std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
   GpuProfile gpu;
 };
@@ -120,7 +121,7 @@ double rate_at_threads(const std::vector<ThreadRate>& rates, double threads, int
 struct Prediction {
   std::vector<std::pair<std::string, double>> phases;  // phase -> seconds (as the record names them)
   double end_to_end = 0;
-  std::vector<std::string> notes;                      // assumptions that applied
+  std::vector<std::string> notes;  // assumptions that applied
   double phase(const std::string& name) const;
 };
 
@@ -150,8 +151,8 @@ namespace scalebench {
 
 // ---- Calibration (`scalebench calibrate`; docs/model.md, "Calibration") -------------------------
 struct CalibrateOptions {
-  bool quick = false;   // smaller sizes, shorter timings (CI: under a minute on two cores)
-  bool quiet = false;   // no progress lines
+  bool quick = false;  // smaller sizes, shorter timings (CI: under a minute on two cores)
+  bool quiet = false;  // no progress lines
 };
 // Collective over `comm`: rank 0 times BLAS, the triple loop, memory bandwidth, the Monte Carlo
 // kernels and (when one is visible) the GPU while the others wait without spinning; then every

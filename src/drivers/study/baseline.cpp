@@ -12,14 +12,10 @@ namespace scalebench::study {
 
 std::string Crossover::text(const std::string& size_key) const {
   switch (kind) {
-    case Kind::at:
-      return fmt::format("{} ≈ {:.0f} (between {:.0f} and {:.0f})", size_key, size, below, above);
-    case Kind::below_smallest:
-      return fmt::format("below the smallest {} tried ({:.0f})", size_key, below);
-    case Kind::not_reached:
-      return fmt::format("not reached up to the largest {} tried ({:.0f})", size_key, above);
-    case Kind::none:
-      break;
+    case Kind::at: return fmt::format("{} ≈ {:.0f} (between {:.0f} and {:.0f})", size_key, size, below, above);
+    case Kind::below_smallest: return fmt::format("below the smallest {} tried ({:.0f})", size_key, below);
+    case Kind::not_reached: return fmt::format("not reached up to the largest {} tried ({:.0f})", size_key, above);
+    case Kind::none: break;
   }
   return "";
 }
@@ -73,8 +69,8 @@ double size_value(const std::string& text) {
   return end != s.c_str() && *end == '\0' && std::isfinite(v) ? v : 0.0;
 }
 
-std::map<std::string, std::string> baseline_coordinates(std::map<std::string, std::string> coordinates,
-                                                        const std::vector<std::pair<std::string, std::string>>& baseline) {
+std::map<std::string, std::string> baseline_coordinates(
+    std::map<std::string, std::string> coordinates, const std::vector<std::pair<std::string, std::string>>& baseline) {
   for (const auto& [k, v] : baseline) coordinates[k] = v;
   return coordinates;
 }
@@ -93,7 +89,8 @@ nlohmann::json summarize_groups(const std::vector<ComparedRun>& runs, const std:
   nlohmann::json out = nlohmann::json::array();
   for (const auto& g : order) {
     auto members = by_group[g];
-    std::sort(members.begin(), members.end(), [](const ComparedRun* a, const ComparedRun* b) { return a->size < b->size; });
+    std::sort(members.begin(), members.end(),
+              [](const ComparedRun* a, const ComparedRun* b) { return a->size < b->size; });
     nlohmann::json points = nlohmann::json::array();
     std::vector<RatioPoint> ratios;
     for (const ComparedRun* r : members) {

@@ -21,9 +21,9 @@ struct RatioPoint {
 struct Crossover {
   enum class Kind { none, at, below_smallest, not_reached };
   Kind kind = Kind::none;
-  double size = 0;          // at: interpolated in log(size) against log(ratio)
-  double below = 0;         // at: the sizes tried around it; below_smallest: the smallest size;
-  double above = 0;         // not_reached: the largest size
+  double size = 0;   // at: interpolated in log(size) against log(ratio)
+  double below = 0;  // at: the sizes tried around it; below_smallest: the smallest size;
+  double above = 0;  // not_reached: the largest size
   // "n ≈ 1448 (between 1024 and 2048)", "below the smallest n tried (512)",
   // "not reached up to the largest n tried (16384)", "" for none.
   std::string text(const std::string& size_key) const;
@@ -42,8 +42,8 @@ double size_value(const std::string& text);
 
 // The coordinates of a run (its options and its placement keys) with the baseline's values put
 // in: the coordinates of the run it is compared with.
-std::map<std::string, std::string> baseline_coordinates(std::map<std::string, std::string> coordinates,
-                                                        const std::vector<std::pair<std::string, std::string>>& baseline);
+std::map<std::string, std::string> baseline_coordinates(
+    std::map<std::string, std::string> coordinates, const std::vector<std::pair<std::string, std::string>>& baseline);
 
 }  // namespace scalebench::study
 
@@ -51,10 +51,10 @@ namespace scalebench::study {
 
 // A run compared with its baseline, for the group summary.
 struct ComparedRun {
-  std::string group;        // the run's swept values but the size, "backend=cublas"
-  double size = 0;          // 0 when the study does not sweep the size
-  double ratio = 0;         // baseline time / time
-  int index = 0;            // the run's index in the study
+  std::string group;  // the run's swept values but the size, "backend=cublas"
+  double size = 0;    // 0 when the study does not sweep the size
+  double ratio = 0;   // baseline time / time
+  int index = 0;      // the run's index in the study
 };
 
 // The groups in the order first seen: [{"group", "points": [{"index", "size", "ratio"}],

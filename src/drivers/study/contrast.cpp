@@ -167,8 +167,8 @@ nlohmann::json summarize(const ContrastStep& s) {
 void run_one(const ContrastOptions& o, ContrastStep& s) {
   const StepOutcome out = run_step(s.argv, s.log_path, o.timeout_s);
   if (out.stopped_by != 0) std::remove(s.record_path.c_str());
-  throw_if_stopped(fmt::format("the {} {} run was stopped; no contrast table was written", s.workload->name(),
-                               row_mode(s)));
+  throw_if_stopped(
+      fmt::format("the {} {} run was stopped; no contrast table was written", s.workload->name(), row_mode(s)));
   // A run killed at its time limit counts as exit code 7 (timeout), as documented.
   s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
   s.timed_out = out.timed_out;
@@ -214,8 +214,8 @@ int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps) {
     if (!o.quiet) {
       const std::string eta = left.text(work_to_come);
       std::fprintf(stderr, "scalebench contrast: [%d/%ld]%s %s %s: %s\n", ++ran, static_cast<long>(to_run),
-                   eta.empty() ? "" : (" (" + eta + ")").c_str(), name_of(*s.workload).c_str(),
-                   row_mode(s).c_str(), join_args(s.argv).c_str());
+                   eta.empty() ? "" : (" (" + eta + ")").c_str(), name_of(*s.workload).c_str(), row_mode(s).c_str(),
+                   join_args(s.argv).c_str());
     }
     const auto start = std::chrono::steady_clock::now();
     run_one(o, s);
@@ -375,14 +375,16 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   }
 
   const std::string binary = o.binary.empty() ? self_binary() : o.binary;
-  const std::string out_dir =
-      o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", utc_stamp(), static_cast<long>(getpid())) : o.out_dir;
+  const std::string out_dir = o.out_dir.empty()
+                                  ? fmt::format("results/contrast-{}-{}", utc_stamp(), static_cast<long>(getpid()))
+                                  : o.out_dir;
   if (o.json_path) study::check_output_file(*o.json_path, "--json");
   if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
   if (!o.dry_run) study::check_output_dir(out_dir, "--out-dir");
   if (!o.dry_run && access((out_dir + "/contrast.json").c_str(), F_OK) == 0) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
-                                    "another --out-dir", out_dir));
+                                    "another --out-dir",
+                                    out_dir));
   }
 
   ContrastResult result;
@@ -409,7 +411,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, *w, row.second, row.first));
 
   if (o.dry_run) {
-    std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
+    std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(),
+                                  topo.source());
     for (const auto& s : result.steps) {
       out += fmt::format("  {:<11} {:<13} ", s.workload->name(), row_mode(s));
       out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
@@ -419,8 +422,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   }
 
   const int failed = run_steps(sized, result.steps);
-  const int to_run = static_cast<int>(std::count_if(result.steps.begin(), result.steps.end(),
-                                                    [](const ContrastStep& s) { return !s.skipped; }));
+  const int to_run = static_cast<int>(
+      std::count_if(result.steps.begin(), result.steps.end(), [](const ContrastStep& s) { return !s.skipped; }));
   const auto launch_failed = std::count_if(result.steps.begin(), result.steps.end(),
                                            [](const ContrastStep& s) { return s.launch_failed; });
 
@@ -436,13 +439,12 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   topo.host(), topo.cores().size(), topo.cpu_numa_domains().size(),
                                   topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
                                   topo.gpus().size() == 1 ? "" : "s", out_dir);
-  table += fmt::format("{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload",
-                       "mode", "nodes", "size", "ranks x thr", "time s", "predicted s, miss", "rate", "speed-up", "eff.",
+  table += fmt::format("{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n", "workload", "mode",
+                       "nodes", "size", "ranks x thr", "time s", "predicted s, miss", "rate", "speed-up", "eff.",
                        "compute/comm/transfer", "status");
   for (auto& s : result.steps) {
-    nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", name_of(*s.workload)},
-                                                              {"mode", row_mode(s)}}
-                                              : s.summary;
+    nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", name_of(*s.workload)}, {"mode", row_mode(s)}}
+                                             : s.summary;
     row["size"] = s.workload->size_text(row_size(sized, *s.workload, s.mode));
     row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
     if (!s.reason.empty()) row["reason"] = s.reason;
@@ -469,17 +471,20 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     }
     const std::string status = row["status"].get<std::string>();
     table += fmt::format(
-        "{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n", row["workload"].get<std::string>(),
-        row["mode"].get<std::string>(), row.contains("nodes") ? std::to_string(row["nodes"].get<int>()) : "-",
-        row["size"].get<std::string>(),
-        row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
-                                            row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
-                              : "-",
+        "{:<11}{:<14}{:>5}  {:<14}{:<13}{:>11}  {:<24}{:>18}{:>10}{:>7}  {:<28}{}\n",
+        row["workload"].get<std::string>(), row["mode"].get<std::string>(),
+        row.contains("nodes") ? std::to_string(row["nodes"].get<int>()) : "-", row["size"].get<std::string>(),
+        row.contains("ranks")
+            ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
+                          row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
+            : "-",
         row.contains("time_s") && s.exit_code == 0 ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
         s.exit_code == 0 ? study::predicted_cell(study::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
         row.contains("rate") && s.exit_code == 0 ? human_rate(rate, row["rate_unit"].get<std::string>()) : "-",
-        row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>()) : "-",
-        row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>()) : "-",
+        row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>())
+                                               : "-",
+        row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>())
+                                            : "-",
         where, status == "ok" ? status : status + ": " + s.reason);
     rows.push_back(row);
   }
@@ -518,12 +523,13 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     };
     const nlohmann::json& pr = row.contains("predicted") ? row["predicted"] : nlohmann::json();
     auto predicted = [&](const char* k) { return pr.is_object() ? pr[k].dump() : std::string(); };
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row["workload"].get<std::string>(),
-                       row["mode"].get<std::string>(), num("nodes"), num("ranks"), num("threads_per_rank"), num("gpus"),
-                       csv_escape(row.value("size", std::string())), num("time_s"), num("rate"),
-                       row.value("rate_unit", std::string()), num("speedup_vs_single_core"), num("parallel_efficiency"),
-                       share("compute"), share("communication"), share("transfer"), row["status"].get<std::string>(),
-                       csv_escape(row.value("reason", std::string())), predicted("predicted_s"), predicted("miss"),
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       row["workload"].get<std::string>(), row["mode"].get<std::string>(), num("nodes"), num("ranks"),
+                       num("threads_per_rank"), num("gpus"), csv_escape(row.value("size", std::string())),
+                       num("time_s"), num("rate"), row.value("rate_unit", std::string()), num("speedup_vs_single_core"),
+                       num("parallel_efficiency"), share("compute"), share("communication"), share("transfer"),
+                       row["status"].get<std::string>(), csv_escape(row.value("reason", std::string())),
+                       predicted("predicted_s"), predicted("miss"),
                        pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string());
   }
   write_file_atomic(out_dir + "/contrast.csv", csv);

@@ -22,16 +22,37 @@ constexpr std::size_t npos = std::string::npos;
 
 // Phrases of the trailers every failure prints, whatever its cause (lower case): Open MPI's abort
 // banner and summary, srun's per-task exit lines.
-constexpr std::array<std::string_view, 12> kGeneric = {
-    "an error occurred in mpi_init",  "on a null communicator",       "mpi_errors_are_fatal",
-    "potentially your mpi job",       "local abort before mpi_init",  "primary job",
-    "per user-direction",             "exited with non-zero status",  "the first process to do so",
-    "exited with exit code",          "job step aborted: waiting",    "please configure as appropriate"};
+constexpr std::array<std::string_view, 12> kGeneric = {"an error occurred in mpi_init",
+                                                       "on a null communicator",
+                                                       "mpi_errors_are_fatal",
+                                                       "potentially your mpi job",
+                                                       "local abort before mpi_init",
+                                                       "primary job",
+                                                       "per user-direction",
+                                                       "exited with non-zero status",
+                                                       "the first process to do so",
+                                                       "exited with exit code",
+                                                       "job step aborted: waiting",
+                                                       "please configure as appropriate"};
 // Words of a cause (lower case).
-constexpr std::array<std::string_view, 18> kCause = {
-    "error",   "unreachable", "not built with", "not enough",    "exited on signal", "killed",
-    "cannot",  "can't",       "unable",         "failed",        "refused",          "no such",
-    "not found", "not known", "permission denied", "more processors requested", "could not", "timed out"};
+constexpr std::array<std::string_view, 18> kCause = {"error",
+                                                     "unreachable",
+                                                     "not built with",
+                                                     "not enough",
+                                                     "exited on signal",
+                                                     "killed",
+                                                     "cannot",
+                                                     "can't",
+                                                     "unable",
+                                                     "failed",
+                                                     "refused",
+                                                     "no such",
+                                                     "not found",
+                                                     "not known",
+                                                     "permission denied",
+                                                     "more processors requested",
+                                                     "could not",
+                                                     "timed out"};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -39,8 +60,7 @@ std::string lower(std::string s) {
 }
 
 bool has_any(const std::string& lowered, const auto& phrases) {
-  return std::any_of(phrases.begin(), phrases.end(),
-                     [&](std::string_view p) { return lowered.find(p) != npos; });
+  return std::any_of(phrases.begin(), phrases.end(), [&](std::string_view p) { return lowered.find(p) != npos; });
 }
 
 // Open MPI's help texts sit between rules of dashes (74 of them).
@@ -105,7 +125,10 @@ std::vector<std::string> log_messages(std::istream& in) {
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (is_rule(line)) {
-      if (help) close(); else help.emplace();
+      if (help)
+        close();
+      else
+        help.emplace();
     } else if (help) {
       help->add(line);
     } else if (const auto start = line.find_first_not_of(" \t");

@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cerrno>
-#include <cstring>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -79,7 +79,8 @@ void check_name_lengths(const std::string& path, const std::string& option) {
   for (std::string part; std::getline(ss, part, '/');) {
     if (part.size() > NAME_MAX) {
       throw ResourceError(fmt::format("{}: the name '{}…' is {} characters, more than the {} a file name may have; "
-                                      "choose a shorter one", option, part.substr(0, 24), part.size(), NAME_MAX));
+                                      "choose a shorter one",
+                                      option, part.substr(0, 24), part.size(), NAME_MAX));
     }
   }
 }
@@ -132,7 +133,8 @@ void check_input_file(const std::string& path, const std::string& what, long lon
   if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{} {} is not a regular file; give a file", what, path));
   if (st.st_size > max_bytes) {
     throw UsageError(fmt::format("{} {} is {:.1f} MiB; at most {:.1f} MiB is read: is it the right file?", what, path,
-                                 static_cast<double>(st.st_size) / (1 << 20), static_cast<double>(max_bytes) / (1 << 20)));
+                                 static_cast<double>(st.st_size) / (1 << 20),
+                                 static_cast<double>(max_bytes) / (1 << 20)));
   }
   if (access(path.c_str(), R_OK) != 0) {
     throw UsageError(fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));

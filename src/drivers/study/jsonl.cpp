@@ -50,7 +50,8 @@ bool write_all(int fd, const std::string& text) {
 void append_jsonl(const std::string& path, const nlohmann::json& line) {
   const Fd f{::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
   if (f.fd < 0) {
-    throw ResourceError(fmt::format("cannot append to {}: {}; check the folder is writable", path, std::strerror(errno)));
+    throw ResourceError(
+        fmt::format("cannot append to {}: {}; check the folder is writable", path, std::strerror(errno)));
   }
   struct stat st {};
   if (::flock(f.fd, LOCK_EX) != 0 || ::fstat(f.fd, &st) != 0) {

@@ -82,10 +82,12 @@ std::vector<HostEntry> parse_hosts(const std::string& list) {
     if (const auto colon = item.find(':'); colon != std::string::npos) {
       h.name = item.substr(0, colon);
       h.slots = positive(item.substr(colon + 1));
-      if (h.slots < 1) throw UsageError(fmt::format("--hosts: '{}' has a bad slot count; write host or host:slots", item));
+      if (h.slots < 1)
+        throw UsageError(fmt::format("--hosts: '{}' has a bad slot count; write host or host:slots", item));
     }
     if (!valid_host(h.name)) {
-      throw UsageError(fmt::format("--hosts: '{}' is not a host name; write a comma-separated list, e.g. node1,node2", item));
+      throw UsageError(
+          fmt::format("--hosts: '{}' is not a host name; write a comma-separated list, e.g. node1,node2", item));
     }
     add_host(hosts, h);
   }
@@ -110,8 +112,8 @@ std::vector<HostEntry> read_hostfile(const std::string& path) {
       const std::string key = w.substr(0, eq);
       if (eq == std::string::npos || (key != "slots" && key != "max_slots" && key != "max-slots") ||
           positive(w.substr(eq + 1)) < 1) {
-        throw UsageError(fmt::format("{}:{}: '{}' not understood; a line is 'host [slots=N] [max_slots=M]'", path,
-                                     line_no, w));
+        throw UsageError(
+            fmt::format("{}:{}: '{}' not understood; a line is 'host [slots=N] [max_slots=M]'", path, line_no, w));
       }
       if (key == "slots") h.slots = positive(w.substr(eq + 1));
     }

@@ -77,8 +77,10 @@ ReportOutcome write_report(const std::string& folder, const std::string& out) {
 void write_report_after_run(const std::string& folder, bool quiet) {
   const ReportOutcome r = write_report(folder);
   if (r.exit_code != 0) {
-    std::fprintf(stderr, "scalebench: warning: report.html not written: %s; the results are in %s (`scalebench "
-                 "report %s` writes it later)\n", r.message.c_str(), folder.c_str(), folder.c_str());
+    std::fprintf(stderr,
+                 "scalebench: warning: report.html not written: %s; the results are in %s (`scalebench "
+                 "report %s` writes it later)\n",
+                 r.message.c_str(), folder.c_str(), folder.c_str());
   } else if (!quiet) {
     std::fprintf(stderr, "scalebench: report: %s\n", r.path.c_str());
   }

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -35,8 +35,8 @@ namespace scalebench {
 namespace {
 
 using study::csv_escape;
-using study::RunFigures;
 using study::human_rate;
+using study::RunFigures;
 
 constexpr const char* kKeys =
     "study, description, workload, args, sweep, baseline, mpirun_args, srun_args, hosts, hostfile, timeout_s";
@@ -81,8 +81,10 @@ std::string option_key(const std::string& file, const YAML::Node& key, const cha
   const bool plain = !k.empty() && std::isalnum(static_cast<unsigned char>(k[0])) != 0 &&
                      std::all_of(k.begin(), k.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '-'; });
   if (!plain) {
-    bad(file, key, fmt::format("{} key '{}' is not an option name: write it without leading '--' and without "
-                               "'=value', e.g. `n: 4096`", section, k));
+    bad(file, key,
+        fmt::format("{} key '{}' is not an option name: write it without leading '--' and without "
+                    "'=value', e.g. `n: 4096`",
+                    section, k));
   }
   if (reserved_option(k)) bad(file, key, fmt::format("'{}' is set by the study itself; remove it", k));
   return k;
@@ -109,12 +111,12 @@ void place_run(const std::string& file, StudyRun& r, int ranks, int nodes, int p
   r.placed = nodes > 0 || per_node > 0;
   r.nodes = nodes > 0 ? nodes : 1;
   if (per_node > 0 && ranks > 0 && ranks != r.nodes * per_node) {
-    throw UsageError(fmt::format("{}: ranks {} is not nodes {} x ranks_per_node {}; give two of the three", file,
-                                 ranks, r.nodes, per_node));
+    throw UsageError(fmt::format("{}: ranks {} is not nodes {} x ranks_per_node {}; give two of the three", file, ranks,
+                                 r.nodes, per_node));
   }
   if (per_node == 0 && ranks > 0 && ranks % r.nodes != 0) {
-    throw UsageError(fmt::format("{}: ranks {} do not split evenly over {} nodes; use ranks_per_node", file, ranks,
-                                 r.nodes));
+    throw UsageError(
+        fmt::format("{}: ranks {} do not split evenly over {} nodes; use ranks_per_node", file, ranks, r.nodes));
   }
   r.ranks_per_node = per_node > 0 ? per_node : ranks > 0 ? ranks / r.nodes : 1;
   r.ranks = r.nodes * r.ranks_per_node;
@@ -277,18 +279,21 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   for (const auto& row : rows) {
     const auto& r = *row.run;
     const auto skip = cannot_run.find(r.index);
-    const std::string status = row.line               ? (*row.line)["status"].get<std::string>()
+    const std::string status = row.line                   ? (*row.line)["status"].get<std::string>()
                                : skip != cannot_run.end() ? "skipped"
                                                           : "not run";
-    nlohmann::json j = {{"index", r.index},         {"key", r.key},
-                        {"ranks", r.ranks},         {"nodes", r.nodes},
-                        {"ranks_per_node", r.ranks_per_node}, {"status", status}};
+    nlohmann::json j = {{"index", r.index},
+                        {"key", r.key},
+                        {"ranks", r.ranks},
+                        {"nodes", r.nodes},
+                        {"ranks_per_node", r.ranks_per_node},
+                        {"status", status}};
     nlohmann::json opts = nlohmann::json::object();
     for (const auto& [k, v] : r.options) opts[k] = v;
     j["options"] = opts;
     double speedup = 0, eff = 0;
-    const study::PredictedFigures predicted =
-        row.line ? study::predicted_figures((*row.line)["record"]) : study::PredictedFigures{};
+    const study::PredictedFigures predicted = row.line ? study::predicted_figures((*row.line)["record"])
+                                                       : study::PredictedFigures{};
     if (status == "ok") {
       j["time_s"] = row.f.time_s;
       j["rate"] = row.f.rate;
@@ -330,27 +335,29 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     const std::string predicted_text = ok ? study::predicted_cell(predicted, row.f.time_s) : "-";
     line += fmt::format(" {:>7} {:>10}  {:<24} {:>16} {:>9} {:>6}  {:<22} {}\n",
                         ok ? fmt::format("{}{}", row.f.resources(), row.f.gpu ? "G" : "") : "-",
-                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", predicted_text, ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
-                        speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-", eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-",
-                        shares, ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
+                        ok ? fmt::format("{:.4f}", row.f.time_s) : "-", predicted_text,
+                        ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
+                        speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-",
+                        eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-", shares,
+                        ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
     table += line;
     csv += fmt::format("{},{},{},{},{}", r.index, csv_escape(r.key), r.ranks, r.nodes, r.ranks_per_node);
     for (const auto& k : swept) {
       if (k != "ranks" && k != "ranks_per_node") csv += fmt::format(",{}", csv_escape(swept_value(k)));
     }
-    const std::string predicted_csv = predicted.available ? fmt::format(",{},{},{}", predicted.predicted_s, predicted.miss,
-                                                                        predicted.worst_phase)
+    const std::string predicted_csv = predicted.available ? fmt::format(",{},{},{}", predicted.predicted_s,
+                                                                        predicted.miss, predicted.worst_phase)
                                                           : ",,,";
-    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", row.f.resources(), row.f.gpu ? 1 : 0, row.f.time_s,
-                            row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
-                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "", status,
-                            predicted_csv)
+    csv += ok ? fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", row.f.resources(), row.f.gpu ? 1 : 0,
+                            row.f.time_s, row.f.rate, row.f.rate_unit, row.f.compute_s, row.f.comm_s, row.f.transfer_s,
+                            speedup > 0 ? fmt::format("{}", speedup) : "", eff > 0 ? fmt::format("{}", eff) : "",
+                            status, predicted_csv)
               : fmt::format(",,,,,,,,,,,{},{},,,\n", status, csv_escape(j.value("reason", std::string())));
     md += fmt::format("| {} | {} | ", r.index, r.nodes);
     for (const auto& k : swept) md += swept_value(k) + " | ";
-    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} | {} |\n", row.f.resources(), row.f.gpu ? " GPU" : "",
-                           row.f.time_s, predicted_text, human_rate(row.f.rate, row.f.rate_unit),
-                           speedup > 0 ? fmt::format("{:.2f}×", speedup) : "—",
+    md += ok ? fmt::format("{}{} | {:.4f} | {} | {} | {} | {} | {} | {} |\n", row.f.resources(),
+                           row.f.gpu ? " GPU" : "", row.f.time_s, predicted_text,
+                           human_rate(row.f.rate, row.f.rate_unit), speedup > 0 ? fmt::format("{:.2f}×", speedup) : "—",
                            eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "—", shares, status)
              : fmt::format("— | — | — | — | — | — | — | {} |\n", status);
   }
@@ -416,7 +423,8 @@ void check_run_count(const StudySpec& s) {
       double total = 1;
       for (const auto& [k2, vs2] : s.sweep) total *= static_cast<double>(vs2.size());
       throw UsageError(fmt::format("{}: the sweep expands to {:.0f} runs; a study may have at most {}: split it into "
-                                   "several studies or sweep fewer values", s.file, total, kMaxRuns));
+                                   "several studies or sweep fewer values",
+                                   s.file, total, kMaxRuns));
     }
     runs *= vs.size();
   }
@@ -435,7 +443,8 @@ std::vector<std::pair<std::string, std::string>> load_baseline(
     const std::string v = scalar(file, kv.second, fmt::format("baseline.{}", k));
     const auto swept = std::find_if(sweep.begin(), sweep.end(), [&](const auto& e) { return e.first == k; });
     if (swept == sweep.end()) {
-      bad(file, kv.first, fmt::format("baseline key '{}' is not swept: name a key of sweep (the runs differ in it)", k));
+      bad(file, kv.first,
+          fmt::format("baseline key '{}' is not swept: name a key of sweep (the runs differ in it)", k));
     }
     if (std::find(swept->second.begin(), swept->second.end(), v) == swept->second.end()) {
       bad(file, kv.second, fmt::format("baseline {}={} is not one of the swept values of {}", k, v, k));
@@ -454,11 +463,12 @@ StudySpec load_study(const std::string& path) {
   if (!root.IsMap()) {
     throw UsageError(fmt::format("{}: a study file is a map with the keys {}", path, kKeys));
   }
-  if (!root["study"]) throw UsageError(fmt::format("{}: 'study: <name>' is missing (results go to results/<name>)", path));
+  if (!root["study"])
+    throw UsageError(fmt::format("{}: 'study: <name>' is missing (results go to results/<name>)", path));
   s.name = scalar(path, root["study"], "study");
   if (!valid_name(s.name)) {
-    bad(path, root["study"], fmt::format("study name '{}' must be letters, digits, '-', '_' or '.' (it names a folder)",
-                                         s.name));
+    bad(path, root["study"],
+        fmt::format("study name '{}' must be letters, digits, '-', '_' or '.' (it names a folder)", s.name));
   }
   if (root["description"]) s.description = scalar(path, root["description"], "description");
   if (!root["workload"]) {
@@ -503,7 +513,8 @@ StudySpec load_study(const std::string& path) {
     const std::string v = scalar(path, t, "timeout_s");
     char* end = nullptr;
     s.timeout_s = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end != '\0' || !(s.timeout_s > 0)) bad(path, t, "timeout_s must be a number of seconds > 0");
+    if (end == v.c_str() || *end != '\0' || !(s.timeout_s > 0))
+      bad(path, t, "timeout_s must be a number of seconds > 0");
   }
   // Rank and node counts are checked here, the workload's own options by the runs' --dry-run.
   for (const auto& [k, v] : s.args) {
@@ -611,7 +622,8 @@ struct StudyLauncher {
     if (local && cpus_per_node > 0 && r.ranks_per_node > cpus_per_node &&
         !names_option(s.extra, {"--oversubscribe", "-oversubscribe", "--overcommit", "-O"})) {
       return fmt::format("{} ranks per node but {} gives {} CPUs per node (add --oversubscribe to mpirun_args to "
-                         "run them anyway)", r.ranks_per_node, s.nodes_from, cpus_per_node);
+                         "run them anyway)",
+                         r.ranks_per_node, s.nodes_from, cpus_per_node);
     }
     return "";
   }
@@ -661,7 +673,8 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
   const auto checked = runs_to_check(todo);
   if (checked.size() < todo.size()) {
     progress(o, fmt::format("checking {} of {} runs first (every value of every swept option at least once); the "
-                            "others are checked as they run", checked.size(), todo.size()));
+                            "others are checked as they run",
+                            checked.size(), todo.size()));
   }
   std::map<int, std::string> cannot_run;
   for (const StudyRun* r : todo) {
@@ -711,7 +724,8 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   const StepOutcome out = run_step(argv, stem + ".log", timeout);
   if (out.stopped_by != 0) std::remove((stem + ".json").c_str());
   throw_if_stopped(fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: "
-                               "run the study again to go on", r.index));
+                               "run the study again to go on",
+                               r.index));
   nlohmann::json record = nullptr;
   if (std::ifstream in(stem + ".json"); in) {
     try {
@@ -731,12 +745,24 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   nlohmann::json opts = nlohmann::json::object();
   for (const auto& [k, v] : r.options) opts[k] = v;
   const bool launch_failed = code != 0 && !out.timed_out && !has_scalebench_error(stem + ".log");
-  return {{"study", l.spec->name},  {"index", r.index},       {"key", r.key},
-          {"ranks", r.ranks},       {"nodes", r.nodes},       {"launch_failed", launch_failed},
-          {"options", opts},        {"command", join_args(argv)},
-          {"started_at", started},  {"finished_at", utc_now_iso8601()},
-          {"exit_code", code},      {"status", code == 0 ? "ok" : out.timed_out ? "timeout" : "failed"},
-          {"reason", reason},       {"record_path", stem + ".json"}, {"log_path", stem + ".log"}, {"record", record}};
+  return {{"study", l.spec->name},
+          {"index", r.index},
+          {"key", r.key},
+          {"ranks", r.ranks},
+          {"nodes", r.nodes},
+          {"launch_failed", launch_failed},
+          {"options", opts},
+          {"command", join_args(argv)},
+          {"started_at", started},
+          {"finished_at", utc_now_iso8601()},
+          {"exit_code", code},
+          {"status", code == 0       ? "ok"
+                     : out.timed_out ? "timeout"
+                                     : "failed"},
+          {"reason", reason},
+          {"record_path", stem + ".json"},
+          {"log_path", stem + ".log"},
+          {"record", record}};
 }
 
 // A run's work for the estimate of the time left: its size, repeats and workers (ranks x threads).
@@ -750,7 +776,8 @@ double run_work(const StudySpec& spec, const StudyRun& r) {
     if (k == "threads") threads = v;
   }
   const int repeats = static_cast<int>(study::size_value(reps) + study::size_value(warmup));
-  return study::run_work(spec.workload, size, repeats, r.ranks * std::max(1, static_cast<int>(study::size_value(threads))));
+  return study::run_work(spec.workload, size, repeats,
+                         r.ranks * std::max(1, static_cast<int>(study::size_value(threads))));
 }
 
 std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,
@@ -783,8 +810,10 @@ StudyResult run_study(const StudyOptions& o) {
   // What earlier invocations finished: runs.jsonl is only ever appended to.
   study::JsonlContents earlier = study::read_jsonl(jsonl);
   for (int n : earlier.unusable) {
-    std::fprintf(stderr, "scalebench: warning: %s line %d is cut or garbled (a crash or a full disk mid-write); "
-                 "left in place and not used\n", jsonl.c_str(), n);
+    std::fprintf(stderr,
+                 "scalebench: warning: %s line %d is cut or garbled (a crash or a full disk mid-write); "
+                 "left in place and not used\n",
+                 jsonl.c_str(), n);
   }
   std::vector<nlohmann::json>& lines = earlier.lines;
   std::set<std::string> done;
@@ -805,7 +834,8 @@ StudyResult run_study(const StudyOptions& o) {
   study::make_dirs(out_dir + "/runs");
   const std::size_t to_do = todo.size();
   const std::map<int, std::string> cannot_run = check_runs(o, launcher, out_dir, todo);
-  todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
+  todo.erase(std::remove_if(todo.begin(), todo.end(),
+                            [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
              todo.end());
 
   const std::string stamp = study::utc_stamp();
@@ -841,8 +871,10 @@ StudyResult run_study(const StudyOptions& o) {
   }
   if (to_do > 0 && result.ran == 0) {
     result.exit_code = static_cast<int>(ExitCode::launch);
-    std::fprintf(stderr, "scalebench: error: none of the %zu runs of study %s to do can run here (%s); see the "
-                 "table\n", to_do, spec.name.c_str(), cannot_run.begin()->second.c_str());
+    std::fprintf(stderr,
+                 "scalebench: error: none of the %zu runs of study %s to do can run here (%s); see the "
+                 "table\n",
+                 to_do, spec.name.c_str(), cannot_run.begin()->second.c_str());
   } else if (result.failed > 0) {
     if (result.launch_failed > 0) result.exit_code = static_cast<int>(ExitCode::launch);
     std::fprintf(stderr, "scalebench: error: %d of %d study runs failed%s (marked in the table); logs in %s/runs\n",

@@ -57,7 +57,8 @@ class KeyChecker : public YAML::EventHandler {
       for (const auto& k : top_) known += (known.empty() ? "" : ", ") + k;
       bad(m, fmt::format("unknown key '{}'; a study has {}", *scalar, known));
     }
-    if (!f.keys.insert(*scalar).second) bad(m, fmt::format("key '{}' is given twice in the same map; keep one", *scalar));
+    if (!f.keys.insert(*scalar).second)
+      bad(m, fmt::format("key '{}' is given twice in the same map; keep one", *scalar));
   }
 
   const std::string& file_;

@@ -48,8 +48,9 @@ ProcessGrid resolve_grid(const GemmConfig& cfg, int ranks) {
   }
   const ProcessGrid g{cfg.grid_rows, cfg.grid_cols};
   if (g.size() != ranks) {
-    throw UsageError(fmt::format("--grid {} has {} processes but the run has {} ranks; give PR*PC = {} (e.g. --grid {})",
-                                 to_string(g), g.size(), ranks, ranks, to_string(most_square_grid(ranks))));
+    throw UsageError(
+        fmt::format("--grid {} has {} processes but the run has {} ranks; give PR*PC = {} (e.g. --grid {})",
+                    to_string(g), g.size(), ranks, ranks, to_string(most_square_grid(ranks))));
   }
   if (g.rows > cfg.shape.m || g.cols > cfg.shape.n) {
     throw UsageError(fmt::format("--grid {} needs at least {} rows and {} columns of C (got {}x{}); every process "
@@ -77,13 +78,15 @@ std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, in
   std::int64_t whole = 0;
   if (rank == 0) {
     const auto& s = cfg.shape;
-    whole = sum_within("elements of A + B + C", {product_within("A", {s.m, s.k}, kInt64Max, limit, advice),
-                                                 product_within("B", {s.k, s.n}, kInt64Max, limit, advice),
-                                                 product_within("C", {s.m, s.n}, kInt64Max, limit, advice)},
+    whole = sum_within("elements of A + B + C",
+                       {product_within("A", {s.m, s.k}, kInt64Max, limit, advice),
+                        product_within("B", {s.k, s.n}, kInt64Max, limit, advice),
+                        product_within("C", {s.m, s.n}, kInt64Max, limit, advice)},
                        kInt64Max, limit, advice);
   }
-  return product_within("host bytes of one rank", {sum_within("elements", {blocks, whole}, kInt64Max, limit, advice), e},
-                        kInt64Max, limit, advice);
+  return product_within("host bytes of one rank",
+                        {sum_within("elements", {blocks, whole}, kInt64Max, limit, advice), e}, kInt64Max, limit,
+                        advice);
 }
 
 }  // namespace scalebench

@@ -71,6 +71,8 @@ class MpiTransport final : public BufferTransport {
 
 }  // namespace
 
-std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk) { return std::make_unique<MpiTransport>(chunk); }
+std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk) {
+  return std::make_unique<MpiTransport>(chunk);
+}
 
 }  // namespace scalebench

@@ -66,8 +66,7 @@ void check_backing_room(std::int64_t bytes) {
   const double room = static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
   if (static_cast<double>(bytes) > room) {
     throw ResourceError(fmt::format("the node's windows need {:.2f} GiB but {} has {:.2f} GiB free",
-                                    static_cast<double>(bytes) / 0x1p30,
-                                    path, room / 0x1p30));
+                                    static_cast<double>(bytes) / 0x1p30, path, room / 0x1p30));
   }
 }
 
@@ -90,7 +89,6 @@ std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm) 
   const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {mine, s.n, e}, kInt64Max, limit) : 0;
   return sum_within("host bytes of one rank", {ac, b, peer}, kInt64Max, limit);
 }
-
 
 bool shared_windows_disabled() {
   const char* v = std::getenv("SCALEBENCH_NO_SHARED_WINDOWS");
@@ -127,8 +125,7 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
   agree(comm, [&] {
     if (disabled) throw RuntimeLibraryError("SCALEBENCH_NO_SHARED_WINDOWS is set on a rank");
     if (leader) {
-      check_backing_room(rows_held * (s.k + s.n) * e +
-                         static_cast<std::int64_t>(b_copies_[me]) * s.k * s.n * e);
+      check_backing_room(rows_held * (s.k + s.n) * e + static_cast<std::int64_t>(b_copies_[me]) * s.k * s.n * e);
     }
     a_win_ = SharedWindow(node_, rows_held * s.k * e);
     b_win_ = SharedWindow(node_, domain_.rank() == 0 ? s.k * s.n * e : 0);

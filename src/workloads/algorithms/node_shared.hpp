@@ -86,8 +86,8 @@ class NodeSharedMatrices {
   std::int64_t chunk_;
   Communicator node_, leaders_;
   NodeLayout layout_;
-  Communicator domain_;                  // this rank's NUMA domain within the node (or the node)
-  std::vector<int> b_copies_;            // per rank: B copies on its node (meaningful for leaders)
+  Communicator domain_;        // this rank's NUMA domain within the node (or the node)
+  std::vector<int> b_copies_;  // per rank: B copies on its node (meaningful for leaders)
   std::int64_t mine_row_ = 0;
   SharedWindow a_win_, b_win_, c_win_;
   T* a_ = nullptr;

@@ -108,8 +108,8 @@ class Row1D final : public DistributedGemm {
     }
     if (host_moves()) {
       ScopedPhase t(rec, "scatter");
-      transport_->scatter(view_of(a_full_.data(), s.m * s.k), a_counts_, a_displs_,
-                          view_of(a_mine_, mine_.count * s.k), 0, comm_);
+      transport_->scatter(view_of(a_full_.data(), s.m * s.k), a_counts_, a_displs_, view_of(a_mine_, mine_.count * s.k),
+                          0, comm_);
     }
     if (host_moves()) {
       ScopedPhase t(rec, "broadcast");
@@ -126,8 +126,8 @@ class Row1D final : public DistributedGemm {
     if (shared_) shared_->gather(*transport_, rec);
     if (host_moves()) {
       ScopedPhase t(rec, "gather");
-      transport_->gather(view_of(c_mine_, mine_.count * s.n), view_of(c_full_.data(), s.m * s.n), c_counts_,
-                         c_displs_, 0, comm_);
+      transport_->gather(view_of(c_mine_, mine_.count * s.n), view_of(c_full_.data(), s.m * s.n), c_counts_, c_displs_,
+                         0, comm_);
     }
     transport_->end_repeat();
   }
@@ -221,14 +221,16 @@ class Row1D final : public DistributedGemm {
                               {"transport", to_string(cfg_.transport)},
                               {"scheme", shared_ ? "shared" : "replicated"},
                               {"requested_scheme", to_string(cfg_.distribution)},
-                              {"bytes_per_rank", {{"scatter", bytes_per_rank_json(scatter, e)},
-                                                  {"broadcast", bytes_per_rank_json(bcast, e)},
-                                                  {"gather", bytes_per_rank_json(gather, e)}}},
+                              {"bytes_per_rank",
+                               {{"scatter", bytes_per_rank_json(scatter, e)},
+                                {"broadcast", bytes_per_rank_json(bcast, e)},
+                                {"gather", bytes_per_rank_json(gather, e)}}},
                               {"communication", communication}};
     if (shared_) record["network"]["phases"] = shared_->traffic();
-    record["network"]["model"] = shared_ ? "shared: rank 0 sends each other node its ranks' rows of A and receives their "
-                                           "rows of C, B is broadcast among node leaders; nothing is copied inside a node"
-                                         : record["network"]["model"];
+    record["network"]["model"] = shared_
+                                     ? "shared: rank 0 sends each other node its ranks' rows of A and receives their "
+                                       "rows of C, B is broadcast among node leaders; nothing is copied inside a node"
+                                     : record["network"]["model"];
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;
@@ -240,7 +242,8 @@ class Row1D final : public DistributedGemm {
   }
 
   std::string table_lines(const nlohmann::json& record) const override {
-    return distribution_line(record["distribution"]) + (gpu_run_ ? gpu_run_->table_lines(record["gpu"]) : std::string()) +
+    return distribution_line(record["distribution"]) +
+           (gpu_run_ ? gpu_run_->table_lines(record["gpu"]) : std::string()) +
            communication_line(record["distribution"]["communication"]);
   }
 
@@ -350,7 +353,9 @@ std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const Communi
                                             GpuGemm* gpu) {
   return std::make_unique<Row1D<T>>(cfg, comm, local, gpu);
 }
-template std::unique_ptr<DistributedGemm> make_row1d<double>(const GemmConfig&, const Communicator&, LocalGemm&, GpuGemm*);
-template std::unique_ptr<DistributedGemm> make_row1d<float>(const GemmConfig&, const Communicator&, LocalGemm&, GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_row1d<double>(const GemmConfig&, const Communicator&, LocalGemm&,
+                                                             GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_row1d<float>(const GemmConfig&, const Communicator&, LocalGemm&,
+                                                            GpuGemm*);
 
 }  // namespace scalebench

@@ -127,10 +127,10 @@ class Summa2D final : public DistributedGemm {
     const Shape me = shape_of(comm_.rank());
     for (const auto& p : layout_.panels) {
       // The owners broadcast in place: A's panel from its place in A_ij, B's rows from B_ij.
-      void* a_from =
-          j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in) : places_.a_panel;
-      void* b_from =
-          i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in) : places_.b_panel;
+      void* a_from = j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in)
+                                   : places_.a_panel;
+      void* b_from = i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in)
+                                   : places_.b_panel;
       {
         ScopedPhase t(rec, phase::broadcast);
         transport_->broadcast(places_.inputs(a_from, me.mi * p.width), p.a_col, row_comm_);
@@ -224,8 +224,8 @@ class Summa2D final : public DistributedGemm {
       loop.begin(rep, peer);
       double seconds = 0;
       for (const auto& p : layout_.panels) {
-        seconds +=
-            time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(), c_peer.data());
+        seconds += time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(),
+                                   c_peer.data());
       }
       peer.add("bare_compute", seconds);
       peer.next_repeat();

@@ -121,7 +121,8 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
       if (comm.size() > 1) {
         out += fmt::format("peer: every GPU copying at once {:.2f} GB/s; aggregate h2d {:.2f} GB/s -> aggregate "
                            "h2d/pinned = {:.3f}x\n",
-                           peer["pinned_copy"]["aggregate_GBps"].get<double>(), peer["aggregate_h2d_GBps"].get<double>(),
+                           peer["pinned_copy"]["aggregate_GBps"].get<double>(),
+                           peer["aggregate_h2d_GBps"].get<double>(),
                            peer["ratio_aggregate_h2d_vs_pinned_copy"].get<double>());
       }
     }
@@ -248,8 +249,9 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
     std::fflush(stdout);
   }
   if (!ok) {
-    std::fprintf(stderr, "scalebench: error: verification failed: %lld row(s) of C wrong (first: rank %d, row %lld); "
-                         "worst error/tolerance %.3g\n",
+    std::fprintf(stderr,
+                 "scalebench: error: verification failed: %lld row(s) of C wrong (first: rank %d, row %lld); "
+                 "worst error/tolerance %.3g\n",
                  static_cast<long long>(overall.rows_failed), overall.first_failed_rank,
                  static_cast<long long>(overall.first_failed_row), overall.worst_ratio);
   }
@@ -291,7 +293,8 @@ std::string share_text(const GemmConfig& cfg, const Communicator& comm, int r) {
 }
 
 void check_algorithm(const GemmConfig& cfg, const Communicator& comm) {
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 && (cfg.grid_rows != comm.size() || cfg.grid_cols != 1)) {
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 &&
+      (cfg.grid_rows != comm.size() || cfg.grid_cols != 1)) {
     // row1d is the P x 1 grid (a row block of A and C per rank); any other --grid is summa2d's.
     throw UsageError(fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", cfg.grid_rows,
                                  cfg.grid_cols, comm.size()));
@@ -320,7 +323,8 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
     check_algorithm(cfg, comm);
     if (cfg.algorithm == GemmAlgorithm::row1d && comm.size() > s.m) {
       throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; "
-                                   "use at most {} ranks or a larger --m/--n", comm.size(), s.m, s.m));
+                                   "use at most {} ranks or a larger --m/--n",
+                                   comm.size(), s.m, s.m));
     }
     if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
     if (cfg.overlap && cfg.transport == Transport::mpi && comm.size() > 1) {

@@ -33,7 +33,12 @@ constexpr double kPeerCopyMaxBytes = 1024.0 * 1024 * 1024;
 }  // namespace
 
 GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows)
-    : cfg_(cfg), comm_(comm), gpu_(gpu), rows_(rows), mine_(rows.block(comm.rank())), b_rows_(cfg.shape.k, comm.size()) {}
+    : cfg_(cfg),
+      comm_(comm),
+      gpu_(gpu),
+      rows_(rows),
+      mine_(rows.block(comm.rank())),
+      b_rows_(cfg.shape.k, comm.size()) {}
 
 void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup) {
   const double t0 = wall_seconds();
@@ -241,7 +246,8 @@ std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
     const auto i = static_cast<std::size_t>(r);
     if (shared_) {
       // Its rows of A, and B whole (mpi) or its slice of B's rows (nccl, --overlap).
-      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_rows_.block(r).count) : static_cast<double>(s.k);
+      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_rows_.block(r).count)
+                                                     : static_cast<double>(s.k);
       out[i] = (rows * static_cast<double>(s.k) + b_rows * static_cast<double>(s.n)) * he;
     } else if (nccl && comm_.size() > 1) {
       // Rank 0 copies all of A and B in; the others receive over NCCL.
@@ -279,7 +285,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   const double he = static_cast<double>(host_element_bytes(cfg_.precision));
   const double din = static_cast<double>(device_input_bytes(cfg_.precision));
   const double dout = static_cast<double>(device_output_bytes(cfg_.precision));
-  const double a = static_cast<double>(s.m * s.k), b = static_cast<double>(s.k * s.n), c = static_cast<double>(s.m * s.n);
+  const double a = static_cast<double>(s.m * s.k), b = static_cast<double>(s.k * s.n),
+               c = static_cast<double>(s.m * s.n);
   const double largest = static_cast<double>(*std::max_element(rows_.counts().begin(), rows_.counts().end()));
   // --overlap moves what nccl moves (nothing between ranks with one rank).
   const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
@@ -332,8 +339,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
     double transfer = 0;
     for (const char* p : {"h2d", "broadcast", "scatter", "gather", "d2h"}) transfer += median_of_phase(phases, p);
-    if (shared_) transfer = median_of_phase(phases, "h2d") + median_of_phase(phases, "allgather") +
-                            median_of_phase(phases, "d2h");
+    if (shared_)
+      transfer = median_of_phase(phases, "h2d") + median_of_phase(phases, "allgather") + median_of_phase(phases, "d2h");
     const double compute = median_of_phase(phases, "compute"), e2e = median_of_phase(phases, "end_to_end");
     const double exposed = std::max(0.0, e2e - compute);
     section["overlap"] = {
@@ -378,12 +385,12 @@ std::string GpuGemmRun::table_lines(const nlohmann::json& section) const {
   }
   if (section.contains("overlap")) {
     const auto& o = section["overlap"];
-    out += fmt::format("overlap: {} panels of up to {} columns, {} rounds; transfers {:.3f} s, compute {:.3f} s, end to end "
-                       "{:.3f} s: {:.0f}% of the transfer time hidden (fill {:.3f} s, drain {:.3f} s)\n",
-                       o["panels"].get<int>(), o["panel_columns"].get<std::int64_t>(), o["rounds"].get<int>(),
-                       o["transfer_s"].get<double>(), o["compute_s"].get<double>(), o["end_to_end_s"].get<double>(),
-                       100.0 * o["hidden_fraction"].get<double>(), o["fill_s"].get<double>(),
-                       o["drain_s"].get<double>());
+    out += fmt::format(
+        "overlap: {} panels of up to {} columns, {} rounds; transfers {:.3f} s, compute {:.3f} s, end to end "
+        "{:.3f} s: {:.0f}% of the transfer time hidden (fill {:.3f} s, drain {:.3f} s)\n",
+        o["panels"].get<int>(), o["panel_columns"].get<std::int64_t>(), o["rounds"].get<int>(),
+        o["transfer_s"].get<double>(), o["compute_s"].get<double>(), o["end_to_end_s"].get<double>(),
+        100.0 * o["hidden_fraction"].get<double>(), o["fill_s"].get<double>(), o["drain_s"].get<double>());
   }
   for (const auto& n : section["notes"]) out += fmt::format("note: {}\n", n.get<std::string>());
   return out;

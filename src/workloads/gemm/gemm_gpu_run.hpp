@@ -93,7 +93,7 @@ class GpuGemmRun {
   Block mine_;
   std::unique_ptr<GpuTransport> transport_;
   const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
-  OverlapPlan plan_;  // --overlap
+  OverlapPlan plan_;           // --overlap
   bool shared_ = false;
   std::vector<HostMemoryPin> pins_;
 };

@@ -139,7 +139,8 @@ double triad_Bps(int threads, std::size_t n, const Budget& budget) {
 }
 
 // Work units (samples; Asian: samples × steps) per second of one Monte Carlo kernel.
-double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b, const Communicator* self) {
+double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b,
+                       const Communicator* self) {
   MonteCarloConfig cfg;
   cfg.problem = problem;
   cfg.backend = backend;
@@ -166,12 +167,9 @@ double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, co
 
 json hwloc_summary() {
   const Topology t = Topology::load();
-  return {{"packages", t.packages().size()},
-          {"numa_domains", t.cpu_numa_domains().size()},
-          {"cores", t.cores().size()},
-          {"pus", t.cpus().size()},
-          {"gpus", t.gpus().size()},
-          {"cpu_model", cpu_model()}};
+  return {{"packages", t.packages().size()}, {"numa_domains", t.cpu_numa_domains().size()},
+          {"cores", t.cores().size()},       {"pus", t.cpus().size()},
+          {"gpus", t.gpus().size()},         {"cpu_model", cpu_model()}};
 }
 
 void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
@@ -188,7 +186,8 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
       double last_s = 0;
       for (auto n : ns) {
         const double nd = static_cast<double>(n);
-        if (n > sides.back() && last_s * std::pow(nd / static_cast<double>(p.blas[to_string(prec)].back().shape.n), 3) > 0.5) {
+        if (n > sides.back() &&
+            last_s * std::pow(nd / static_cast<double>(p.blas[to_string(prec)].back().shape.n), 3) > 0.5) {
           break;
         }
         const GemmShape s{n, n, n};
@@ -214,7 +213,8 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
   const Budget mc_budget{3, o.quick ? 0.15 : 0.6};
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
     auto& rates = p.montecarlo[to_string(problem)];
-    for (int t : thread_counts) rates["cpu"].push_back({t, montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr)});
+    for (int t : thread_counts)
+      rates["cpu"].push_back({t, montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr)});
     rates["naive"].push_back({1, montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr)});
     say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
              rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
@@ -231,12 +231,19 @@ void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& s
   json g = calibrate_gpu(o.quick);
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
     for (McBackendKind b : {McBackendKind::cuda, McBackendKind::curand}) {
-      g["montecarlo"][to_string(problem)][to_string(b)] = montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5}, &self);
+      g["montecarlo"][to_string(problem)][to_string(b)] = montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5},
+                                                                          &self);
     }
   }
-  p.gpu = profile_from_json({{"profile_version", kProfileVersion}, {"host", ""}, {"created_at", ""}, {"versions", {}},
-                             {"cores", 1}, {"blas", json::object()}, {"memory", {{"triad", json::array()}}},
-                             {"mpi", {{"intra_node", {{"latency_us", 1}, {"bandwidth_GBps", 1}}}}}, {"gpu", g}},
+  p.gpu = profile_from_json({{"profile_version", kProfileVersion},
+                             {"host", ""},
+                             {"created_at", ""},
+                             {"versions", {}},
+                             {"cores", 1},
+                             {"blas", json::object()},
+                             {"memory", {{"triad", json::array()}}},
+                             {"mpi", {{"intra_node", {{"latency_us", 1}, {"bandwidth_GBps", 1}}}}},
+                             {"gpu", g}},
                             "gpu calibration")
               .gpu;
   say.line("GPU {} x{}: h2d pinned {:.1f} GB/s, d2h pinned {:.1f} GB/s", p.gpu.name, p.gpu.count,
@@ -360,10 +367,12 @@ void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions&
   if (auto l = measure_link(comm, intra_peer, large)) p.intra_node = *l;
   if (auto l = measure_link(comm, inter_peer, large)) p.inter_node = *l;
   if (comm.is_root() && intra_peer > 0) {
-    say.line("MPI inside a node: {:.2f} us, {:.2f} GB/s", p.intra_node.latency_s * 1e6, p.intra_node.bandwidth_Bps * 1e-9);
+    say.line("MPI inside a node: {:.2f} us, {:.2f} GB/s", p.intra_node.latency_s * 1e6,
+             p.intra_node.bandwidth_Bps * 1e-9);
   }
   if (comm.is_root() && p.inter_node) {
-    say.line("MPI between nodes: {:.2f} us, {:.2f} GB/s", p.inter_node->latency_s * 1e6, p.inter_node->bandwidth_Bps * 1e-9);
+    say.line("MPI between nodes: {:.2f} us, {:.2f} GB/s", p.inter_node->latency_s * 1e6,
+             p.inter_node->bandwidth_Bps * 1e-9);
   }
   std::set<int> counts;
   for (int r = 2; r < comm.size(); r *= 2) counts.insert(r);

@@ -65,7 +65,8 @@ Link link_to(const Profile& p, const MachineLayout& m, int rank) {
   if (m.node_of(rank) == 0) return p.intra_node;
   if (!p.inter_node) {
     throw UsageError(fmt::format("profile {} has no inter-node figures (it was calibrated on one node); calibrate "
-                                 "across nodes or pass --inter-node-gbps and --inter-node-latency-us", p.source));
+                                 "across nodes or pass --inter-node-gbps and --inter-node-latency-us",
+                                 p.source));
   }
   return *p.inter_node;
 }
@@ -130,8 +131,8 @@ double rate_at_threads(const std::vector<ThreadRate>& rates_in, double threads, 
 double blas_gflops(const Profile& p, Precision prec, double threads, const GemmShape& block) {
   const auto it = p.blas.find(to_string(prec));
   if (it == p.blas.end() || it->second.empty()) {
-    throw UsageError(fmt::format("profile {} has no BLAS rates for {}; run `scalebench calibrate`", p.source,
-                                 to_string(prec)));
+    throw UsageError(
+        fmt::format("profile {} has no BLAS rates for {}; run `scalebench calibrate`", p.source, to_string(prec)));
   }
   // Over shapes at each measured thread count, then over thread counts.
   std::map<int, std::vector<std::pair<double, double>>> by_threads;

@@ -65,7 +65,8 @@ Link nccl_link(const Profile& p, const MachineLayout& m) {
   if (m.nodes > 1) return slowest_link(p, m);
   if (!p.gpu.nccl_intra) {
     throw UsageError(fmt::format("profile {} has no NCCL figures (calibrated with {} GPU(s)); calibrate with several "
-                                 "GPUs on a node", p.source, p.gpu.count));
+                                 "GPUs on a node",
+                                 p.source, p.gpu.count));
   }
   return *p.gpu.nccl_intra;
 }
@@ -84,7 +85,9 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
     double gflops = 0;
     switch (cfg.backend) {
       case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
-      case GemmBackendKind::openblas: gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block); break;
+      case GemmBackendKind::openblas:
+        gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
+        break;
       case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
     }
     b.compute.push_back(block.m == 0 ? 0.0 : flops / (gflops * 1e9));
@@ -126,7 +129,9 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double compute = max_of(b.compute);
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
-  out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute},
+  out.phases = {{phase::scatter, scatter},
+                {phase::broadcast, bcast},
+                {phase::compute, compute},
                 {phase::gather, gather + compute - min_of(b.compute)}};
   out.end_to_end = scatter + bcast + compute + gather;
   return out;
@@ -157,7 +162,7 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
   const double compute = max_of(b.compute);
   Prediction out;
   out.phases = {{"scatter", t.scatter}, {"broadcast", t.broadcast}, {"h2d", max_of(h2d)}, {"allgather", allgather},
-                {"compute", compute}, {"d2h", max_of(d2h)}, {"gather", t.gather}};
+                {"compute", compute},   {"d2h", max_of(d2h)},       {"gather", t.gather}};
   const double host = t.scatter + t.broadcast + t.gather;
   if (!cfg.overlap) {
     out.end_to_end = host + max_of(device) + allgather;
@@ -167,8 +172,9 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
   const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
   const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
   const double fill = g.h2d_pinned.seconds((width * s.n / m.ranks() + head * width) * eh);
-  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
-                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty()
+                               ? head
+                               : static_cast<double>(plan.blocks[0].back().count);
   const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
   out.phases.emplace_back("fill", fill);
   out.phases.emplace_back("drain", drain);
@@ -206,7 +212,8 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
       device.push_back(h2d.back() + b.compute[r] + d2h.back());
     }
     const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * eh));
-    out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::h2d, max_of(h2d)}, {phase::compute, compute},
+    out.phases = {{phase::scatter, scatter}, {phase::broadcast, bcast},
+                  {phase::h2d, max_of(h2d)}, {phase::compute, compute},
                   {phase::d2h, max_of(d2h)}, {phase::gather, gather + max_of(device) - min_of(device)}};
     out.end_to_end = scatter + bcast + max_of(device) + gather;
     return out;
@@ -222,8 +229,8 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
     bcast = l.seconds(kn * ein);
     gather = l.seconds(sum_after_root(bytes_of(b.rows.counts(), s.n * eout)));
   }
-  out.phases = {{phase::h2d, h2d}, {phase::scatter, scatter}, {phase::broadcast, bcast}, {phase::compute, compute}, {phase::gather, gather},
-                {phase::d2h, d2h}};
+  out.phases = {{phase::h2d, h2d},         {phase::scatter, scatter}, {phase::broadcast, bcast},
+                {phase::compute, compute}, {phase::gather, gather},   {phase::d2h, d2h}};
   if (!cfg.overlap) {
     out.end_to_end = h2d + scatter + bcast + compute + gather + d2h;
     return out;
@@ -234,8 +241,9 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
   const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
   const double fill = g.h2d_pinned.seconds((width * s.n + head * width) * eh);
-  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty() ? head
-                                                                         : static_cast<double>(plan.blocks[0].back().count);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty()
+                               ? head
+                               : static_cast<double>(plan.blocks[0].back().count);
   const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
   out.phases.emplace_back(phase::fill, fill);
   out.phases.emplace_back(phase::drain, drain);
@@ -257,8 +265,8 @@ double Prediction::phase(const std::string& name) const {
 Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
   if (m.ranks() > cfg.shape.m) {
-    throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(),
-                                 cfg.shape.m));
+    throw UsageError(
+        fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(), cfg.shape.m));
   }
   return cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m);
 }

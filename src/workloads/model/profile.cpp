@@ -15,7 +15,9 @@ namespace {
 
 using nlohmann::json;
 
-json link_json(const Link& l) { return {{"latency_us", l.latency_s * 1e6}, {"bandwidth_GBps", l.bandwidth_Bps * 1e-9}}; }
+json link_json(const Link& l) {
+  return {{"latency_us", l.latency_s * 1e6}, {"bandwidth_GBps", l.bandwidth_Bps * 1e-9}};
+}
 
 json optional_link_json(const std::optional<Link>& l) { return l ? link_json(*l) : json(nullptr); }
 
@@ -85,7 +87,8 @@ GpuProfile gpu_from_json(const Reader& g) {
   out.d2h_pinned = g.link("d2h_pinned");
   out.d2h_pageable = g.link("d2h_pageable");
   for (const auto& [prec, list] : g.at("gemm_gflops").items()) {
-    for (const auto& pt : list) out.gemm_gflops[prec].emplace_back(pt.at("n").get<std::int64_t>(), pt.at("gflops").get<double>());
+    for (const auto& pt : list)
+      out.gemm_gflops[prec].emplace_back(pt.at("n").get<std::int64_t>(), pt.at("gflops").get<double>());
   }
   if (g.has("nccl_intra")) out.nccl_intra = g.link("nccl_intra");
   if (g.has("montecarlo")) {
@@ -120,7 +123,8 @@ json to_json(const Profile& p) {
   json blas = json::object();
   for (const auto& [prec, points] : p.blas) {
     for (const auto& b : points) {
-      blas[prec].push_back({{"threads", b.threads}, {"m", b.shape.m}, {"n", b.shape.n}, {"k", b.shape.k}, {"gflops", b.gflops}});
+      blas[prec].push_back(
+          {{"threads", b.threads}, {"m", b.shape.m}, {"n", b.shape.n}, {"k", b.shape.k}, {"gflops", b.gflops}});
     }
   }
   json collectives = json::object();
@@ -151,9 +155,10 @@ json to_json(const Profile& p) {
           {"blas", blas},
           {"naive_gflops", naive},
           {"memory", {{"triad", triad}}},
-          {"mpi", {{"intra_node", link_json(p.intra_node)},
-                   {"inter_node", optional_link_json(p.inter_node)},
-                   {"collectives", collectives}}},
+          {"mpi",
+           {{"intra_node", link_json(p.intra_node)},
+            {"inter_node", optional_link_json(p.inter_node)},
+            {"collectives", collectives}}},
           {"montecarlo", mc},
           {"gpu", gpu_json(p.gpu)}};
 }
@@ -161,8 +166,9 @@ json to_json(const Profile& p) {
 Profile profile_from_json(const json& j, const std::string& source) {
   const Reader r(j, fmt::format("profile {}", source));
   if (static_cast<int>(r.number("profile_version")) != kProfileVersion) {
-    throw UsageError(fmt::format("profile {} has version {}, this scalebench reads {}; run `scalebench calibrate` again",
-                                 source, r.at("profile_version").dump(), kProfileVersion));
+    throw UsageError(
+        fmt::format("profile {} has version {}, this scalebench reads {}; run `scalebench calibrate` again", source,
+                    r.at("profile_version").dump(), kProfileVersion));
   }
   Profile p;
   p.source = source;
@@ -190,7 +196,8 @@ Profile profile_from_json(const json& j, const std::string& source) {
     }
   }
   const Reader mem = r.sub("memory");
-  for (const auto& t : mem.at("triad")) p.triad_Bps.push_back({t.at("threads").get<int>(), t.at("GBps").get<double>() * 1e9});
+  for (const auto& t : mem.at("triad"))
+    p.triad_Bps.push_back({t.at("threads").get<int>(), t.at("GBps").get<double>() * 1e9});
   const Reader mpi = r.sub("mpi");
   p.intra_node = mpi.link("intra_node");
   if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
@@ -198,7 +205,8 @@ Profile profile_from_json(const json& j, const std::string& source) {
     for (const auto& [name, fits] : mpi.at("collectives").items()) {
       for (std::size_t i = 0; i < fits.size(); ++i) {
         const Reader f(fits[i], fmt::format("{}.mpi.collectives.{}[{}]", r.where(), name, i));
-        p.collectives[name].push_back({static_cast<int>(f.number("ranks")), static_cast<int>(f.number("nodes")),
+        p.collectives[name].push_back({static_cast<int>(f.number("ranks")),
+                                       static_cast<int>(f.number("nodes")),
                                        {f.number("latency_us") * 1e-6, f.number("bandwidth_GBps") * 1e9}});
       }
     }
@@ -220,14 +228,16 @@ Profile profile_from_json(const json& j, const std::string& source) {
 
 Profile load_profile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ResourceError(fmt::format("cannot read profile {}; run `scalebench calibrate` or pass --profile FILE", path));
+  if (!in)
+    throw ResourceError(fmt::format("cannot read profile {}; run `scalebench calibrate` or pass --profile FILE", path));
   std::stringstream text;
   text << in.rdbuf();
   json j;
   try {
     j = json::parse(text.str());
   } catch (const json::exception& e) {
-    throw UsageError(fmt::format("profile {} is not valid JSON ({}); run `scalebench calibrate` again", path, e.what()));
+    throw UsageError(
+        fmt::format("profile {} is not valid JSON ({}); run `scalebench calibrate` again", path, e.what()));
   }
   try {
     return profile_from_json(j, path);
@@ -254,14 +264,17 @@ std::string profile_mismatch(const Profile& p, const std::string& host, const js
   auto field = [](const json& v, const char* key) { return v.contains(key) ? v.at(key).dump() : std::string("null"); };
   for (const char* key : {"scalebench", "compiler", "build_type", "mpi_library"}) {
     if (field(p.versions, key) != field(versions, key)) {
-      return fmt::format("its {} version {} differs from this run's {}", key, field(p.versions, key), field(versions, key));
+      return fmt::format("its {} version {} differs from this run's {}", key, field(p.versions, key),
+                         field(versions, key));
     }
   }
   const auto blas_config = [](const json& v) {
-    return v.contains("openblas") && v.at("openblas").contains("config") ? v.at("openblas").at("config").dump() : "null";
+    return v.contains("openblas") && v.at("openblas").contains("config") ? v.at("openblas").at("config").dump()
+                                                                         : "null";
   };
   if (blas_config(p.versions) != blas_config(versions)) {
-    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas_config(p.versions), blas_config(versions));
+    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas_config(p.versions),
+                       blas_config(versions));
   }
   return "";
 }

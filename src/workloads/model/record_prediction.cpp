@@ -74,14 +74,10 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
   }
   const double e2e = measured.contains(phase::end_to_end) ? measured.at(phase::end_to_end).value("median_s", 0.0) : 0.0;
   const double miss = pred.end_to_end > 0 ? std::fabs(e2e / pred.end_to_end - 1.0) : 0.0;
-  return {{"available", true},
-          {"profile", source},
-          {"phases", phases},
-          {phase::end_to_end, entry(pred.end_to_end, e2e)},
-          {"miss", miss},
-          {"flagged", miss > kPredictionTolerance},
-          {"worst_phase", worst},
-          {"notes", pred.notes}};
+  return {{"available", true},    {"profile", source},
+          {"phases", phases},     {phase::end_to_end, entry(pred.end_to_end, e2e)},
+          {"miss", miss},         {"flagged", miss > kPredictionTolerance},
+          {"worst_phase", worst}, {"notes", pred.notes}};
 }
 
 void attach_prediction(json& record, json& warnings) {
@@ -92,7 +88,8 @@ void attach_prediction(json& record, json& warnings) {
     path = default_profile_path();
     if (!std::filesystem::exists(path)) {
       record["prediction"] = no_prediction(fmt::format("no profile at {}; run `scalebench calibrate`", path));
-      if (named) warnings.push_back(fmt::format("no prediction: SCALEBENCH_PROFILE names {}, which does not exist", path));
+      if (named)
+        warnings.push_back(fmt::format("no prediction: SCALEBENCH_PROFILE names {}, which does not exist", path));
       return;
     }
     const Profile p = load_profile(path);

@@ -51,9 +51,7 @@ McOutcome reduce_partial(const MonteCarloConfig& cfg, const Communicator& comm, 
 // The option that asked for a GPU, for messages ("--backend curand").
 std::string backend_option(McBackendKind b) { return "--backend " + to_string(b); }
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 nlohmann::json estimate_json(const McEstimate& e) {
   return {{"estimate", e.estimate},
@@ -138,9 +136,8 @@ nlohmann::json result_json(const MonteCarloConfig& cfg, const McOutcome& outcome
       res["control_variate"] = {{"kind", "geometric"},
                                 {"beta", outcome.cv_beta},
                                 {"without", estimate_json(*outcome.plain)},
-                                {"std_error_ratio", outcome.main.std_error > 0
-                                                        ? outcome.plain->std_error / outcome.main.std_error
-                                                        : 0.0}};
+                                {"std_error_ratio",
+                                 outcome.main.std_error > 0 ? outcome.plain->std_error / outcome.main.std_error : 0.0}};
     }
   }
   return res;
@@ -187,8 +184,8 @@ std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, c
                                 problem_title(cfg), to_string(cfg.backend), cfg.samples, chunks, cfg.chunk_size,
                                 comm.size(), cfg.threads, cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed);
   const auto line = [](const char* what, const McEstimate& e) {
-    return fmt::format("{:<22}{:.10f} +- {:.3g} (std error)  95% CI [{:.10f}, {:.10f}]\n", what, e.estimate, e.std_error,
-                       e.estimate - kZ95 * e.std_error, e.estimate + kZ95 * e.std_error);
+    return fmt::format("{:<22}{:.10f} +- {:.3g} (std error)  95% CI [{:.10f}, {:.10f}]\n", what, e.estimate,
+                       e.std_error, e.estimate - kZ95 * e.std_error, e.estimate + kZ95 * e.std_error);
   };
   out += line("estimate", o.main);
   if (o.plain) {
@@ -222,8 +219,8 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
   });
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
   RankSetup placed = setup_rank(comm, cfg.pin, cfg.threads,
-                                uses_gpu(cfg.backend) && !cfg.dry_run ? backend_option(cfg.backend) : "",
-                                cfg.share_gpu, {"OMP_NUM_THREADS"});
+                                uses_gpu(cfg.backend) && !cfg.dry_run ? backend_option(cfg.backend) : "", cfg.share_gpu,
+                                {"OMP_NUM_THREADS"});
   if (cfg.backend == McBackendKind::cpu) {
     cfg.threads = placed.threads;
     cfg.threads_source = placed.threads_source;
@@ -274,15 +271,16 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
     }
     rec.add(phase::end_to_end, wall_seconds() - t0);
     rec.next_repeat();
-    if (rep > 0 && !(same_bits(o.main.estimate, outcome.main.estimate) &&
-                     same_bits(o.main.std_error, outcome.main.std_error))) {
+    if (rep > 0 &&
+        !(same_bits(o.main.estimate, outcome.main.estimate) && same_bits(o.main.std_error, outcome.main.std_error))) {
       repeats_identical = false;
     }
     outcome = std::move(o);
     loop.end(rep);
   }
   if (!repeats_identical) {
-    outcome.failures.push_back("repeats of the same run gave different estimates: the computation is not deterministic");
+    outcome.failures.push_back(
+        "repeats of the same run gave different estimates: the computation is not deterministic");
     outcome.ok = false;
   }
 
@@ -298,7 +296,8 @@ MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, cons
                                                                              : nlohmann::json({mine.first, mine.last})},
                               {"samples", my_samples},
                               {"compute_median_s", my_compute_s},
-                              {"samples_per_s", my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
+                              {"samples_per_s",
+                               my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
                               {"placement", placed.report.to_json()}};
   if (backend_info.contains("gpu")) rank_info["gpu"] = backend_info["gpu"];
   RunRecord run("montecarlo", comm, rank_info,
