@@ -35,7 +35,7 @@ struct Crossover {
 Crossover find_crossover(std::vector<RatioPoint> points);
 
 // The key that measures a workload's size (Workload::size_key: n for gemm, samples for montecarlo).
-std::string size_key_of(const std::string& workload);
+std::string size_key_of(const std::string& name);
 
 // "1e9", "4096", "1_000_000" as a number; 0 when it is not one.
 double size_value(const std::string& text);

@@ -19,6 +19,6 @@ class TimeLeft {
 // The work of a run: the workload's work per repeat at `size` (Workload::work_per_repeat: n^3 for
 // gemm, the samples for Monte Carlo), times the repeats, over the workers (ranks x threads). A size
 // that does not parse counts as 1.
-double run_work(const std::string& workload, const std::string& size, int repeats, int workers);
+double run_work(const std::string& name, const std::string& size, int repeats, int workers);
 
 }  // namespace scalebench::study

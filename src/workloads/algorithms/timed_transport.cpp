@@ -89,8 +89,8 @@ nlohmann::json TimedTransport::to_json(const Communicator& comm) const {
   if (!comm.is_root()) return nullptr;
   nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array();
   for (int r = 0; r < comm.size(); ++r) {
-    sent.push_back(all[static_cast<std::size_t>(2 * r)]);
-    received.push_back(all[static_cast<std::size_t>(2 * r + 1)]);
+    sent.push_back(all[2 * static_cast<std::size_t>(r)]);
+    received.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
   }
   return {{"what", "seconds each rank spends inside " + inner_->name() +
                        " transport calls per repeat (scatter, broadcast, gather; waits included), and the bytes "
