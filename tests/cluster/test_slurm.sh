@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Under an N-node Slurm on the test cluster (tests/cluster/start --slurm): an sbatch -N 2 job runs
-# gemm across 2 nodes with srun; slurm/contrast.sbatch in a 2-node allocation runs the multinode
-# row, as srun steps across the nodes, and says which PMI type its steps use.
+# gemm across 2 nodes with srun (also --distribution shared, 2 ranks a node: one B per node);
+# slurm/contrast.sbatch in a 2-node allocation runs the multinode row, as srun steps across the
+# nodes, and says which PMI type its steps use.
 #   test_slurm.sh pmix   MpiDefault=pmix (or none where Slurm has no pmix plugin)
 #   test_slurm.sh none   MpiDefault=none, the PMIx-less trap: the sbatch script chooses pmix
 #                        itself; with SLURM_MPI_TYPE=none given the job fails, showing why
@@ -59,6 +60,8 @@ cat >"$work/gemm.sbatch" <<JOB
 #!/usr/bin/env bash
 set -euo pipefail
 srun -N 2 -n 2 --ntasks-per-node=1 "$bin" gemm --n 256 --reps 1 --warmup 0 --threads 1 --verify full --quiet --json "$work/gemm.json"
+srun --overcommit -N 2 -n 4 --ntasks-per-node=2 "$bin" gemm --m 37 --n 29 --k 31 --fill integer --distribution shared --reps 1 \
+  --warmup 0 --threads 1 --verify full --quiet --json "$work/shared.json"
 JOB
 timeout 300 sbatch -N 2 --wait --quiet --chdir="$work" --output="$work/gemm.out" "$work/gemm.sbatch" ||
   { show; fail "the gemm job failed (exit $?)"; }
@@ -70,6 +73,14 @@ assert r["ok"] and r["ranks"] == 2 and len(set(hosts)) == 2, (r["ok"], hosts)
 assert set(hosts) <= {"node1", "node2", "node3"}, hosts
 assert "SLURM_JOB_ID" in r["slurm"] and "SLURM_STEP_ID" in r["slurm"], r["slurm"]
 ' "$work/gemm.json"
+check '
+import json, sys
+r = json.load(open(sys.argv[1]))
+dist = r["distribution"]
+assert r["ok"] and r["ranks"] == 4 and dist["scheme"] == "shared" and not r["warnings"], (r["ok"], dist, r["warnings"])
+mem = dist["host_memory_per_node"]
+assert len(mem) == 2 and all(m["b_copies"] == 1 and m["ranks"] == 2 for m in mem), mem
+' "$work/shared.json"
 contrast contrast || { show; fail "contrast.sbatch -N 2 failed (exit $?)"; }
 check_contrast "$work/contrast.json"
-echo "cluster slurm: gemm across 2 nodes by srun in an sbatch -N 2 job; contrast.sbatch ran its multinode rows"
+echo "cluster slurm: gemm across 2 nodes by srun in an sbatch -N 2 job (replicated, and shared: one B per node); contrast.sbatch ran its multinode rows"
