@@ -31,6 +31,8 @@ void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
 // precision, no tensor-core down-conversion (fp32 stays fp32). Set before the calls of `p`.
 void set_math_mode(cublasHandle_t h, Precision p);
 
+class OverlapRepeat;
+
 class CublasGemm final : public GpuGemm {
  public:
   // Selects this rank's GPU and creates its context, stream and cuBLAS handle (collective).
@@ -86,6 +88,11 @@ class CublasGemm final : public GpuGemm {
   void copy_out(const void* device, void* host, std::int64_t count);
   void ensure_host_ring();
   void ensure_overlap_streams();  // --overlap: the in, out and NCCL streams
+  // --overlap: one repeat's streams, communicator and device matrices (bf16 refused), and a
+  // multiply of C's rows [row, row+count) over A's columns [col, col+width) of that repeat.
+  OverlapRepeat begin_overlap(GpuTransport* transport);
+  void multiply_rows(const OverlapRepeat& r, std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width,
+                     bool accumulate);
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;

@@ -43,24 +43,40 @@ void CublasGemm::ensure_overlap_streams() {
   nccl_stream_.emplace(Stream::Priority::high);
 }
 
-void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
-                                     const void* b_host, void* c_full, GpuTransport* transport, PhaseRecorder& rec) {
+OverlapRepeat CublasGemm::begin_overlap(GpuTransport* transport) {
   if (precision_ == Precision::bf16) {
     throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device)");
   }
-  const int ranks = comm_.size(), me = comm_.rank();
-  const bool root = me == 0;
   ncclComm_t nc = nullptr;
-  if (ranks > 1) {
+  if (comm_.size() > 1) {
     if (transport == nullptr) throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
     nc = nccl_comm_of(*transport);
   }
   ensure_overlap_streams();
-  const cudaStream_t cs = stream_.get(), in = in_stream_->get(), out = out_stream_->get(), ns = nccl_stream_->get();
-  const std::size_t e = device_input_bytes(precision_), eo = device_output_bytes(precision_);
-  const std::int64_t n = shape_.n, k = shape_.k;
+  // fp64, fp32 and tf32 keep the host format on the device.
+  return OverlapRepeat({stream_.get(), in_stream_->get(), out_stream_->get(), nccl_stream_->get()}, nc,
+                       {device_input_bytes(precision_), device_output_bytes(precision_), shape_.n, shape_.k,
+                        static_cast<char*>(a_.get()), static_cast<char*>(b_.get()), static_cast<char*>(c_.get())});
+}
+
+void CublasGemm::multiply_rows(const OverlapRepeat& r, std::int64_t row, std::int64_t count, std::int64_t col,
+                               std::int64_t width, bool accumulate) {
+  row_major_gemm(handle_->get(), precision_,
+                 {count, r.n, width, r.a_at(row, col), r.k, r.b_at(col), r.n, r.c_at(row), r.n, accumulate});
+}
+
+void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full,
+                                     const void* b_host, void* c_full, GpuTransport* transport, PhaseRecorder& rec) {
+  OverlapRepeat rep = begin_overlap(transport);
+  const int ranks = comm_.size(), me = comm_.rank();
+  const bool root = me == 0;
+  const cudaStream_t cs = rep.cs, in = rep.in, out = rep.out, ns = rep.ns;
+  const ncclComm_t nc = rep.nc;
+  const std::size_t e = rep.e, eo = rep.eo;
+  const std::int64_t n = rep.n, k = rep.k;
   const int panels = plan.panels(), rounds = plan.rounds();
-  const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  const auto u = OverlapRepeat::u;
+  Ledger& led = rep.led;
 
   // Rank 0 holds every row of A and C in global order; the others hold their own rows from 0.
   const auto base = [&](int r) { return root ? rows.block(r).offset : std::int64_t{0}; };
@@ -69,15 +85,12 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     const auto& v = plan.blocks[u(r)];
     return j < static_cast<int>(v.size()) ? v[u(j)] : Block{0, 0};
   };
-  auto* a_dev = static_cast<char*>(a_.get());
-  auto* b_dev = static_cast<char*>(b_.get());
-  auto* c_dev = static_cast<char*>(c_.get());
   auto* pack = static_cast<char*>(pack_.get());
   const auto* a_host = static_cast<const char*>(a_full);
   const auto* b_src = static_cast<const char*>(b_host);
   auto* c_host = static_cast<char*>(c_full);
-  const auto a_at = [&](std::int64_t row, std::int64_t col) { return a_dev + u(row * k + col) * e; };
-  const auto c_at = [&](std::int64_t row) { return c_dev + u(row * n) * eo; };
+  const auto a_at = [&](std::int64_t row, std::int64_t col) { return rep.a_at(row, col); };
+  const auto c_at = [&](std::int64_t row) { return rep.c_at(row); };
   // Panel p of rank r's head in the panel buffer: on rank 0 all other ranks' heads, panel by
   // panel; on rank r its own head, panel by panel.
   std::int64_t others_head = 0;
@@ -94,19 +107,9 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     return pack + u(at) * e;
   };
   const auto gemm = [&](std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width, bool accumulate) {
-    row_major_gemm(handle_->get(), precision_,
-                   {count, n, width, a_at(row, col), k, b_dev + u(col * n) * e, n, c_at(row), n, accumulate});
+    multiply_rows(rep, row, count, col, width, accumulate);
   };
-
-  Ledger led;
-  const Event& start = led.record(cs);
-  for (cudaStream_t s : {in, out, ns}) wait(s, start);
-  // The multiplies' own events: their summed time is "compute", the first and last bound the
-  // pipeline's fill and drain.
-  std::vector<std::pair<const Event*, const Event*>> gemms;
-  const auto compute = [&](std::string what, auto&& issue) {
-    gemms.push_back(led.span(cs, "compute", what, "", issue));
-  };
+  const auto compute = [&](std::string what, auto&& issue) { rep.compute(std::move(what), issue); };
 
   // Phase 1: B and the heads' A in k-panels; each panel multiplied as it lands.
   for (int p = 0; p < panels; ++p) {
@@ -115,7 +118,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     if (root) {
       led.span(in, "in", fmt::format("B+A panel {}", p), "h2d", [&] {
         SCALEBENCH_CUDA_CHECK(
-            cudaMemcpyAsync(b_dev + u(col * n) * e, b_src + u(col * n) * e, u(w * n) * e, cudaMemcpyHostToDevice, in));
+            cudaMemcpyAsync(rep.b_at(col), b_src + u(col * n) * e, u(w * n) * e, cudaMemcpyHostToDevice, in));
         if (head(0) > 0) {
           SCALEBENCH_CUDA_CHECK(cudaMemcpy2DAsync(a_at(0, col), u(k) * e, a_host + u(col) * e, u(k) * e, u(w) * e,
                                                   u(head(0)), cudaMemcpyHostToDevice, in));
@@ -131,9 +134,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     if (ranks > 1) {
       if (root) wait(ns, *landed);
       led.span(ns, "nccl", fmt::format("bcast B panel {}", p), root ? "broadcast" : "", [&] {
-        SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(b_dev + u(col * n) * e, b_dev + u(col * n) * e, u(w * n) * e,
-                                                 ncclUint8, 0, nc, ns),
-                                   nc);
+        SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(rep.b_at(col), rep.b_at(col), u(w * n) * e, ncclUint8, 0, nc, ns), nc);
       });
       led.span(ns, "nccl", fmt::format("A panel {}", p), root ? "scatter" : "", [&] {
         nccl_group(nc, [&] {
@@ -264,9 +265,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     }
   }
 
-  led.finish(start, {cs, in, out, ns}, gemms, {"h2d", "broadcast", "scatter"}, {"gather", "d2h"}, rec);
-  if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(me, overlap_repeats_, start);
-  ++overlap_repeats_;
+  rep.finish({"h2d", "broadcast", "scatter"}, {"gather", "d2h"}, rec, me, overlap_repeats_++);
 }
 
 }  // namespace scalebench::gpu

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <initializer_list>
 #include <map>
@@ -89,6 +90,64 @@ class Ledger {
   };
   std::deque<Event> events_;
   std::vector<Span> spans_;
+};
+
+// What one repeat of either pipeline works with: its four streams, the NCCL communicator (null on
+// one rank), the device matrices (row-major; A m×k and B k×n in the input format of e bytes an
+// element, C m×n in the output format of eo bytes), the ledger, the start event every stream
+// waits on, and the multiplies' own spans — their summed time is "compute", the first and last
+// bound the pipeline's fill and drain.
+class OverlapRepeat {
+ public:
+  struct Streams {
+    cudaStream_t compute, in, out, nccl;
+  };
+  struct Matrices {
+    std::size_t e, eo;
+    std::int64_t n, k;
+    char *a, *b, *c;
+  };
+  OverlapRepeat(Streams s, ncclComm_t comm, Matrices mat)
+      : cs(s.compute),
+        in(s.in),
+        out(s.out),
+        ns(s.nccl),
+        nc(comm),
+        e(mat.e),
+        eo(mat.eo),
+        n(mat.n),
+        k(mat.k),
+        start_(&led.record(cs)),
+        mat_(mat) {
+    for (cudaStream_t x : {in, out, ns}) wait(x, *start_);
+  }
+  static std::size_t u(std::int64_t v) { return static_cast<std::size_t>(v); }
+  char* a_at(std::int64_t row, std::int64_t col) const { return mat_.a + u(row * k + col) * e; }
+  char* b_at(std::int64_t row) const { return mat_.b + u(row * n) * e; }
+  char* c_at(std::int64_t row) const { return mat_.c + u(row * n) * eo; }
+  // Enqueues a multiply on the compute stream as one timed piece of "compute".
+  template <class F>
+  void compute(std::string what, F&& issue) {
+    gemms_.push_back(led.span(cs, "compute", std::move(what), "", issue));
+  }
+  // Waits for the repeat, records its phases (Ledger::finish) and, with SCALEBENCH_OVERLAP_TRACE,
+  // prints its pieces.
+  void finish(std::initializer_list<const char*> before, std::initializer_list<const char*> after, PhaseRecorder& rec,
+              int rank, int repeat) {
+    led.finish(*start_, {cs, in, out, ns}, gemms_, before, after, rec);
+    if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(rank, repeat, *start_);
+  }
+
+  const cudaStream_t cs, in, out, ns;
+  const ncclComm_t nc;
+  const std::size_t e, eo;
+  const std::int64_t n, k;
+  Ledger led;
+
+ private:
+  const Event* start_;
+  Matrices mat_;
+  std::vector<std::pair<const Event*, const Event*>> gemms_;
 };
 
 // NCCL calls of one step, as one group.

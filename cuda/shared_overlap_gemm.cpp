@@ -25,43 +25,25 @@ namespace scalebench::gpu {
 
 void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b_host, void* c_i,
                                             GpuTransport* transport, PhaseRecorder& rec) {
-  if (precision_ == Precision::bf16) {
-    throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device)");
-  }
+  OverlapRepeat rep = begin_overlap(transport);
   const int ranks = comm_.size(), me = comm_.rank();
-  ncclComm_t nc = nullptr;
-  if (ranks > 1) {
-    if (transport == nullptr) throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
-    nc = nccl_comm_of(*transport);
-  }
-  ensure_overlap_streams();
-  const cudaStream_t cs = stream_.get(), in = in_stream_->get(), out = out_stream_->get(), ns = nccl_stream_->get();
-  // fp64, fp32 and tf32 keep the host format on the device.
-  const std::size_t e = device_input_bytes(precision_), eo = device_output_bytes(precision_);
-  const std::int64_t n = shape_.n, k = shape_.k;
-  const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  const cudaStream_t cs = rep.cs, in = rep.in, out = rep.out, ns = rep.ns;
+  const ncclComm_t nc = rep.nc;
+  const std::size_t e = rep.e, eo = rep.eo;
+  const std::int64_t n = rep.n, k = rep.k;
+  const auto u = OverlapRepeat::u;
+  Ledger& led = rep.led;
   const std::int64_t head = plan.head[u(me)];
   const std::vector<Block>& blocks = plan.blocks[u(me)];
-  auto* a_dev = static_cast<char*>(a_.get());
-  auto* b_dev = static_cast<char*>(b_.get());
-  auto* c_dev = static_cast<char*>(c_.get());
   const auto* a_host = static_cast<const char*>(a_i);
   const auto* b_src = static_cast<const char*>(b_host);
   auto* c_host = static_cast<char*>(c_i);
-  const auto a_at = [&](std::int64_t row, std::int64_t col) { return a_dev + u(row * k + col) * e; };
-  const auto c_at = [&](std::int64_t row) { return c_dev + u(row * n) * eo; };
+  const auto a_at = [&](std::int64_t row, std::int64_t col) { return rep.a_at(row, col); };
+  const auto c_at = [&](std::int64_t row) { return rep.c_at(row); };
   const auto gemm = [&](std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width, bool accumulate) {
-    row_major_gemm(handle_->get(), precision_,
-                   {count, n, width, a_at(row, col), k, b_dev + u(col * n) * e, n, c_at(row), n, accumulate});
+    multiply_rows(rep, row, count, col, width, accumulate);
   };
-
-  Ledger led;
-  const Event& start = led.record(cs);
-  for (cudaStream_t s : {in, out, ns}) wait(s, start);
-  std::vector<std::pair<const Event*, const Event*>> gemms;
-  const auto compute = [&](std::string what, auto&& issue) {
-    gemms.push_back(led.span(cs, "compute", what, "", issue));
-  };
+  const auto compute = [&](std::string what, auto&& issue) { rep.compute(std::move(what), issue); };
 
   // Phase 1: B's panels, each cut over the ranks and all-gathered; the head multiplied per panel.
   for (int p = 0; p < plan.panels(); ++p) {
@@ -71,7 +53,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     led.span(in, "in", fmt::format("B piece+A panel {}", p), "h2d", [&] {
       const std::int64_t first = col + mine.offset;
       if (mine.count > 0) {
-        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(b_dev + u(first * n) * e, b_src + u(first * n) * e, u(mine.count * n) * e,
+        SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(rep.b_at(first), b_src + u(first * n) * e, u(mine.count * n) * e,
                                               cudaMemcpyHostToDevice, in));
       }
       if (head > 0) {
@@ -83,7 +65,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     if (ranks > 1) {
       wait(ns, *landed);
       led.span(ns, "nccl", fmt::format("allgather B panel {}", p), "allgather",
-               [&] { all_gather_rows(nc, b_dev + u(col * n) * e, u(n) * e, pieces, ns); });
+               [&] { all_gather_rows(nc, rep.b_at(col), u(n) * e, pieces, ns); });
       landed = &led.record(ns);
     }
     wait(cs, *landed);
@@ -118,9 +100,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     down(fmt::format("C block {}", j), b, led.record(cs));
   }
 
-  led.finish(start, {cs, in, out, ns}, gemms, {"h2d", "allgather"}, {"d2h"}, rec);
-  if (std::getenv("SCALEBENCH_OVERLAP_TRACE") != nullptr) led.trace(me, overlap_repeats_, start);
-  ++overlap_repeats_;
+  rep.finish({"h2d", "allgather"}, {"d2h"}, rec, me, overlap_repeats_++);
 }
 
 }  // namespace scalebench::gpu
