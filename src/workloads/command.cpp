@@ -105,7 +105,9 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
 int run_workload_command(WorkloadCommand& command) {
   return run_mpi_command(
       main_argc(), main_argv(), [&] { command.configure(); },
-      [&](const Communicator& comm) { return command.run(comm) ? 0 : static_cast<int>(ExitCode::verification_failed); });
+      [&](const Communicator& comm) {
+        return command.run(comm) ? 0 : static_cast<int>(ExitCode::verification_failed);
+      });
 }
 
 }  // namespace scalebench

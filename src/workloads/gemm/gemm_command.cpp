@@ -183,7 +183,8 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
 }  // namespace
 
 std::shared_ptr<WorkloadCommand> add_gemm_command(CLI::App& app) {
-  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_distributed_gemm, gemm_prediction);
+  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_distributed_gemm,
+                                                                 gemm_prediction);
 }
 
 }  // namespace scalebench

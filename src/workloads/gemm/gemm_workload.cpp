@@ -72,13 +72,15 @@ class GemmWorkload final : public Workload {
 
   // The triple loop runs at about 1 GFLOP/s: n=768 takes about a second.
   ContrastSizing contrast_sizing() const override {
-    return {512, 4096, "2048", "768",
-            {"--n",
-                    "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), "
+    return {512,
+            4096,
+            "2048",
+            "768",
+            {"--n", "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), "
                     "from a quick n=512 run]"},
             {"--gpu-n",
-                    "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
-                    "a repeat, from a quick n=4096 run on one GPU]"},
+             "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
+             "a repeat, from a quick n=4096 run on one GPU]"},
             {"--naive-n", "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]"},
             "GEMM precision fp64 | fp32 [fp64]"};
   }

@@ -133,7 +133,9 @@ std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
 }  // namespace
 
 std::shared_ptr<WorkloadCommand> add_montecarlo_command(CLI::App& app) {
-  return std::make_shared<ConfigCommand<MonteCarloConfig, MonteCarloResult>>(add_montecarlo_options(&app), run_distributed_montecarlo, montecarlo_prediction);
+  return std::make_shared<ConfigCommand<MonteCarloConfig, MonteCarloResult>>(add_montecarlo_options(&app),
+                                                                             run_distributed_montecarlo,
+                                                                             montecarlo_prediction);
 }
 
 }  // namespace scalebench

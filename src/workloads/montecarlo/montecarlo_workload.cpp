@@ -65,13 +65,16 @@ class MonteCarloWorkload final : public Workload {
 
   // The naive generator runs 5e7 samples in about 0.6 s.
   ContrastSizing contrast_sizing() const override {
-    return {1e7, 1e9, "1e8", "5e7",
+    return {1e7,
+            1e9,
+            "1e8",
+            "5e7",
             {"--samples",
-                    "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat "
-                    "(6..15 s)]"},
+             "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat "
+             "(6..15 s)]"},
             {"--gpu-samples",
-                    "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
-                    "takes about 0.5 s a repeat]"},
+             "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
+             "takes about 0.5 s a repeat]"},
             {"--naive-samples", "Samples for the naive Monte Carlo (~0.6 s) [5e7]"},
             ""};
   }
