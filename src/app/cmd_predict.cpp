@@ -1,7 +1,6 @@
 // `scalebench predict <workload>`: the model's answer for a run here or on a machine a
 // saved profile describes, scaled to N nodes × R ranks × G GPUs (docs/model.md, "predict").
 // Nothing is computed and MPI is not started.
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
