@@ -17,7 +17,6 @@ namespace {
 
 struct ContrastCli {
   std::string workload = "both";
-  ContrastSizes gemm, montecarlo;  // --n, --gpu-n, --naive-n; --samples, --gpu-samples, --naive-samples
   std::string modes;
   std::string json, csv;
   std::string mpirun_args, srun_args;
@@ -41,8 +40,28 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-int run(ContrastCli& c) {
-  try {
+// The sizes given to the workload's contrast options: positive counts (UsageError otherwise).
+void check_sizes(const Workload& w, const ContrastSizes& sizes) {
+  const ContrastSizing sizing = w.contrast_sizing();
+  for (const auto& [option, value] : {std::pair{&sizing.cpu_option, &sizes.cpu},
+                                      {&sizing.gpu_option, &sizes.gpu},
+                                      {&sizing.naive_option, &sizes.naive}}) {
+    if (!value->empty()) parse_positive_count(option->name, *value);
+  }
+}
+
+// The workload's contrast options: its sizes, and --precision when it has one.
+void add_workload_options(CLI::App* app, const Workload& w, ContrastOptions& o) {
+  const ContrastSizing sizing = w.contrast_sizing();
+  ContrastSizes& sizes = o.sizes[std::string(w.name())];
+  app->add_option(sizing.cpu_option.name, sizes.cpu, sizing.cpu_option.help);
+  app->add_option(sizing.gpu_option.name, sizes.gpu, sizing.gpu_option.help);
+  app->add_option(sizing.naive_option.name, sizes.naive, sizing.naive_option.help);
+  if (!sizing.precision_help.empty()) app->add_option("--precision", o.precision, sizing.precision_help);
+}
+
+int run(const ContrastCli& c) {
+  return run_reporting([&] {
     ContrastOptions o = c.o;
     if (c.workload != "both" && c.workload != "all") {
       for (const auto& name : split_list(c.workload)) {
@@ -61,16 +80,7 @@ int run(ContrastCli& c) {
       o.rows.push_back(m);
     }
     o.modes_explicit = !o.modes.empty();
-    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--n", &c.gemm.cpu},
-                                      {"--gpu-n", &c.gemm.gpu},
-                                      {"--naive-n", &c.gemm.naive},
-                                      {"--samples", &c.montecarlo.cpu},
-                                      {"--gpu-samples", &c.montecarlo.gpu},
-                                      {"--naive-samples", &c.montecarlo.naive}}) {
-      if (!value->empty()) parse_positive_count(name, *value);
-    }
-    o.sizes["gemm"] = c.gemm;
-    o.sizes["montecarlo"] = c.montecarlo;
+    for (const Workload* w : workloads()) check_sizes(*w, o.sizes[std::string(w->name())]);
     if (o.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", o.reps));
     if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", o.warmup));
     if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
@@ -79,13 +89,7 @@ int run(ContrastCli& c) {
     if (!c.json.empty()) o.json_path = c.json;
     if (!c.csv.empty()) o.csv_path = c.csv;
     return run_contrast(o).exit_code;
-  } catch (const Error& e) {
-    print_error(e.what());
-    return static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    print_error(fmt::format("internal error: {}; please report it", e.what()));
-    return static_cast<int>(ExitCode::internal);
-  }
+  });
 }
 
 }  // namespace
@@ -104,22 +108,7 @@ Subcommand register_contrast(CLI::App& root) {
                   "Comma-separated rows to run (naive,single-core,multi-thread,numa,gpu,gpu-naive,multi-gpu,"
                   "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
                   "possible are skipped with the reason]");
-  app->add_option(
-      "--n", c->gemm.cpu,
-      "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), from a quick "
-      "n=512 run]");
-  app->add_option("--gpu-n", c->gemm.gpu,
-                  "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
-                  "a repeat, from a quick n=4096 run on one GPU]");
-  app->add_option("--naive-n", c->gemm.naive, "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]");
-  app->add_option("--precision", c->o.precision, "GEMM precision fp64 | fp32 [fp64]");
-  app->add_option(
-      "--samples", c->montecarlo.cpu,
-      "Monte Carlo pi samples of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s)]");
-  app->add_option("--gpu-samples", c->montecarlo.gpu,
-                  "Monte Carlo pi samples of the GPU rows [--samples when given, else measured: the fastest GPU row "
-                  "takes about 0.5 s a repeat]");
-  app->add_option("--naive-samples", c->montecarlo.naive, "Samples for the naive Monte Carlo (~0.6 s) [5e7]");
+  for (const Workload* w : workloads()) add_workload_options(app, *w, c->o);
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");
@@ -144,10 +133,7 @@ Subcommand register_contrast(CLI::App& root) {
   app->add_flag(
       "--no-report", [c](std::int64_t) { c->o.report = false; },
       "Do not write report.html in the out-dir at the end (scalebench report DIR writes it later)");
-  Subcommand sub;
-  sub.app = app;
-  sub.run = [c]() { return run(*c); };
-  return sub;
+  return {app, [c] { return run(*c); }};
 }
 
 }  // namespace scalebench::app

@@ -1,10 +1,9 @@
-// `scalebench predict gemm|montecarlo`: the model's answer for a run here or on a machine a
+// `scalebench predict <workload>`: the model's answer for a run here or on a machine a
 // saved profile describes, scaled to N nodes × R ranks × G GPUs (docs/model.md, "predict").
 // Nothing is computed and MPI is not started.
-#include <cmath>
 #include <cstdio>
 #include <functional>
-#include <map>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -16,7 +15,10 @@
 #include "scalebench/base/parse.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/drivers/study.hpp"
+#include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/prediction.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench::app {
 namespace {
@@ -73,40 +75,6 @@ json phases_json(const Prediction& pred) {
   json ph = json::object();
   for (const auto& [name, s] : pred.phases) ph[name] = s;
   return ph;
-}
-
-// What a workload contributes: its prediction on any layout, and its variants on one core and one GPU.
-struct PredictedWorkload {
-  std::string what;  // the configuration in words
-  std::string unit;  // "GFLOP/s" or "samples/s"
-  double work = 0;   // flops or samples of one end-to-end
-  bool gpu = false;  // a GPU backend
-  int threads = 1;
-  int repeats = 1;  // warm-up + timed repeats of one job
-  std::function<Prediction(const MachineLayout&)> here;
-  std::function<Prediction(const MachineLayout&)> one_core;
-  std::function<Prediction(const MachineLayout&)> one_gpu;
-  // The smallest size at which one GPU beats a whole node's cores, as text.
-  std::function<std::string()> crossover;
-};
-
-std::optional<double> try_seconds(const std::function<Prediction(const MachineLayout&)>& f, const MachineLayout& m) {
-  try {
-    return f(m).end_to_end;
-  } catch (const UsageError&) {
-    return std::nullopt;
-  }
-}
-
-// The smallest size in [lo, hi] (geometric steps of 2^(1/8)) at which `gpu` is faster than `cpu`.
-std::optional<double> crossover_size(double lo, double hi, const std::function<std::optional<double>(double)>& gpu,
-                                     const std::function<std::optional<double>(double)>& cpu) {
-  for (double x = lo; x <= hi; x *= std::pow(2.0, 0.125)) {
-    const auto g = gpu(x), c = cpu(x);
-    if (!g || !c) return std::nullopt;
-    if (*g < *c) return x;
-  }
-  return std::nullopt;
 }
 
 int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m, const PredictOptions& o,
@@ -172,115 +140,32 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
   return 0;
 }
 
-PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, const MachineLayout& m) {
-  GemmConfig cfg = cfg_in;
-  if (cfg.backend == GemmBackendKind::naive) cfg.threads = 1;
-  if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
-  const auto& s = cfg.shape;
-  PredictedWorkload w;
-  w.what = fmt::format("gemm {}x{}x{} {} {}{}{}", s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
-                       cfg.backend == GemmBackendKind::cublas ? " transport " + to_string(cfg.transport) : "",
-                       cfg.overlap    ? " overlap"
-                       : cfg.resident ? " resident"
-                                      : "");
-  w.unit = "GFLOP/s";
-  w.work = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) * 1e-9;
-  w.gpu = cfg.backend == GemmBackendKind::cublas;
-  w.threads = cfg.threads;
-  w.repeats = cfg.reps + cfg.warmup;
-  w.here = [&p, cfg](const MachineLayout& l) { return predict_gemm(p, cfg, l); };
-  const Precision cpu_precision = cfg.precision == Precision::fp64 ? Precision::fp64 : Precision::fp32;
-  auto variant = [cfg](GemmBackendKind b, Precision prec, int threads) {
-    GemmConfig c = cfg;
-    c.backend = b;
-    c.precision = prec;
-    c.threads = threads;
-    c.transport = Transport::mpi;
-    c.overlap = c.resident = false;
-    return c;
-  };
-  w.one_core = [&p, c = variant(GemmBackendKind::openblas, cpu_precision, 1)](const MachineLayout& l) {
-    return predict_gemm(p, c, l);
-  };
-  w.one_gpu = [&p, c = variant(GemmBackendKind::cublas, cfg.precision, 1)](const MachineLayout& l) {
-    return predict_gemm(p, c, l);
-  };
-  w.crossover = [&p, variant, cpu_precision, gpu_precision = cfg.precision] {
-    auto square = [&](GemmConfig c, double n, int gpus) -> std::optional<double> {
-      c.shape = {std::llround(n), std::llround(n), std::llround(n)};
-      return try_seconds([&](const MachineLayout& l) { return predict_gemm(p, c, l); }, {1, 1, gpus});
-    };
-    const auto x = crossover_size(
-        64, 65536, [&](double n) { return square(variant(GemmBackendKind::cublas, gpu_precision, 1), n, 1); },
-        [&](double n) { return square(variant(GemmBackendKind::openblas, cpu_precision, p.cores), n, 0); });
-    return x ? fmt::format("square n >= {} ({}: one GPU with its copies beats one node's {} cores)", std::llround(*x),
-                           to_string(gpu_precision), p.cores)
-             : std::string("none found for n in [64, 65536] (or no GPU figures in the profile)");
-  };
-  return w;
-}
-
-PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
-  MonteCarloConfig cfg = cfg_in;
-  resolve_defaults(cfg);
-  if (cfg.backend != McBackendKind::cpu) cfg.threads = 1;  // naive is one thread; GPU backends one host thread
-  if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
-  PredictedWorkload w;
-  w.what = fmt::format("montecarlo {} {} samples {}", to_string(cfg.problem), to_string(cfg.backend), cfg.samples);
-  w.unit = "samples/s";
-  w.work = static_cast<double>(cfg.samples);
-  w.gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
-  w.threads = cfg.threads;
-  w.repeats = cfg.reps + cfg.warmup;
-  w.here = [&p, cfg](const MachineLayout& l) { return predict_montecarlo(p, cfg, l); };
-  auto variant = [cfg](McBackendKind b, int threads) {
-    MonteCarloConfig c = cfg;
-    c.backend = b;
-    c.threads = threads;
-    return c;
-  };
-  w.one_core = [&p, c = variant(McBackendKind::cpu, 1)](const MachineLayout& l) { return predict_montecarlo(p, c, l); };
-  w.one_gpu = [&p, c = variant(McBackendKind::cuda, 1)](const MachineLayout& l) { return predict_montecarlo(p, c, l); };
-  w.crossover = [&p, variant] {
-    auto at = [&](MonteCarloConfig c, double samples, int gpus) -> std::optional<double> {
-      c.samples = std::max<std::int64_t>(c.chunk_size, std::llround(samples / 4) * 4);
-      return try_seconds([&](const MachineLayout& l) { return predict_montecarlo(p, c, l); }, {1, 1, gpus});
-    };
-    const auto x = crossover_size(
-        1e3, 1e13, [&](double n) { return at(variant(McBackendKind::cuda, 1), n, 1); },
-        [&](double n) { return at(variant(McBackendKind::cpu, p.cores), n, 0); });
-    return x ? fmt::format("samples >= {:.3g} (one GPU beats one node's {} cores)", *x, p.cores)
-             : std::string("none found for samples in [1e3, 1e13] (or no GPU figures in the profile)");
-  };
-  return w;
-}
-
-template <class MakeConfig, class MakeWorkload>
-int run_predict(const PredictOptions& o, const MakeConfig& make_config, const MakeWorkload& make_workload) {
+int run_predict(const PredictOptions& o, WorkloadCommand& command) {
   try {
-    auto cfg = make_config();
+    command.configure();
     const auto [p, m] = machine_of(o);
-    const PredictedWorkload w = make_workload(cfg, p, m);
-    if (cfg.json_path) check_output_path(*cfg.json_path);
-    return report(w, p, m, o, cfg.json_path);
+    const PredictedWorkload w = command.predict(p, m);
+    const std::optional<std::string> json_path = command.json_path();
+    if (json_path) check_output_path(*json_path);
+    return report(w, p, m, o, json_path);
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());
   }
 }
 
-// One study run's workload arguments parsed with the workload's own options.
-template <class Config>
-Config parse_run(const std::function<std::function<Config()>(CLI::App*)>& add_options, const StudyRun& run) {
+// One study run predicted: its workload arguments parsed with the workload's own options.
+PredictedWorkload predict_run(const Workload& workload, const StudyRun& run, const Profile& p, const MachineLayout& m) {
   CLI::App parser;
-  const auto make = add_options(&parser);
+  const std::shared_ptr<WorkloadCommand> command = workload.add_command(parser);
   std::vector<std::string> args(run.workload_argv.rbegin(), run.workload_argv.rend() - 1);  // CLI11: reversed
   try {
     parser.parse(args);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  return make();
+  command->configure();
+  return command->predict(p, m);
 }
 
 std::string study_line(const PredictedWorkload& w, const StudyRun& run, const MachineLayout& m) {
@@ -293,20 +178,6 @@ std::string study_line(const PredictedWorkload& w, const StudyRun& run, const Ma
                      fmt::format("{:.4g} {}", pred.end_to_end > 0 ? w.work / pred.end_to_end : 0.0, w.unit),
                      base ? fmt::format("{:.2f}x", *base / pred.end_to_end) : "-", sums.computation, sums.communication,
                      sums.transfer, run.key);
-}
-
-// The model's prediction of a study run, by the study's workload (workload.hpp's names).
-using StudyPredictor = std::function<PredictedWorkload(const StudyRun&, const Profile&, const MachineLayout&)>;
-const std::map<std::string, StudyPredictor>& study_predictors() {
-  static const std::map<std::string, StudyPredictor> by_name = {
-      {"gemm",
-       [](const StudyRun& run, const Profile& p, const MachineLayout& m) {
-         return gemm_prediction(parse_run<GemmConfig>(add_gemm_options, run), p, m);
-       }},
-      {"montecarlo", [](const StudyRun& run, const Profile& p, const MachineLayout& m) {
-         return montecarlo_prediction(parse_run<MonteCarloConfig>(add_montecarlo_options, run), p, m);
-       }}};
-  return by_name;
 }
 
 }  // namespace
@@ -326,11 +197,9 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
     for (const auto& run : runs) {
       const MachineLayout m{run.nodes, run.ranks_per_node, p.gpu.present ? p.gpu.count : 0};
       try {
-        const auto predictor = study_predictors().find(spec.workload);
-        if (predictor == study_predictors().end()) {
-          throw UsageError(fmt::format("the model has no prediction for workload {}", spec.workload));
-        }
-        table += study_line(predictor->second(run, p, m), run, m);
+        const Workload* w = find_workload(spec.workload);
+        if (w == nullptr) throw UsageError(fmt::format("the model has no prediction for workload {}", spec.workload));
+        table += study_line(predict_run(*w, run, p, m), run, m);
       } catch (const UsageError& e) {
         table += fmt::format("{:>4} {:>5} {:>5}  cannot predict: {}  {}\n", run.index, run.nodes, run.ranks, e.what(),
                              run.key);
@@ -347,22 +216,22 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
 Subcommand register_predict(CLI::App& root) {
   auto* app = root.add_subcommand(
       "predict",
-      "Predict a gemm or montecarlo run from a machine profile, on this machine or one the profile describes: "
-      "phases, end-to-end, speed-up and efficiency against one core and one GPU, the CPU/GPU crossover, cost");
+      fmt::format("Predict a {} run from a machine profile, on this machine or one the profile describes: phases, "
+                  "end-to-end, speed-up and efficiency against one core and one GPU, the CPU/GPU crossover, cost",
+                  workload_names()));
   app->require_subcommand(1);
   auto o = std::make_shared<PredictOptions>();
-  auto* gemm = app->add_subcommand("gemm", "Predict `scalebench gemm` with these options (run-only options such as "
-                                           "--pin, --seed, --verify are accepted and ignored; --json writes the "
-                                           "prediction)");
-  auto* mc = app->add_subcommand("montecarlo", "Predict `scalebench montecarlo` with these options (--json writes the "
-                                               "prediction)");
-  const auto make_gemm = add_gemm_options(gemm);
-  const auto make_mc = add_montecarlo_options(mc);
-  add_predict_options(gemm, *o);
-  add_predict_options(mc, *o);
-  return {app, [=] {
-            if (gemm->parsed()) return run_predict(*o, make_gemm, gemm_prediction);
-            return run_predict(*o, make_mc, montecarlo_prediction);
+  std::vector<std::pair<CLI::App*, std::shared_ptr<WorkloadCommand>>> commands;
+  for (const Workload* w : workloads()) {
+    auto* sub = app->add_subcommand(std::string(w->name()), std::string(w->predict_description()));
+    commands.emplace_back(sub, w->add_command(*sub));
+    add_predict_options(sub, *o);
+  }
+  return {app, [o, commands] {
+            for (const auto& [sub, command] : commands) {
+              if (sub->parsed()) return run_predict(*o, *command);
+            }
+            return static_cast<int>(ExitCode::usage);
           }};
 }
 

@@ -1,6 +1,4 @@
 // `scalebench study FILE`: a scaling study from a study file (jobs/*.yaml).
-#include <fmt/format.h>
-
 #include "commands.hpp"
 #include "run_support.hpp"
 #include "scalebench/base/error.hpp"
@@ -38,22 +36,13 @@ Subcommand register_study(CLI::App& root) {
   app->add_option("--profile", predict->second,
                   "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
                   "default place]");
-  Subcommand sub;
-  sub.app = app;
-  sub.run = [o, predict]() {
-    if (predict->first) return print_study_prediction(o->file, predict->second);
-    try {
-      if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
-      return run_study(*o).exit_code;
-    } catch (const Error& e) {
-      print_error(e.what());
-      return static_cast<int>(e.code());
-    } catch (const std::exception& e) {
-      print_error(fmt::format("internal error: {}; please report it", e.what()));
-      return static_cast<int>(ExitCode::internal);
-    }
-  };
-  return sub;
+  return {app, [o, predict] {
+            if (predict->first) return print_study_prediction(o->file, predict->second);
+            return run_reporting([&] {
+              if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
+              return run_study(*o).exit_code;
+            });
+          }};
 }
 
 }  // namespace scalebench::app

@@ -12,12 +12,13 @@
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/gpu/device.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 int main(int argc, char** argv) {
   using namespace scalebench;
   register_builtin_devices();
   set_command_line(argc, argv);
-  app::set_main_args(argc, argv);
+  set_main_args(argc, argv);
 
   CLI::App root{"scalebench: measure and explain how a distributed GEMM and a sharded Monte Carlo scale "
                 "over cores, NUMA domains, GPUs and nodes; every result verified."};
@@ -30,8 +31,7 @@ int main(int argc, char** argv) {
       "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more ranks than cores needs --oversubscribe.");
 
   std::vector<app::Subcommand> subs;
-  subs.push_back(app::register_gemm(root));
-  subs.push_back(app::register_montecarlo(root));
+  for (const Workload* w : workloads()) subs.push_back(app::register_workload(root, *w));
   subs.push_back(app::register_topology(root));
   subs.push_back(app::register_contrast(root));
   subs.push_back(app::register_study(root));
@@ -45,17 +45,17 @@ int main(int argc, char** argv) {
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    if (app::is_launch_root()) return root.exit(e);
+    if (is_launch_root()) return root.exit(e);
     return 0;
   } catch (const CLI::CallForAllHelp& e) {
-    if (app::is_launch_root()) return root.exit(e);
+    if (is_launch_root()) return root.exit(e);
     return 0;
   } catch (const CLI::CallForVersion& e) {
-    if (app::is_launch_root()) return root.exit(e);
+    if (is_launch_root()) return root.exit(e);
     return 0;
   } catch (const CLI::ParseError& e) {
-    if (app::is_launch_root()) {
-      app::print_error(fmt::format("{}; run `scalebench --help` or `scalebench <subcommand> --help`", e.what()));
+    if (is_launch_root()) {
+      print_error(fmt::format("{}; run `scalebench --help` or `scalebench <subcommand> --help`", e.what()));
     }
     return static_cast<int>(ExitCode::usage);
   }

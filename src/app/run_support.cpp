@@ -1,43 +1,22 @@
 #include "run_support.hpp"
 
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <ios>
 #include <new>
 
 #include <fmt/format.h>
 
-#include "scalebench/base/host.hpp"
-#include "scalebench/base/parse.hpp"
-#include "scalebench/topology/placement.hpp"
-
 namespace scalebench::app {
 namespace {
-// More BLAS or Monte Carlo threads than any node has cores is a typing error.
-constexpr std::int64_t kMaxThreads = std::int64_t{1} << 16;
-int g_argc = 0;
-char** g_argv = nullptr;
+
+int fail(ExitCode code, const std::string& message) {
+  print_error(message);
+  return static_cast<int>(code);
+}
+
 }  // namespace
 
-void set_main_args(int argc, char** argv) {
-  g_argc = argc;
-  g_argv = argv;
-}
-int& main_argc() { return g_argc; }
-char**& main_argv() { return g_argv; }
-
-void print_error(const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "scalebench: error: %s\n", message.c_str());
-  std::fflush(stderr);
-}
-
 int run_guarded(const std::function<int()>& run) {
-  const auto fail = [](ExitCode code, const std::string& message) {
-    print_error(message);
-    return static_cast<int>(code);
-  };
   try {
     return run();
   } catch (const Error& e) {
@@ -53,72 +32,13 @@ int run_guarded(const std::function<int()>& run) {
   }
 }
 
-void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
-  app->add_option("--threads", o.threads, help.threads);
-  app->add_option("--pin", o.pin,
-                  "Bind each rank: none | core (its share of the node's cores) | numa (its NUMA domain, memory "
-                  "bound) | gpu (cores near its GPU) | auto (gpu with a GPU, else numa when ranks fill the "
-                  "domains, else core); a binding the launcher made is kept [auto]");
-  app->add_option("--reps", o.reps, "Timed repeats, 1 to 2^30; medians are reported [5]");
-  app->add_option("--warmup", o.warmup, "Untimed warm-up repeats, 0 to 2^30 [1]");
-  app->add_option("--seed", o.seed, help.seed);
-  app->add_option(
-      "--json", o.json,
-      "Write the run record to this file: replaced atomically (never a partial file); a link is followed; a "
-      "device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place");
-  app->add_flag("--dry-run", o.dry_run, help.dry_run);
-  app->add_flag("--quiet", o.quiet, "No table and no progress lines (errors still print)");
-  app->add_flag("--share-gpu", o.share_gpu, help.share_gpu);
-}
-
-ParsedRunOptions parse_run_options(const RunOptions& o, const CLI::App& app) {
-  ParsedRunOptions p;
-  p.pin = parse_pin_policy(o.pin);
-  if (app.count("--threads")) {
-    p.threads = static_cast<int>(parse_integer("--threads", o.threads, 1, kMaxThreads));
-  }
-  // Each at most 2^30, so that repeats + warm-up fit an int.
-  p.reps = static_cast<int>(parse_integer("--reps", o.reps, 1, std::int64_t{1} << 30));
-  p.warmup = static_cast<int>(parse_integer("--warmup", o.warmup, 0, std::int64_t{1} << 30));
-  p.seed = parse_unsigned("--seed", o.seed);
-  if (app.count("--json")) {
-    if (o.json.empty()) throw UsageError("--json needs a file name (got an empty string)");
-    p.json = o.json;
-  }
-  return p;
-}
-
-bool is_launch_root() { return launcher_rank() == 0; }
-
-int run_mpi_command(int& argc, char**& argv, const std::function<void()>& validate,
-                    const std::function<int(const Communicator&)>& body) {
+int run_reporting(const std::function<int()>& run) {
   try {
-    validate();
+    return run();
   } catch (const Error& e) {
-    if (is_launch_root()) print_error(e.what());
-    return static_cast<int>(e.code());
-  }
-
-  MpiEnvironment env(argc, argv);
-  Communicator world = Communicator::world();
-  auto abort_with = [&](ExitCode code, const std::string& what) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "scalebench: error on %s rank %d: %s\n", host_name().c_str(), world.rank(), what.c_str());
-    std::fflush(stderr);
-    if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, static_cast<int>(code));
-    return static_cast<int>(code);
-  };
-  try {
-    return body(world);
-  } catch (const AgreedError& e) {
-    if (world.is_root()) print_error(e.what());
-    return static_cast<int>(e.code());
-  } catch (const Error& e) {
-    return abort_with(e.code(), e.what());
-  } catch (const std::bad_alloc&) {
-    return abort_with(ExitCode::resource, "out of host memory; use a smaller size or more ranks");
+    return fail(e.code(), e.what());
   } catch (const std::exception& e) {
-    return abort_with(ExitCode::internal, fmt::format("internal error: {}", e.what()));
+    return fail(ExitCode::internal, fmt::format("internal error: {}; please report it", e.what()));
   }
 }
 

@@ -1,14 +1,18 @@
 // The workload registry and what the drivers read through it: names, the figures of a record
 // (rates and the compute / communication / transfer split by phase kind), the contrast rows'
-// arguments and sizes, the work behind the time estimates.
+// arguments and sizes, the work behind the time estimates; each workload's own subcommand (its
+// options, checked configuration and prediction) and the contrast options it brings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <set>
 
 #include "drivers/study/files.hpp"
 #include "drivers/study/time_left.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
+#include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 namespace sb = scalebench;
@@ -21,7 +25,76 @@ bool has(const std::vector<std::string>& args, const std::string& a) {
   return std::find(args.begin(), args.end(), a) != args.end();
 }
 
+// The workload's subcommand parsed from `args` (as typed) and configured.
+std::shared_ptr<sb::WorkloadCommand> configured(const sb::Workload& w, std::vector<std::string> args) {
+  CLI::App app;
+  auto command = w.add_command(app);
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector reversed
+  app.parse(args);
+  command->configure();
+  return command;
+}
+
 }  // namespace
+
+TEST(WorkloadCommand, EachWorkloadDeclaresItsOptionsWithTheSharedOnesAndChecksItsConfiguration) {
+  for (const sb::Workload* w : sb::workloads()) {
+    SCOPED_TRACE(std::string(w->name()));
+    EXPECT_NE(w->description(), "");
+    EXPECT_NE(w->predict_description().find("scalebench " + std::string(w->name())), std::string_view::npos);
+    const std::string size_option = "--" + std::string(w->size_key());
+    const std::string size = w->contrast_sizing().naive;
+    const auto command = configured(*w, {size_option, size, "--reps", "2", "--json", "run.json"});
+    EXPECT_EQ(command->json_path().value_or(""), "run.json");
+    EXPECT_FALSE(configured(*w, {size_option, size})->json_path().has_value());
+    // Checked before MPI would start: a bad size or a shared option out of range is a UsageError.
+    EXPECT_THROW(configured(*w, {size_option, "0"}), sb::UsageError);
+    EXPECT_THROW(configured(*w, {size_option, size, "--reps", "0"}), sb::UsageError);
+    EXPECT_THROW(configured(*w, {"--no-such-option"}), CLI::ParseError);
+  }
+}
+
+TEST(WorkloadCommand, PredictsItsConfigurationFromAProfile) {
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const sb::Profile p = sb::load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
+  const sb::MachineLayout one{1, 1, 0}, four{1, 4, 0};
+  const auto gemm = configured(sb::workload("gemm"), {"--n", "2048", "--threads", "1"});
+  const sb::PredictedWorkload g = gemm->predict(p, one);
+  EXPECT_EQ(g.unit, "GFLOP/s");
+  EXPECT_DOUBLE_EQ(g.work, 2.0 * 2048.0 * 2048.0 * 2048.0 * 1e-9);
+  EXPECT_EQ(g.repeats, 5 + 1);
+  // Four ranks do the multiply sooner than one.
+  const auto compute_s = [](const sb::Prediction& pred) {
+    const auto it = std::find_if(pred.phases.begin(), pred.phases.end(),
+                                 [](const auto& ph) { return ph.first == sb::phase::compute; });
+    return it == pred.phases.end() ? 0.0 : it->second;
+  };
+  EXPECT_GT(compute_s(g.here(one)), 0.0);
+  EXPECT_LT(compute_s(g.here(four)), compute_s(g.here(one)));
+  const auto mc = configured(sb::workload("montecarlo"), {"--samples", "1e8", "--reps", "2", "--warmup", "0"});
+  const sb::PredictedWorkload m = mc->predict(p, one);
+  EXPECT_EQ(m.unit, "samples/s");
+  EXPECT_DOUBLE_EQ(m.work, 1e8);
+  EXPECT_EQ(m.repeats, 2);
+  EXPECT_GT(m.here(one).end_to_end, 0.0);
+}
+
+TEST(WorkloadContrast, EachWorkloadBringsItsOwnSizeOptionsAndOnePrecisionAtMost) {
+  std::set<std::string> names = {"--precision"};
+  int precisions = 0;
+  for (const sb::Workload* w : sb::workloads()) {
+    const sb::ContrastSizing s = w->contrast_sizing();
+    for (const auto* o : {&s.cpu_option, &s.gpu_option, &s.naive_option}) {
+      EXPECT_EQ(o->name.rfind("--", 0), 0u) << o->name;
+      EXPECT_NE(o->help, "") << o->name;
+      EXPECT_TRUE(names.insert(o->name).second) << o->name << " declared twice";
+    }
+    precisions += s.precision_help.empty() ? 0 : 1;
+  }
+  EXPECT_EQ(sb::workload("gemm").contrast_sizing().cpu_option.name, "--n");
+  EXPECT_EQ(sb::workload("montecarlo").contrast_sizing().naive_option.name, "--naive-samples");
+  EXPECT_LE(precisions, 1);
+}
 
 TEST(WorkloadRegistry, FindsEachWorkloadByItsNameAndRefusesOthersNamingTheRegistered) {
   ASSERT_EQ(sb::workloads().size(), 2u);

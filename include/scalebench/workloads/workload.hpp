@@ -1,11 +1,13 @@
 #pragma once
 // The workload seam: what the drivers (contrast, study) and the CLI need to know of a workload —
-// its name, the option that sets its size and the work a size means, the arguments of each
-// contrast row, how the contrast sizes it, and the figures its run records give — behind one
-// interface, found by name in one registry. Drivers never test a workload's name; a new workload
+// its name, its subcommand (options, configuration, run, the model's prediction), the option that
+// sets its size and the work a size means, the arguments of each contrast row, how the contrast
+// sizes it (and the contrast's options for that), and the figures its run records give — behind
+// one interface, found by name in one registry. Drivers never test a workload's name; a new workload
 // is a folder src/workloads/<name>/ and one line in src/workloads/registry.cpp
 // (docs/architecture.md, "Adding a workload").
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +16,13 @@
 
 #include "scalebench/topology/placement.hpp"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace scalebench {
+
+class WorkloadCommand;  // command.hpp
 
 // What the drivers' tables show of one run record.
 struct RunFigures {
@@ -46,12 +54,22 @@ struct ContrastRun {
   int reps = 3, warmup = 1;
 };
 
+// An option of `scalebench contrast` that a workload brings: its name ("--n") and help line.
+struct ContrastOption {
+  std::string name, help;
+};
+
 // How the contrast sizes a workload's rows when no size is given (study/contrast_sizing.hpp): a
-// quick probe run, scaled by scaled_size().
+// quick probe run, scaled by scaled_size(); and the contrast's options that give the sizes.
 struct ContrastSizing {
   double cpu_probe = 0, gpu_probe = 0;  // the probes' sizes: a second or two anywhere
   std::string fallback;                 // when a probe cannot run, and for --dry-run
   std::string naive;                    // the naive row's size (about a second)
+  // The sizes of the CPU rows, the GPU rows and the naive row ("--n", "--gpu-n", "--naive-n").
+  ContrastOption cpu_option, gpu_option, naive_option;
+  // The help of the contrast's --precision (ContrastRun::precision), declared after this
+  // workload's size options; empty: the workload has no precision. One workload at most has one.
+  std::string precision_help;
 };
 
 class Workload {
@@ -59,6 +77,12 @@ class Workload {
   virtual ~Workload() = default;
   // The subcommand that runs it and the "subcommand" of its records ("gemm").
   virtual std::string_view name() const = 0;
+  // Its subcommand's line in `scalebench --help`, and the line of `scalebench predict <name>`.
+  virtual std::string_view description() const = 0;
+  virtual std::string_view predict_description() const = 0;
+  // Declares the subcommand's options on `app` (its own and add_run_options'); the returned
+  // command is configured and run, or predicted, after `app` parsed (command.hpp).
+  virtual std::shared_ptr<WorkloadCommand> add_command(CLI::App& app) const = 0;
   // The option that sets its size ("n"), the work of one repeat at a size (gemm n^3; compared
   // only between runs of one workload), and a size as the tables write it ("n=4096").
   virtual std::string_view size_key() const = 0;

@@ -1,18 +1,32 @@
-// The distributed GEMM as a workload: `scalebench gemm` (src/app/cmd_gemm.cpp, run by
-// run_distributed_gemm in src/workloads/gemm/gemm_driver.cpp), sized by n, rated in GFLOP/s.
+// The distributed GEMM as a workload: `scalebench gemm` (its options, configuration and prediction
+// in gemm_command.cpp, run by run_distributed_gemm in gemm_driver.cpp), sized by n, rated in
+// GFLOP/s.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {
+
+std::shared_ptr<WorkloadCommand> add_gemm_command(CLI::App& app);  // gemm_command.cpp
+
 namespace {
 
 class GemmWorkload final : public Workload {
  public:
   std::string_view name() const override { return "gemm"; }
+  std::string_view description() const override {
+    return "Distributed matrix multiply C = A*B: distribute A and B (row1d or summa2d), multiply per rank, gather C, "
+           "verify, time every phase";
+  }
+  std::string_view predict_description() const override {
+    return "Predict `scalebench gemm` with these options (run-only options such as --pin, --seed, --verify are "
+           "accepted and ignored; --json writes the prediction)";
+  }
+  std::shared_ptr<WorkloadCommand> add_command(CLI::App& app) const override { return add_gemm_command(app); }
   std::string_view size_key() const override { return "n"; }
   double work_per_repeat(double n) const override { return n * n * n; }
   std::string size_text(const std::string& size) const override { return "n=" + size; }
@@ -57,7 +71,19 @@ class GemmWorkload final : public Workload {
   }
 
   // The triple loop runs at about 1 GFLOP/s: n=768 takes about a second.
-  ContrastSizing contrast_sizing() const override { return {512, 4096, "2048", "768"}; }
+  ContrastSizing contrast_sizing() const override {
+    return {512,
+            4096,
+            "2048",
+            "768",
+            {"--n", "GEMM size of the CPU rows [measured: single-core takes about 0.5 s x cores a repeat (6..15 s), "
+                    "from a quick n=512 run]"},
+            {"--gpu-n",
+             "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
+             "a repeat, from a quick n=4096 run on one GPU]"},
+            {"--naive-n", "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]"},
+            "GEMM precision fp64 | fp32 [fp64]"};
+  }
 
   // A multiple of 256, 512..32768 (time grows as n^3).
   std::string scaled_size(double probe_n, double probe_s, double seconds) const override {

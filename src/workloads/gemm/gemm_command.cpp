@@ -1,17 +1,25 @@
-// `scalebench gemm`: one distributed multiply configuration per launch.
+// `scalebench gemm`'s options, its configuration from them and the model's prediction of it: the
+// command GemmWorkload::add_command returns (command.hpp). One distributed multiply configuration
+// per launch, run by run_distributed_gemm (gemm_driver.cpp).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
 #include <fmt/format.h>
 
-#include "commands.hpp"
-#include "run_support.hpp"
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/topology/placement.hpp"
+#include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/prediction.hpp"
 
-namespace scalebench::app {
+namespace scalebench {
 namespace {
 
 struct GemmOptions {
@@ -79,7 +87,53 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   return cfg;
 }
 
-}  // namespace
+PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, const MachineLayout& m) {
+  GemmConfig cfg = cfg_in;
+  if (cfg.backend == GemmBackendKind::naive) cfg.threads = 1;
+  if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
+  const auto& s = cfg.shape;
+  PredictedWorkload w;
+  w.what = fmt::format("gemm {}x{}x{} {} {}{}{}", s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
+                       cfg.backend == GemmBackendKind::cublas ? " transport " + to_string(cfg.transport) : "",
+                       cfg.overlap    ? " overlap"
+                       : cfg.resident ? " resident"
+                                      : "");
+  w.unit = "GFLOP/s";
+  w.work = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) * 1e-9;
+  w.gpu = cfg.backend == GemmBackendKind::cublas;
+  w.threads = cfg.threads;
+  w.repeats = cfg.reps + cfg.warmup;
+  w.here = [&p, cfg](const MachineLayout& l) { return predict_gemm(p, cfg, l); };
+  const Precision cpu_precision = cfg.precision == Precision::fp64 ? Precision::fp64 : Precision::fp32;
+  auto variant = [cfg](GemmBackendKind b, Precision prec, int threads) {
+    GemmConfig c = cfg;
+    c.backend = b;
+    c.precision = prec;
+    c.threads = threads;
+    c.transport = Transport::mpi;
+    c.overlap = c.resident = false;
+    return c;
+  };
+  w.one_core = [&p, c = variant(GemmBackendKind::openblas, cpu_precision, 1)](const MachineLayout& l) {
+    return predict_gemm(p, c, l);
+  };
+  w.one_gpu = [&p, c = variant(GemmBackendKind::cublas, cfg.precision, 1)](const MachineLayout& l) {
+    return predict_gemm(p, c, l);
+  };
+  w.crossover = [&p, variant, cpu_precision, gpu_precision = cfg.precision] {
+    auto square = [&](GemmConfig c, double n, int gpus) -> std::optional<double> {
+      c.shape = {std::llround(n), std::llround(n), std::llround(n)};
+      return try_seconds([&](const MachineLayout& l) { return predict_gemm(p, c, l); }, {1, 1, gpus});
+    };
+    const auto x = crossover_size(
+        64, 65536, [&](double n) { return square(variant(GemmBackendKind::cublas, gpu_precision, 1), n, 1); },
+        [&](double n) { return square(variant(GemmBackendKind::openblas, cpu_precision, p.cores), n, 0); });
+    return x ? fmt::format("square n >= {} ({}: one GPU with its copies beats one node's {} cores)", std::llround(*x),
+                           to_string(gpu_precision), p.cores)
+             : std::string("none found for n in [64, 65536] (or no GPU figures in the profile)");
+  };
+  return w;
+}
 
 std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   auto opts = std::make_shared<GemmOptions>();
@@ -126,13 +180,11 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   return [opts, app] { return to_config(*opts, *app); };
 }
 
-Subcommand register_gemm(CLI::App& root) {
-  auto* app = root.add_subcommand("gemm", "Distributed matrix multiply C = A*B: distribute A and B (row1d or summa2d), "
-                                          "multiply per rank, gather C, verify, time every phase");
-  Subcommand sub;
-  sub.app = app;
-  sub.run = workload_runner<GemmConfig>(add_gemm_options(app), run_distributed_gemm);
-  return sub;
+}  // namespace
+
+std::shared_ptr<WorkloadCommand> add_gemm_command(CLI::App& app) {
+  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_distributed_gemm,
+                                                                 gemm_prediction);
 }
 
-}  // namespace scalebench::app
+}  // namespace scalebench

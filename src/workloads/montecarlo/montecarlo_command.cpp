@@ -1,15 +1,23 @@
-// `scalebench montecarlo`: one sharded Monte Carlo configuration per launch.
+// `scalebench montecarlo`'s options, its configuration from them and the model's prediction of
+// it: the command MonteCarloWorkload::add_command returns (command.hpp). One sharded Monte Carlo
+// configuration per launch, run by run_distributed_montecarlo (montecarlo_driver.cpp).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
 #include <fmt/format.h>
 
-#include "commands.hpp"
-#include "run_support.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/topology/placement.hpp"
+#include "scalebench/workloads/command.hpp"
+#include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/prediction.hpp"
 
-namespace scalebench::app {
+namespace scalebench {
 namespace {
 
 struct MonteCarloOptions {
@@ -48,7 +56,40 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   return cfg;
 }
 
-}  // namespace
+PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
+  MonteCarloConfig cfg = cfg_in;
+  resolve_defaults(cfg);
+  if (cfg.backend != McBackendKind::cpu) cfg.threads = 1;  // naive is one thread; GPU backends one host thread
+  if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
+  PredictedWorkload w;
+  w.what = fmt::format("montecarlo {} {} samples {}", to_string(cfg.problem), to_string(cfg.backend), cfg.samples);
+  w.unit = "samples/s";
+  w.work = static_cast<double>(cfg.samples);
+  w.gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
+  w.threads = cfg.threads;
+  w.repeats = cfg.reps + cfg.warmup;
+  w.here = [&p, cfg](const MachineLayout& l) { return predict_montecarlo(p, cfg, l); };
+  auto variant = [cfg](McBackendKind b, int threads) {
+    MonteCarloConfig c = cfg;
+    c.backend = b;
+    c.threads = threads;
+    return c;
+  };
+  w.one_core = [&p, c = variant(McBackendKind::cpu, 1)](const MachineLayout& l) { return predict_montecarlo(p, c, l); };
+  w.one_gpu = [&p, c = variant(McBackendKind::cuda, 1)](const MachineLayout& l) { return predict_montecarlo(p, c, l); };
+  w.crossover = [&p, variant] {
+    auto at = [&](MonteCarloConfig c, double samples, int gpus) -> std::optional<double> {
+      c.samples = std::max<std::int64_t>(c.chunk_size, std::llround(samples / 4) * 4);
+      return try_seconds([&](const MachineLayout& l) { return predict_montecarlo(p, c, l); }, {1, 1, gpus});
+    };
+    const auto x = crossover_size(
+        1e3, 1e13, [&](double n) { return at(variant(McBackendKind::cuda, 1), n, 1); },
+        [&](double n) { return at(variant(McBackendKind::cpu, p.cores), n, 0); });
+    return x ? fmt::format("samples >= {:.3g} (one GPU beats one node's {} cores)", *x, p.cores)
+             : std::string("none found for samples in [1e3, 1e13] (or no GPU figures in the profile)");
+  };
+  return w;
+}
 
 std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
   auto opts = std::make_shared<MonteCarloOptions>();
@@ -89,15 +130,12 @@ std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
   return [opts, app] { return to_config(*opts, *app); };
 }
 
-Subcommand register_montecarlo(CLI::App& root) {
-  auto* app = root.add_subcommand("montecarlo",
-                                  "Sharded Monte Carlo: pi, European and Asian options under GBM; the same estimate to "
-                                  "the bit for any number of ranks, threads or GPUs (not --backend naive or curand); "
-                                  "checked against closed forms");
-  Subcommand sub;
-  sub.app = app;
-  sub.run = workload_runner<MonteCarloConfig>(add_montecarlo_options(app), run_distributed_montecarlo);
-  return sub;
+}  // namespace
+
+std::shared_ptr<WorkloadCommand> add_montecarlo_command(CLI::App& app) {
+  return std::make_shared<ConfigCommand<MonteCarloConfig, MonteCarloResult>>(add_montecarlo_options(&app),
+                                                                             run_distributed_montecarlo,
+                                                                             montecarlo_prediction);
 }
 
-}  // namespace scalebench::app
+}  // namespace scalebench
