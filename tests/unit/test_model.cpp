@@ -229,6 +229,31 @@ TEST(Model, MonteCarloComputeAndReduce) {
   EXPECT_NEAR(n.end_to_end, 1.0 + 5e-6, kTol);
 }
 
+TEST(Model, Summa2DPhasesOnAOneByTwoGrid) {
+  // 2 ranks on one node: a 1x2 grid. m=2000, n=1000, k=2000, panels of 1000: A's k splits over the
+  // 2 grid columns at 1000, so 2 panels of 1000, each multiplied as 2000 x 500 x 1000 (cube side
+  // 1000: 20 GFLOP/s on one thread; 2 busy cores give 40 at 2 threads, 20 a rank).
+  GemmConfig c = gemm(2000, 1000, 2000, 1);
+  c.algorithm = GemmAlgorithm::summa2d;
+  c.panel_width = 1000;
+  const Prediction p = predict_gemm(synthetic(), c, {1, 2, 0});
+  // Compute: 2 panels x 2·2000·500·1000 / 20e9 = 0.2 s on either rank (no wait in the gather).
+  EXPECT_NEAR(p.phase("compute"), 0.2, kTol);
+  // Scatter: rank 0 packs A and B (read + write of 6e6 doubles at 2/3 of the 10 GB/s triad),
+  // then sends rank 1 A_01 (2000 x 1000) and B_01 (2000 x 500) over the 1 µs, 10 GB/s link.
+  const double copy = 10e9 * 2 / 3;
+  EXPECT_NEAR(p.phase("scatter"), 2 * 6e6 * 8 / copy + (1e-6 + 16e6 / 10e9) + (1e-6 + 8e6 / 10e9), kTol);
+  // Broadcast: per panel A's 2000 x 1000 part along the grid row of 2 (a large message: scatter
+  // then all-gather, 2 latencies and twice half the bytes); B's part has a column of 1: nothing.
+  EXPECT_NEAR(p.phase("broadcast"), 2 * (2e-6 + 2 * 8e6 / 10e9), kTol);
+  // Gather: rank 1's C_01 (2000 x 500) and the unpacking of all of C.
+  EXPECT_NEAR(p.phase("gather"), 2 * 2e6 * 8 / copy + 1e-6 + 8e6 / 10e9, kTol);
+  EXPECT_NEAR(p.end_to_end, p.phase("scatter") + p.phase("broadcast") + 0.2 + p.phase("gather"), kTol);
+  // On a GPU backend the model has no Summa2D schedule: a named UsageError.
+  c.backend = GemmBackendKind::cublas;
+  EXPECT_THROW(predict_gemm(synthetic(), c, {1, 2, 2}), UsageError);
+}
+
 TEST(Model, MissingFiguresAreNamed) {
   Profile p = synthetic();
   p.inter_node.reset();

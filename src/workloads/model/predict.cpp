@@ -6,10 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "../algorithms/summa_layout.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -273,12 +275,78 @@ double Prediction::phase(const std::string& name) const {
   return 0.0;
 }
 
+// The layout of a group of `size` ranks whose members stand `stride` ranks apart (a Summa2D grid
+// row: stride 1; a grid column: stride = the grid's columns), ranks placed by blocks on nodes.
+MachineLayout group_layout(const MachineLayout& m, int size, int stride) {
+  const int per_node = std::max(1, std::min(size, m.ranks_per_node / std::max(1, stride)));
+  return {(size + per_node - 1) / per_node, per_node, m.gpus_per_node};
+}
+
+// --algorithm summa2d on a CPU backend (src/workloads/algorithms/summa2d.cpp): rank 0 packs and
+// sends every rank its A_ij and B_ij, one message each; for every k-panel the owners broadcast
+// A's part along their grid row and B's part along their grid column and each rank adds the
+// panel product to C_ij; rank 0 receives and unpacks every C_ij. The slowest rank holds the
+// largest blocks (the first grid row and column).
+Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  if (cfg.backend == GemmBackendKind::cublas) {
+    throw UsageError("the model predicts --algorithm summa2d on the CPU backends (naive, openblas) only");
+  }
+  const ProcessGrid g = resolve_grid(cfg, m.ranks());
+  const SummaLayout lay(cfg.shape, g, cfg.panel_width);
+  const double e = static_cast<double>(host_element_bytes(cfg.precision));
+  const auto at = [](const RowPartition& part, int i) {
+    return static_cast<double>(part.counts()[static_cast<std::size_t>(i)]);
+  };
+  // Packing and unpacking on rank 0: each element read once and written once, on one core.
+  const double copy_Bps = rate_at_threads(p.triad_Bps, 1, p.cores) * 2.0 / 3.0;
+  const double s_m = static_cast<double>(cfg.shape.m), s_n = static_cast<double>(cfg.shape.n),
+               s_k = static_cast<double>(cfg.shape.k);
+  double scatter = copy_Bps > 0 ? 2 * (s_m * s_k + s_k * s_n) * e / copy_Bps : 0.0;
+  double gather = copy_Bps > 0 ? 2 * s_m * s_n * e / copy_Bps : 0.0;
+  std::vector<double> compute;
+  for (int r = 0; r < m.ranks(); ++r) {
+    const int i = r / g.cols, j = r % g.cols;
+    const double mi = at(lay.rows, i), nj = at(lay.cols, j);
+    if (r > 0) {
+      const Link l = link_to(p, m, r);
+      scatter += l.seconds(mi * at(lay.k_of_a, j) * e) + l.seconds(at(lay.k_of_b, i) * nj * e);
+      gather += l.seconds(mi * nj * e);
+    }
+    double seconds = 0;
+    for (const auto& panel : lay.panels) {
+      const GemmShape block{static_cast<std::int64_t>(mi), static_cast<std::int64_t>(nj), panel.width};
+      const double gflops = cfg.backend == GemmBackendKind::naive
+                                ? naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1)
+                                : node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
+      seconds += 2.0 * mi * nj * static_cast<double>(panel.width) / (gflops * 1e9);
+    }
+    compute.push_back(seconds);
+  }
+  const MachineLayout row = group_layout(m, g.cols, 1), col = group_layout(m, g.rows, g.cols);
+  double bcast = 0;
+  for (const auto& panel : lay.panels) {
+    const double w = static_cast<double>(panel.width);
+    if (g.cols > 1) bcast += bcast_seconds(p, row, at(lay.rows, 0) * w * e);
+    if (g.rows > 1) bcast += bcast_seconds(p, col, w * at(lay.cols, 0) * e);
+  }
+  const double slowest = max_of(compute);
+  Prediction out;
+  out.phases = {{phase::scatter, scatter},
+                {phase::broadcast, bcast},
+                {phase::compute, slowest},
+                {phase::gather, gather + slowest - min_of(compute)}};
+  out.end_to_end = scatter + bcast + slowest + gather;
+  out.notes.push_back(fmt::format("summa2d on a {} grid, {} panels", to_string(g), lay.panels.size()));
+  return out;
+}
+
 Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
   if (m.ranks() > cfg.shape.m) {
     throw UsageError(
         fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(), cfg.shape.m));
   }
+  if (cfg.algorithm == GemmAlgorithm::summa2d) return predict_summa2d(p, cfg, m);
   return cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m);
 }
 
