@@ -15,6 +15,7 @@
 #include "nccl_comm.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm_fill.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
@@ -295,7 +296,7 @@ void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRe
   timer_.start();
   copy_in(a, a_.get(), rows * shape_.k);
   copy_in(b, b_.get(), shape_.k * shape_.n);
-  timer_.stop_into(rec, "h2d");
+  timer_.stop_into(rec, phase::h2d);
 }
 
 void CublasGemm::upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) {
@@ -305,19 +306,19 @@ void CublasGemm::upload_slice(const void* a, std::int64_t rows, const void* b, B
   timer_.start();
   copy_in(a, a_.get(), rows * shape_.k);
   copy_in(static_cast<const char*>(b) + at * he, static_cast<char*>(b_.get()) + at * de, b_rows.count * shape_.n);
-  timer_.stop_into(rec, "h2d");
+  timer_.stop_into(rec, phase::h2d);
 }
 
 void CublasGemm::compute(PhaseRecorder& rec) {
   timer_.start_gated();
   gemm_call(handle_->get(), shape_.m);
-  timer_.stop_into(rec, "compute");
+  timer_.stop_into(rec, phase::compute);
 }
 
 void CublasGemm::download(void* c, std::int64_t rows, PhaseRecorder& rec) {
   timer_.start();
   copy_out(c_.get(), c, rows * shape_.n);
-  timer_.stop_into(rec, "d2h");
+  timer_.stop_into(rec, phase::d2h);
 }
 
 void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) {
@@ -332,11 +333,11 @@ void CublasGemm::add_panel(const void* a, const void* b, std::int64_t width, Pha
   timer_.start();
   copy_in(a, a_.get(), shape_.m * width);
   copy_in(b, b_.get(), width * shape_.n);
-  timer_.stop_into(rec, "h2d");
+  timer_.stop_into(rec, phase::h2d);
   timer_.start_gated();
   row_major_gemm(handle_->get(), precision_,
                  GemmCall{shape_.m, shape_.n, width, a_.get(), width, b_.get(), shape_.n, c_.get(), shape_.n, true});
-  timer_.stop_into(rec, "compute");
+  timer_.stop_into(rec, phase::compute);
 }
 
 void CublasGemm::end_sum(void* c, PhaseRecorder& rec) { download(c, shape_.m, rec); }
@@ -356,20 +357,20 @@ GpuGemm::DeviceViews CublasGemm::device_views() const {
 void CublasGemm::inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) {
   timer_.start();
   copy_in(host, device, count);
-  timer_.stop_into(rec, "h2d");
+  timer_.stop_into(rec, phase::h2d);
 }
 
 void CublasGemm::outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) {
   timer_.start();
   copy_out(device, host, count);
-  timer_.stop_into(rec, "d2h");
+  timer_.stop_into(rec, phase::d2h);
 }
 
 void CublasGemm::add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
   timer_.start_gated();
   row_major_gemm(handle_->get(), precision_,
                  GemmCall{shape_.m, shape_.n, width, a, width, b, shape_.n, c_.get(), shape_.n, true});
-  timer_.stop_into(rec, "compute");
+  timer_.stop_into(rec, phase::compute);
 }
 
 void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {

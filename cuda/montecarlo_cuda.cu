@@ -19,6 +19,7 @@
 #include "device_memory.hpp"
 #include "montecarlo_kernels.cuh"
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
@@ -117,11 +118,11 @@ class CudaMonteCarlo final : public McKernel {
       gpu::mc::pi_kernel<<<grid, kBlockThreads, 0, stream_->get()>>>(l, hits);
       SCALEBENCH_CUDA_CHECK(cudaGetLastError());
     }
-    timer.stop_into(rec, "compute");
+    timer.stop_into(rec, phase::compute);
     timer.start();
     SCALEBENCH_CUDA_CHECK(
         cudaMemcpyAsync(host_sums_.get(), hits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream_->get()));
-    timer.stop_into(rec, "d2h");
+    timer.stop_into(rec, phase::d2h);
     out.hits = static_cast<std::int64_t>(*host_sums_.as<unsigned long long>());
     return out;
   }
@@ -143,12 +144,12 @@ class CudaMonteCarlo final : public McKernel {
             l, model_, device_sums_.as<double>());
       }
       SCALEBENCH_CUDA_CHECK(cudaGetLastError());
-      timer.stop_into(rec, "compute");
+      timer.stop_into(rec, phase::compute);
       const std::size_t bytes = static_cast<std::size_t>(n) * kSumCount * sizeof(double);
       timer.start();
       SCALEBENCH_CUDA_CHECK(
           cudaMemcpyAsync(host_sums_.get(), device_sums_.get(), bytes, cudaMemcpyDeviceToHost, stream_->get()));
-      timer.stop_into(rec, "d2h");
+      timer.stop_into(rec, phase::d2h);
       const double t0 = wall_seconds();
       const double* sums = host_sums_.as<double>();
       for (std::int64_t i = 0; i < n; ++i) {
@@ -156,7 +157,7 @@ class CudaMonteCarlo final : public McKernel {
         for (int k = 0; k < kSumCount; ++k) s.v[k] = sums[i * kSumCount + k];
         tree.push_leaf(c + i, s);
       }
-      rec.add("reduce", wall_seconds() - t0);
+      rec.add(phase::reduce, wall_seconds() - t0);
     }
     out.nodes = tree.nodes();
     return out;

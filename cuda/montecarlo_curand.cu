@@ -24,6 +24,7 @@
 #include "cuda_check.hpp"
 #include "curand_generator.hpp"
 #include "device_memory.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
@@ -145,11 +146,13 @@ class CurandMonteCarlo final : public McKernel {
   nlohmann::json describe() const override {
     const Traffic t = traffic(cfg_.problem);
     const double peak = peak_bandwidth(device_);
-    nlohmann::json traffic_json = {
-        {"bytes_per_sample",
-         {{"generate", t.generate}, {"kernel", t.kernel}, {"device_reduce", t.reduction}, {"total", t.total()}}},
-        {"peak_bandwidth_bytes_per_s", peak},
-        {"bandwidth_bound_samples_per_s", peak > 0 ? peak / t.total() : 0.0}};
+    nlohmann::json traffic_json = {{"bytes_per_sample",
+                                    {{phase::generate, t.generate},
+                                     {phase::kernel, t.kernel},
+                                     {"device_reduce", t.reduction},
+                                     {"total", t.total()}}},
+                                   {"peak_bandwidth_bytes_per_s", peak},
+                                   {"bandwidth_bound_samples_per_s", peak > 0 ? peak / t.total() : 0.0}};
     return {{"name", "curand"},
             {"threads", 1},
             {"gpu", gpu_info(device_)},
@@ -223,14 +226,14 @@ class CurandMonteCarlo final : public McKernel {
           cub::DeviceReduce::Sum(temp_.get(), temp, payoff_sq_.as<double>(), sums_.as<double>() + 1, n, s));
     }
     const double reduce_s = timer.stop();
-    rec.add("generate", generate_s);
-    rec.add("kernel", kernel_s);
+    rec.add(phase::generate, generate_s);
+    rec.add(phase::kernel, kernel_s);
     rec.add("device_reduce", reduce_s);
-    rec.add("compute", generate_s + kernel_s + reduce_s);
+    rec.add(phase::compute, generate_s + kernel_s + reduce_s);
     timer.start();
     SCALEBENCH_CUDA_CHECK(
         cudaMemcpyAsync(host_sums_.get(), sums_.get(), 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
-    timer.stop_into(rec, "d2h");
+    timer.stop_into(rec, phase::d2h);
     if (cfg_.problem == McProblem::pi) {
       out.hits += static_cast<std::int64_t>(*host_sums_.as<unsigned long long>());
     } else {

@@ -16,6 +16,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/partition.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
@@ -165,7 +166,7 @@ class NcclTransport final : public GpuTransport {
 
   void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
     const auto v = g.device_views();
-    timed(g, rec, "scatter", [&] {
+    timed(g, rec, phase::scatter, [&] {
       nccl_.scatter(v.a, rows.counts_times(v.shape.k), rows.offsets_times(v.shape.k), mine(v.a, rows, v.shape.k), 0,
                     comm_);
     });
@@ -173,12 +174,12 @@ class NcclTransport final : public GpuTransport {
 
   void broadcast_b(GpuGemm& g, PhaseRecorder& rec) override {
     const auto v = g.device_views();
-    timed(g, rec, "broadcast", [&] { nccl_.broadcast(v.b, 0, comm_); });
+    timed(g, rec, phase::broadcast, [&] { nccl_.broadcast(v.b, 0, comm_); });
   }
 
   void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
     const auto v = g.device_views();
-    timed(g, rec, "gather", [&] {
+    timed(g, rec, phase::gather, [&] {
       nccl_.gather(mine(v.c, rows, v.shape.n), v.c, rows.counts_times(v.shape.n), rows.offsets_times(v.shape.n), 0,
                    comm_);
     });
@@ -186,7 +187,7 @@ class NcclTransport final : public GpuTransport {
 
   void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) override {
     const auto v = g.device_views();
-    timed(g, rec, "allgather", [&] {
+    timed(g, rec, phase::allgather, [&] {
       all_gather_rows(comm(), static_cast<char*>(v.b.data),
                       static_cast<std::size_t>(v.shape.n) * element_bytes(v.b.type), b_rows,
                       static_cast<cudaStream_t>(g.stream().handle));
@@ -201,11 +202,11 @@ class NcclTransport final : public GpuTransport {
     return {{"library", "NCCL"},
             {"version", nccl_version_string()},
             {"ranks", comm_.size()},
-            {"scatter", "ncclSend/ncclRecv from rank 0, one group"},
-            {"broadcast", "ncclBroadcast"},
-            {"gather", "ncclSend/ncclRecv to rank 0, one group"},
-            {"allgather", "--distribution shared: ncclAllGather of B's row slices (equal slices), else one "
-                          "ncclBroadcast per slice in one group"},
+            {phase::scatter, "ncclSend/ncclRecv from rank 0, one group"},
+            {phase::broadcast, "ncclBroadcast"},
+            {phase::gather, "ncclSend/ncclRecv to rank 0, one group"},
+            {phase::allgather, "--distribution shared: ncclAllGather of B's row slices (equal slices), else one "
+                               "ncclBroadcast per slice in one group"},
             {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
                          : max_ctas > 0                          ? nlohmann::json(max_ctas)
                                                                  : nlohmann::json("NCCL's choice")}};

@@ -13,6 +13,7 @@ inline constexpr const char* h2d = "h2d";                // host to device copie
 inline constexpr const char* compute = "compute";        // the local multiply or the sampling kernels
 inline constexpr const char* d2h = "d2h";                // device to host copies
 inline constexpr const char* gather = "gather";          // the ranks' parts of C back to rank 0
+inline constexpr const char* allgather = "allgather";    // --distribution shared on GPUs: B's slices
 inline constexpr const char* reduce = "reduce";          // Monte Carlo: the partial sums combined
 inline constexpr const char* verify = "verify";          // the check of the repeat's result
 inline constexpr const char* end_to_end = "end_to_end";  // the whole repeat (verification excluded)

@@ -12,6 +12,7 @@
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm_fill.hpp"
 
 namespace scalebench {
@@ -181,7 +182,7 @@ void NodeSharedMatrices<T>::for_remote_blocks(F&& f) const {
 
 template <class T>
 void NodeSharedMatrices<T>::scatter(BufferTransport& t, PhaseRecorder& rec) {
-  ScopedPhase p(rec, "scatter");
+  ScopedPhase p(rec, phase::scatter);
   const std::int64_t k = cfg_.shape.k;
   // Rank 0 sends each remote block to its node's leader, in rank order (one sender: no cycle).
   for_remote_blocks([&](int r, Block b) {
@@ -197,7 +198,7 @@ void NodeSharedMatrices<T>::scatter(BufferTransport& t, PhaseRecorder& rec) {
 
 template <class T>
 void NodeSharedMatrices<T>::broadcast(BufferTransport& t, PhaseRecorder& rec) {
-  ScopedPhase p(rec, "broadcast");
+  ScopedPhase p(rec, phase::broadcast);
   const std::int64_t count = cfg_.shape.k * cfg_.shape.n;
   if (node_.rank() == 0 && leaders_.size() > 1) t.broadcast(view_of(b_, count), 0, leaders_);
   b_win_.sync();
@@ -212,7 +213,7 @@ void NodeSharedMatrices<T>::broadcast(BufferTransport& t, PhaseRecorder& rec) {
 
 template <class T>
 void NodeSharedMatrices<T>::gather(BufferTransport& t, PhaseRecorder& rec) {
-  ScopedPhase p(rec, "gather");
+  ScopedPhase p(rec, phase::gather);
   const std::int64_t n = cfg_.shape.n;
   c_win_.sync();  // every rank's rows of C are written
   for_remote_blocks([&](int r, Block b) {
@@ -242,10 +243,10 @@ nlohmann::json NodeSharedMatrices<T>::traffic() const {
   for (int r = 0; r < comm_.size(); ++r) {
     if (layout_.is_leader(r)) b_local += static_cast<double>(b_copies_[static_cast<std::size_t>(r)] - 1) * b_bytes;
   }
-  auto phase = [](double inter, double intra) {
+  auto bytes = [](double inter, double intra) {
     return nlohmann::json{{"inter_node_bytes", inter}, {"intra_node_bytes", intra}, {"crosses_network", inter > 0}};
   };
-  return {{"scatter", phase(a, 0.0)}, {"broadcast", phase(b, b_local)}, {"gather", phase(c, 0.0)}};
+  return {{phase::scatter, bytes(a, 0.0)}, {phase::broadcast, bytes(b, b_local)}, {phase::gather, bytes(c, 0.0)}};
 }
 
 template <class T>

@@ -16,6 +16,7 @@
 #include "algorithms/timed_transport.hpp"
 #include "gemm/gemm_gpu_run.hpp"
 #include "scalebench/base/partition.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/network.hpp"
@@ -74,7 +75,7 @@ class Row1D final : public DistributedGemm {
     }
     const bool host_matrices = !gpu_run_ || gpu_run_->needs_host_matrices();
     if (shared_ || host_matrices) {
-      ScopedPhase t(setup, "generate");
+      ScopedPhase t(setup, phase::generate);
       if (shared_) {
         shared_->generate();
       } else {
@@ -107,12 +108,12 @@ class Row1D final : public DistributedGemm {
       shared_->broadcast(*transport_, rec);
     }
     if (host_moves()) {
-      ScopedPhase t(rec, "scatter");
+      ScopedPhase t(rec, phase::scatter);
       transport_->scatter(view_of(a_full_.data(), s.m * s.k), a_counts_, a_displs_, view_of(a_mine_, mine_.count * s.k),
                           0, comm_);
     }
     if (host_moves()) {
-      ScopedPhase t(rec, "broadcast");
+      ScopedPhase t(rec, phase::broadcast);
       transport_->broadcast(view_of(b_.data(), s.k * s.n), 0, comm_);
     }
     if (gpu_run_) {
@@ -125,7 +126,7 @@ class Row1D final : public DistributedGemm {
     }
     if (shared_) shared_->gather(*transport_, rec);
     if (host_moves()) {
-      ScopedPhase t(rec, "gather");
+      ScopedPhase t(rec, phase::gather);
       transport_->gather(view_of(c_mine_, mine_.count * s.n), view_of(c_full_.data(), s.m * s.n), c_counts_, c_displs_,
                          0, comm_);
     }
@@ -163,7 +164,7 @@ class Row1D final : public DistributedGemm {
       const GemmShape local{mine_.count, s.n, s.k};
       for (int rep = 0; rep < loop.total(); ++rep) {
         loop.begin(rep, peer);
-        peer.add("bare_compute", time_bare_cblas(local, cfg_.precision, a_mine_, b(), c_peer_.data()));
+        peer.add(phase::bare_compute, time_bare_cblas(local, cfg_.precision, a_mine_, b(), c_peer_.data()));
         peer.next_repeat();
       }
     }
@@ -222,9 +223,9 @@ class Row1D final : public DistributedGemm {
                               {"scheme", shared_ ? "shared" : "replicated"},
                               {"requested_scheme", to_string(cfg_.distribution)},
                               {"bytes_per_rank",
-                               {{"scatter", bytes_per_rank_json(scatter, e)},
-                                {"broadcast", bytes_per_rank_json(bcast, e)},
-                                {"gather", bytes_per_rank_json(gather, e)}}},
+                               {{phase::scatter, bytes_per_rank_json(scatter, e)},
+                                {phase::broadcast, bytes_per_rank_json(bcast, e)},
+                                {phase::gather, bytes_per_rank_json(gather, e)}}},
                               {"communication", communication}};
     if (shared_) record["network"]["phases"] = shared_->traffic();
     record["network"]["model"] = shared_

@@ -116,12 +116,12 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
                        peer["ratio_backend_vs_bare"].get<double>());
     if (peer.contains("pinned_copy")) {
       out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
-                         peer["pinned_copy"]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
+                         peer[phase::pinned_copy]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
                          peer["ratio_h2d_vs_pinned_copy"].get<double>());
       if (comm.size() > 1) {
         out += fmt::format("peer: every GPU copying at once {:.2f} GB/s; aggregate h2d {:.2f} GB/s -> aggregate "
                            "h2d/pinned = {:.3f}x\n",
-                           peer["pinned_copy"]["aggregate_GBps"].get<double>(),
+                           peer[phase::pinned_copy]["aggregate_GBps"].get<double>(),
                            peer["aggregate_h2d_GBps"].get<double>(),
                            peer["ratio_aggregate_h2d_vs_pinned_copy"].get<double>());
       }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
@@ -67,7 +68,7 @@ void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& set
   }
   agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
   if (cfg_.resident) {
-    ScopedPhase t(setup, "generate");
+    ScopedPhase t(setup, phase::generate);
     agree(comm_, [&] { gpu_.generate(cfg_.shape, mine_.offset, cfg_.seed, cfg_.fill); });
   }
 }
@@ -84,11 +85,11 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
   };
   if (cfg_.resident) {
     // Nothing moves; the phases every record carries are there, at zero.
-    rec.add("scatter", 0.0);
-    rec.add("broadcast", 0.0);
+    rec.add(phase::scatter, 0.0);
+    rec.add(phase::broadcast, 0.0);
     gpu_.compute(rec);
     inject();
-    rec.add("gather", 0.0);
+    rec.add(phase::gather, 0.0);
     return;
   }
   if (shared_) {
@@ -182,14 +183,14 @@ void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
   const double bytes = peer_copy_bytes();
   for (int rep = 0; rep < loop.total(); ++rep) {
     loop.begin(rep, peer_rec);
-    agree(comm_, [&] { peer_rec.add("bare_compute", gpu_.bare_device_gemm_seconds()); });
+    agree(comm_, [&] { peer_rec.add(phase::bare_compute, gpu_.bare_device_gemm_seconds()); });
     if (copies) {
       // Every GPU copies at once (each over its own link): the aggregate the run's h2d is
       // compared with.
       comm_.barrier();
       agree(comm_, [&] {
         const double bw = gpu_.pinned_copy_bandwidth(static_cast<std::int64_t>(bytes));
-        peer_rec.add("pinned_copy", bw > 0 ? bytes / bw : 0.0);
+        peer_rec.add(phase::pinned_copy, bw > 0 ? bytes / bw : 0.0);
       });
     }
     peer_rec.next_repeat();
@@ -209,8 +210,8 @@ std::string GpuGemmRun::peer_call_name() const {
 void GpuGemmRun::add_copy_peer(nlohmann::json& peer, const std::vector<std::pair<std::string, PhaseStats>>& phases,
                                const std::vector<std::pair<std::string, PhaseStats>>& peer_phases) const {
   peer["on"] = "the same device buffers, its own cuBLAS handle and stream, same GPU, same run";
-  if (!has_phase(peer_phases, "pinned_copy") || !has_phase(phases, "h2d")) return;
-  const double copy_s = median_of_phase(peer_phases, "pinned_copy");
+  if (!has_phase(peer_phases, phase::pinned_copy) || !has_phase(phases, phase::h2d)) return;
+  const double copy_s = median_of_phase(peer_phases, phase::pinned_copy);
   const double bytes = peer_copy_bytes();
   const double copy_bw = copy_s > 0 ? bytes / copy_s : 0.0;
   // h2d of the rank that moves the most, and of all ranks together (the h2d phase is the
@@ -219,17 +220,17 @@ void GpuGemmRun::add_copy_peer(nlohmann::json& peer, const std::vector<std::pair
   const double h2d_bytes = *std::max_element(moved.begin(), moved.end());
   double total = 0;
   for (const double b : moved) total += b;
-  const double h2d_s = median_of_phase(phases, "h2d");
+  const double h2d_s = median_of_phase(phases, phase::h2d);
   const double h2d_bw = h2d_s > 0 ? h2d_bytes / h2d_s : 0.0;
   const double ranks = static_cast<double>(comm_.size());
   const double aggregate_copy = copy_s > 0 ? ranks * bytes / copy_s : 0.0;
   const double aggregate_h2d = h2d_s > 0 ? total / h2d_s : 0.0;
-  peer["pinned_copy"] = {{"what", "cudaMemcpyAsync from cudaMallocHost memory, one copy per GPU, every GPU of the "
-                                  "run at once"},
-                         {"bytes", bytes},
-                         {"median_s", copy_s},
-                         {"GBps", copy_bw * 1e-9},
-                         {"aggregate_GBps", aggregate_copy * 1e-9}};
+  peer[phase::pinned_copy] = {{"what", "cudaMemcpyAsync from cudaMallocHost memory, one copy per GPU, every GPU of the "
+                                       "run at once"},
+                              {"bytes", bytes},
+                              {"median_s", copy_s},
+                              {"GBps", copy_bw * 1e-9},
+                              {"aggregate_GBps", aggregate_copy * 1e-9}};
   peer["h2d_GBps"] = h2d_bw * 1e-9;
   peer["ratio_h2d_vs_pinned_copy"] = copy_bw > 0 ? h2d_bw / copy_bw : 0.0;
   peer["aggregate_h2d_GBps"] = aggregate_h2d * 1e-9;
@@ -303,19 +304,19 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     // Each rank copies its own rows; the table's h2d/d2h are the busiest rank's bytes. Between
     // GPUs only B's slices travel (nccl, --overlap), all-gathered: nccl-tests' bytes = all of B.
     const auto per_rank = h2d_bytes_per_rank();
-    moved.push_back({"h2d", TransferPattern::copy, *std::max_element(per_rank.begin(), per_rank.end())});
-    if (nccl && ranks > 1) moved.push_back({"allgather", TransferPattern::allgather, b * din});
-    moved.push_back({"d2h", TransferPattern::copy, largest * static_cast<double>(s.n) * he});
+    moved.push_back({phase::h2d, TransferPattern::copy, *std::max_element(per_rank.begin(), per_rank.end())});
+    if (nccl && ranks > 1) moved.push_back({phase::allgather, TransferPattern::allgather, b * din});
+    moved.push_back({phase::d2h, TransferPattern::copy, largest * static_cast<double>(s.n) * he});
   } else if (!cfg_.resident) {
     // With one rank nothing travels between ranks: NCCL moves nothing at all, MPI only copies
     // rank 0's own block of A and C within the host (scatter, gather).
     const double elem = nccl ? din : he;
-    if (ranks > 1 || !nccl) moved.push_back({"scatter", TransferPattern::scatter, a * elem});
-    if (ranks > 1) moved.push_back({"broadcast", TransferPattern::broadcast, b * elem});
-    if (ranks > 1 || !nccl) moved.push_back({"gather", TransferPattern::gather, c * (nccl ? dout : he)});
+    if (ranks > 1 || !nccl) moved.push_back({phase::scatter, TransferPattern::scatter, a * elem});
+    if (ranks > 1) moved.push_back({phase::broadcast, TransferPattern::broadcast, b * elem});
+    if (ranks > 1 || !nccl) moved.push_back({phase::gather, TransferPattern::gather, c * (nccl ? dout : he)});
     const double h2d_rows = nccl && ranks > 1 ? static_cast<double>(s.m) : largest;
-    moved.push_back({"h2d", TransferPattern::copy, (h2d_rows * static_cast<double>(s.k) + b) * he});
-    moved.push_back({"d2h", TransferPattern::copy, h2d_rows * static_cast<double>(s.n) * he});
+    moved.push_back({phase::h2d, TransferPattern::copy, (h2d_rows * static_cast<double>(s.k) + b) * he});
+    moved.push_back({phase::d2h, TransferPattern::copy, h2d_rows * static_cast<double>(s.n) * he});
   }
   nlohmann::json transfers = nlohmann::json::object();
   for (const auto& m : moved) {
@@ -338,10 +339,12 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   if (cfg_.overlap) {
     // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
     double transfer = 0;
-    for (const char* p : {"h2d", "broadcast", "scatter", "gather", "d2h"}) transfer += median_of_phase(phases, p);
+    for (const char* p : {phase::h2d, phase::broadcast, phase::scatter, phase::gather, phase::d2h})
+      transfer += median_of_phase(phases, p);
     if (shared_)
-      transfer = median_of_phase(phases, "h2d") + median_of_phase(phases, "allgather") + median_of_phase(phases, "d2h");
-    const double compute = median_of_phase(phases, "compute"), e2e = median_of_phase(phases, "end_to_end");
+      transfer = median_of_phase(phases, phase::h2d) + median_of_phase(phases, phase::allgather) +
+                 median_of_phase(phases, phase::d2h);
+    const double compute = median_of_phase(phases, phase::compute), e2e = median_of_phase(phases, phase::end_to_end);
     const double exposed = std::max(0.0, e2e - compute);
     section["overlap"] = {
         {"panels", plan_.panels()},
@@ -352,8 +355,8 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
         {"compute_s", compute},
         {"end_to_end_s", e2e},
         {"exposed_s", exposed},
-        {"fill_s", median_of_phase(phases, "fill")},
-        {"drain_s", median_of_phase(phases, "drain")},
+        {"fill_s", median_of_phase(phases, phase::fill)},
+        {"drain_s", median_of_phase(phases, phase::drain)},
         {"hidden_fraction", transfer > 0 ? std::clamp(1.0 - exposed / transfer, 0.0, 1.0) : 0.0},
         {"definitions",
          "transfer_s: summed device time of the copies and NCCL calls (as timed inside the pipeline); exposed_s = "
