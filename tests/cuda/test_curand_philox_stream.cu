@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "curand_device_stream.hpp"
+#include "gpu_skip.hpp"
 #include "montecarlo_kernels.cuh"
 #include "scalebench/gpu/gpu.hpp"
 
@@ -64,7 +65,7 @@ void fused_device_stream(const std::vector<PhiloxBlock>& blocks, u64 seed, std::
 }  // namespace
 
 TEST(CurandPhiloxStream, DeviceApiGivesTheFusedKernelsWordsButNotTheirNormals) {
-  if (scalebench::visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  SKIP_WITHOUT_A_GPU();
   const std::vector<PhiloxBlock> blocks = {
       {0, 0, 0}, {1, 0, 0}, {(u64{1} << 32) + 5, 0, 0}, {123'456'789, 17, 2}, {7, 0, 1}, {(u64{1} << 40) + 3, 63, 2}};
   const int n = static_cast<int>(blocks.size());

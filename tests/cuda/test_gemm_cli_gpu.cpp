@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "../cli/cli_runner.hpp"
+#include "gpu_skip.hpp"
 #include "scalebench/gpu/gpu.hpp"
 
 using scalebench::gpu_absence_reason;
 using scalebench::visible_gpu_count;
 
 TEST(GemmCliGpu, EveryPrecisionRunsAndVerifies) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   for (const char* p : {"fp64", "fp32", "tf32", "bf16"}) {
     const CliRun r = run_scalebench_mpi(1, std::string("gemm --backend cublas --n 333 --reps 2 --precision ") + p);
     EXPECT_EQ(r.exit_code, 0) << p << "\n" << r.output;
@@ -22,7 +23,7 @@ TEST(GemmCliGpu, EveryPrecisionRunsAndVerifies) {
 }
 
 TEST(GemmCliGpu, WrongElementFailsTheRun) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 200 --reps 1 --inject-error-rank 0");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("verification failed"), std::string::npos) << r.output;
@@ -41,7 +42,7 @@ TEST(GemmCliGpu, MoreRanksThanGpusNeedShareGpu) {
 }
 
 TEST(GemmCliGpu, NcclWithOneRankNotesThatNothingMoves) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 128 --reps 1 --transport nccl");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("nothing to move"), std::string::npos) << r.output;

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_skip.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -21,11 +22,6 @@
 using namespace scalebench;
 
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                            \
-  do {                                                                                \
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason(); \
-  } while (0)
 
 template <class T>
 std::vector<T> random_matrix(std::int64_t count, std::uint64_t seed, Precision p) {
@@ -96,7 +92,7 @@ void expect_matches_openblas(Precision p) {
 }  // namespace
 
 TEST(CublasGemm, MatchesOpenBlasOnOddShapes) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   expect_matches_openblas<double>(Precision::fp64);
   expect_matches_openblas<float>(Precision::fp32);
   expect_matches_openblas<float>(Precision::tf32);
@@ -104,7 +100,7 @@ TEST(CublasGemm, MatchesOpenBlasOnOddShapes) {
 }
 
 TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   const GemmShape shape{64, 48, 32};
   auto gpu = make_gpu_gemm(gpu_config(Precision::fp64), comm);
@@ -133,7 +129,7 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
 }
 
 TEST(CublasGemm, DeviceFreivaldsCatchesOneWrongElement) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
     const GemmShape shape{97, 83, 71};
@@ -159,7 +155,7 @@ TEST(CublasGemm, DeviceFreivaldsCatchesOneWrongElement) {
 }
 
 TEST(CublasGemm, PinnedPageableAndChunkedCopiesGiveTheSameC) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   // 4099² elements: fp64 crosses the 64 MiB staging chunks three times, bf16's fp32 staging twice.
   const std::int64_t n = 4099;
@@ -201,7 +197,7 @@ TEST(CublasGemm, PinnedPageableAndChunkedCopiesGiveTheSameC) {
 }
 
 TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   const GemmShape global{50, 30, 20};
   const std::int64_t split = 21;
@@ -224,7 +220,7 @@ TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
 }
 
 TEST(CublasGemm, RefusesWhatDoesNotFitNamingBothNumbers) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   auto gpu = make_gpu_gemm(gpu_config(Precision::fp64), comm);
   PhaseRecorder rec;

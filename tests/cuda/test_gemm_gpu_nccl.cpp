@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "gemm_checks.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -58,17 +59,8 @@ TEST(NcclGemm, RecordCarriesBusBandwidthPerPhase) {
 namespace {
 // A wrong element on the last rank: every rank fails, and the record names that rank.
 void expect_corruption_caught(const GemmShape& shape, bool overlap) {
-  const auto comm = Communicator::world();
-  GemmConfig cfg = integer_config(shape, Precision::fp64, Transport::nccl, overlap);
-  cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok)) << (overlap ? "--overlap" : "phased");
-  if (comm.is_root()) {
-    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
-  }
+  expect_corruption_named(integer_config(shape, Precision::fp64, Transport::nccl, overlap), Communicator::world(),
+                          overlap ? "--overlap" : "phased");
 }
 }  // namespace
 

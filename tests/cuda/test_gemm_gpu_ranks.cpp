@@ -20,7 +20,7 @@ const GemmShape kShapes[] = {{37, 23, 41}, {129, 67, 95}};
 }  // namespace
 
 TEST(GpuDistributedGemm, MpiTransportExactAtEveryPrecision) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   for (const auto& s : kShapes) {
     for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
       expect_exact(s, p, Transport::mpi);
@@ -29,7 +29,7 @@ TEST(GpuDistributedGemm, MpiTransportExactAtEveryPrecision) {
 }
 
 TEST(GpuDistributedGemm, RecordCarriesTheGpuMapTransfersAndPeers) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   GemmConfig cfg = integer_config({96, 80, 64}, Precision::fp32, Transport::mpi);
   cfg.peer = true;
@@ -62,7 +62,7 @@ TEST(GpuDistributedGemm, RecordCarriesTheGpuMapTransfersAndPeers) {
 }
 
 TEST(GpuDistributedGemm, CorruptedElementOnOneRankFailsEverywhere) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   {
     const Transport t = Transport::mpi;
     const auto comm = Communicator::world();
@@ -80,7 +80,7 @@ TEST(GpuDistributedGemm, CorruptedElementOnOneRankFailsEverywhere) {
 }
 
 TEST(GpuDistributedGemm, ResidentRunVerifiesOnTheDevice) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   GemmConfig cfg = integer_config({130, 70, 90}, Precision::tf32, Transport::mpi);
   cfg.fill = Fill::uniform;

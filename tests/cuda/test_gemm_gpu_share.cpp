@@ -2,6 +2,7 @@
 // run is refused; with it the MPI transport gives the exact C; NCCL refuses, saying why.
 #include <gtest/gtest.h>
 
+#include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -28,7 +29,7 @@ std::pair<int, bool> outcome(const GemmConfig& cfg, const std::string& fragment)
 }  // namespace
 
 TEST(SharedGpu, RefusedWithoutShareGpuExactWithIt) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   ASSERT_EQ(visible_gpu_count(), 1) << "this test runs with CUDA_VISIBLE_DEVICES=0";
   ASSERT_GE(world_size(), 2);
   GemmConfig cfg = integer_config({33, 21, 17}, Precision::fp64, Transport::mpi);
@@ -40,7 +41,7 @@ TEST(SharedGpu, RefusedWithoutShareGpuExactWithIt) {
 }
 
 TEST(SharedGpu, NcclRefusesRanksSharingAGpu) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   ASSERT_EQ(visible_gpu_count(), 1) << "this test runs with CUDA_VISIBLE_DEVICES=0";
   const GemmConfig cfg = integer_config({16, 16, 16}, Precision::fp64, Transport::nccl);
   const auto [code, says] = outcome(cfg, "one GPU per rank");

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "gemm_checks.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -20,23 +21,9 @@ using namespace gpu_test;
 
 namespace {
 
-void expect_shared_same_as_replicated(const GemmShape& shape, Precision p, Transport t, bool overlap) {
-  const auto comm = Communicator::world();
-  GemmConfig rep = integer_config(shape, p, t, overlap);
-  GemmConfig sh = rep;
-  sh.distribution = GemmDistribution::shared;
-  const GemmResult a = run_distributed_gemm(rep, comm);
-  const GemmResult b = run_distributed_gemm(sh, comm);
-  bool same = true;
-  if (comm.is_root()) {
-    same = b.c == a.c && b.c == exact_integer_product(shape, rep.seed) &&
-           b.record.at("distribution").at("scheme") == "shared";
-  }
-  const std::string what = to_string(p) + " " + to_string(t) + (overlap ? " --overlap " : " ") +
-                           std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) +
-                           " on " + std::to_string(comm.size()) + " ranks";
-  EXPECT_TRUE(all_ranks(a.ok && b.ok)) << "verification failed: " << what;
-  EXPECT_TRUE(all_ranks(same)) << "shared C differs from replicated or the exact product: " << what;
+void expect_shared_on_gpus(const GemmShape& shape, Precision p, Transport t, bool overlap) {
+  expect_shared_same_as_replicated(integer_config(shape, p, t, overlap),
+                                   to_string(p) + " " + to_string(t) + (overlap ? " --overlap" : ""));
 }
 
 }  // namespace
@@ -45,8 +32,8 @@ TEST(SharedGpuGemm, EachGpuOverItsOwnLinkGivesTheReplicatedBits) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
   for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{129, 67, 95}}) {
     for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
-      expect_shared_same_as_replicated(s, p, Transport::mpi, false);
-      expect_shared_same_as_replicated(s, p, Transport::nccl, false);
+      expect_shared_on_gpus(s, p, Transport::mpi, false);
+      expect_shared_on_gpus(s, p, Transport::nccl, false);
     }
   }
 }
@@ -58,7 +45,7 @@ TEST(SharedGpuGemm, OverlapInPanelsGivesTheReplicatedBits) {
   for (const GemmShape& s :
        {GemmShape{37, 23, 41}, GemmShape{comm.size(), 50, 70}, GemmShape{61, 33, 3}, GemmShape{300, 17, 257}}) {
     for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32}) {
-      expect_shared_same_as_replicated(s, p, Transport::nccl, true);
+      expect_shared_on_gpus(s, p, Transport::nccl, true);
     }
   }
 }
@@ -91,11 +78,6 @@ TEST(SharedGpuGemm, CorruptedElementOnOneRankFailsEverywhere) {
   for (const bool overlap : {false, true}) {
     GemmConfig cfg = integer_config({80, 40, 40}, Precision::fp64, Transport::nccl, overlap);
     cfg.distribution = GemmDistribution::shared;
-    cfg.fill = Fill::uniform;
-    cfg.inject_error_rank = comm.size() - 1;
-    testing::internal::CaptureStderr();
-    const GemmResult r = run_distributed_gemm(cfg, comm);
-    testing::internal::GetCapturedStderr();
-    EXPECT_TRUE(all_ranks(!r.ok)) << (overlap ? "--overlap" : "phased");
+    expect_corruption_named(cfg, comm, overlap ? "--overlap" : "phased");
   }
 }

@@ -4,6 +4,7 @@
 // (ranks beyond the visible GPUs share them).
 #include <gtest/gtest.h>
 
+#include "gpu_skip.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
@@ -11,7 +12,7 @@ using namespace scalebench;
 using namespace gpu_test;
 
 TEST(GpuSumma2D, ExactAndIdenticalToRow1DAtEveryPrecisionAndGrid) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   const GemmShape shape{61, 43, 77};
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
@@ -34,7 +35,7 @@ TEST(GpuSumma2D, ExactAndIdenticalToRow1DAtEveryPrecisionAndGrid) {
 }
 
 TEST(GpuSumma2D, RecordHasDevicePhasesAndTheGpuOfEveryRank) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   GemmConfig cfg = integer_config({96, 80, 64}, Precision::fp32, Transport::mpi);
   cfg.algorithm = GemmAlgorithm::summa2d;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_checks.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
@@ -84,14 +85,5 @@ TEST(GpuSummaNccl, RecordNamesTheTransportAndTheBytesEachRankReceived) {
 TEST(GpuSummaNccl, AWrongElementOnTheLastRankFailsEveryRank) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
   const auto comm = Communicator::world();
-  GemmConfig cfg = summa_nccl({64, 48, 40}, Precision::fp64, most_square_grid(comm.size()));
-  cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
-  if (comm.is_root()) {
-    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
-  }
+  expect_corruption_named(summa_nccl({64, 48, 40}, Precision::fp64, most_square_grid(comm.size())), comm);
 }

@@ -4,7 +4,9 @@
 #include <random>
 #include <vector>
 
+#include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
+#include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -48,8 +50,8 @@ inline void expect_exact(const GemmShape& shape, Precision p, Transport t, bool 
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
-  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << (overlap ? " --overlap " : " ") << shape.m
-                               << "x" << shape.n << "x" << shape.k << " on " << comm.size() << " ranks";
+  EXPECT_TRUE(all_ranks(same)) << to_string(p) << " " << to_string(t) << (overlap ? " --overlap " : " ")
+                               << shape_on_ranks(shape, comm.size());
 }
 
 }  // namespace gpu_test

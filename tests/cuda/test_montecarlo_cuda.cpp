@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -53,9 +54,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 class MonteCarloCuda : public testing::Test {
  protected:
-  void SetUp() override {
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
-  }
+  void SetUp() override { SKIP_WITHOUT_A_GPU(); }
   const Communicator world_ = Communicator::world();
 };
 

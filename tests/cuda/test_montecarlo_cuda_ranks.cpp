@@ -9,22 +9,14 @@
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;
 
 TEST(MonteCarloCudaRanks, PiOnEveryGpuCountHasTheCpuBits) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_absence_reason();
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
-  MonteCarloConfig cfg;
-  cfg.problem = McProblem::pi;
-  cfg.backend = McBackendKind::cuda;
-  cfg.samples = 200'000'003;
-  cfg.seed = 2718;
-  cfg.reps = 1;
-  cfg.warmup = 0;
-  cfg.quiet = true;
-  cfg.pin = scalebench::PinPolicy::none;
-  cfg.share_gpu = visible_gpu_count() < comm.size();
+  const MonteCarloConfig cfg = gpu_test::mc_config(McProblem::pi, McBackendKind::cuda, 200'000'003, 2718, 1);
   const MonteCarloResult gpu = run_distributed_montecarlo(cfg, comm);
 
   const McOutcome cpu = cpu_reference(cfg, 2);

@@ -12,31 +12,22 @@
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;
 
 namespace {
 
 MonteCarloConfig config(McProblem p, std::int64_t samples, std::int64_t batch) {
-  MonteCarloConfig cfg;
-  cfg.problem = p;
-  cfg.backend = McBackendKind::curand;
-  cfg.samples = samples;
+  MonteCarloConfig cfg = gpu_test::mc_config(p, McBackendKind::curand, samples, 4242, 2);
   cfg.batch = batch;
-  cfg.seed = 4242;
-  cfg.reps = 2;  // the driver checks that the repeats agree to the bit
-  cfg.warmup = 0;
-  cfg.quiet = true;
-  cfg.pin = scalebench::PinPolicy::none;
   resolve_defaults(cfg);
   return cfg;
 }
 
 class MonteCarloCurand : public testing::Test {
  protected:
-  void SetUp() override {
-    if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  }
+  void SetUp() override { SKIP_WITHOUT_A_GPU(); }
   const Communicator world_ = Communicator::world();
 };
 

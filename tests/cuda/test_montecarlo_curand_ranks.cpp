@@ -9,24 +9,17 @@
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;
 
 TEST(MonteCarloCurandRanks, ClosedFormsHoldOnEveryGpuCount) {
-  if (visible_gpu_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   for (const auto p : {McProblem::pi, McProblem::european}) {
-    MonteCarloConfig cfg;
-    cfg.problem = p;
-    cfg.backend = McBackendKind::curand;
-    cfg.samples = p == McProblem::pi ? 100'000'007 : 4'000'003;
+    MonteCarloConfig cfg = gpu_test::mc_config(p, McBackendKind::curand, p == McProblem::pi ? 100'000'007 : 4'000'003,
+                                               1618, 2);
     cfg.batch = 3'000'017;  // divides neither the samples nor a rank's share
-    cfg.seed = 1618;
-    cfg.reps = 2;
-    cfg.warmup = 0;
-    cfg.quiet = true;
-    cfg.pin = scalebench::PinPolicy::none;
-    cfg.share_gpu = visible_gpu_count() < comm.size();
     const MonteCarloResult r = run_distributed_montecarlo(cfg, comm);
     EXPECT_TRUE(all_ranks(r.ok)) << to_string(p) << " on " << comm.size() << " rank(s): z " << r.outcome.main.z;
     EXPECT_TRUE(all_ranks(std::fabs(r.outcome.main.z) < kZLimit)) << to_string(p);

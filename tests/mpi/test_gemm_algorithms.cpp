@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/base/partition.hpp"
@@ -51,9 +52,8 @@ void expect_summa_exact(const GemmShape& shape, Precision p, GemmBackendKind bac
       same = r.c == exact && r.c == reference.c &&
              r.record.at("distribution").at("grid") == nlohmann::json({g.rows, g.cols});
     }
-    const std::string what = to_string(backend) + " " + to_string(p) + " " + std::to_string(shape.m) + "x" +
-                             std::to_string(shape.n) + "x" + std::to_string(shape.k) + " grid " + to_string(g) +
-                             " panel " + std::to_string(panel);
+    const std::string what = to_string(backend) + " " + to_string(p) + " " + shape_on_ranks(shape, comm.size()) +
+                             " grid " + to_string(g) + " panel " + std::to_string(panel);
     EXPECT_TRUE(all_ranks(r.ok)) << "verification failed: " << what;
     EXPECT_TRUE(all_ranks(same)) << "C differs from Row1D's or the exact product: " << what;
   }
@@ -156,16 +156,7 @@ TEST(Summa2D, TransportMeasuresWhatTheLayoutSaysForBothAlgorithms) {
 
 TEST(Summa2D, CorruptedBlockIsFoundAndItsRankNamed) {
   const auto comm = Communicator::world();
-  GemmConfig cfg = exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()),
-                                8);
-  cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
-  if (comm.is_root()) {
-    EXPECT_FALSE(r.record.at("ok").get<bool>());
-    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
-  }
+  expect_corruption_named(exact_config({40, 40, 40}, Precision::fp64, GemmAlgorithm::summa2d,
+                                       most_square_grid(comm.size()), 8),
+                          comm);
 }

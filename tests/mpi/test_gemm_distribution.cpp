@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -39,24 +40,9 @@ GemmConfig distribution_config(const GemmShape& shape, Precision p, GemmDistribu
 }
 
 void expect_shared_identical(const GemmShape& shape, Precision p, GemmBackendKind backend) {
-  const auto comm = Communicator::world();
   GemmConfig rep = distribution_config(shape, p, GemmDistribution::replicated);
   rep.backend = backend;
-  GemmConfig sh = rep;
-  sh.distribution = GemmDistribution::shared;
-  const GemmResult a = run_distributed_gemm(rep, comm);
-  const GemmResult b = run_distributed_gemm(sh, comm);
-  bool same = true;
-  if (comm.is_root()) {
-    same = !b.c.empty() && b.c == a.c && b.c == exact_integer_product(shape, rep.seed) &&
-           b.record.at("distribution").at("scheme") == "shared" &&
-           a.record.at("distribution").at("scheme") == "replicated";
-  }
-  const std::string what = to_string(backend) + " " + to_string(p) + " " + std::to_string(shape.m) + "x" +
-                           std::to_string(shape.n) + "x" + std::to_string(shape.k) + " on " +
-                           std::to_string(comm.size()) + " ranks";
-  EXPECT_TRUE(all_ranks(a.ok && b.ok)) << "verification failed: " << what;
-  EXPECT_TRUE(all_ranks(same)) << "shared C differs from replicated or the exact product: " << what;
+  expect_shared_same_as_replicated(rep, to_string(backend) + " " + to_string(p));
 }
 
 }  // namespace
@@ -121,16 +107,7 @@ TEST(SharedDistribution, RecordHoldsBOncePerNodeAndMovesNothingInsideIt) {
 
 TEST(SharedDistribution, CorruptedRowsAreFoundAndTheirRankNamed) {
   const auto comm = Communicator::world();
-  GemmConfig cfg = distribution_config({40, 40, 40}, Precision::fp64, GemmDistribution::shared);
-  cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
-  if (comm.is_root()) {
-    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
-  }
+  expect_corruption_named(distribution_config({40, 40, 40}, Precision::fp64, GemmDistribution::shared), comm);
 }
 
 TEST(SharedDistribution, WithoutSharedWindowsFallsBackToReplicatedAndSaysWhy) {

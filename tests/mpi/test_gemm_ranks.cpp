@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -12,6 +13,17 @@
 using namespace scalebench;
 
 namespace {
+
+// The driver's defaults (uniform fill, the peer timed) on a small shape, one thread, quiet.
+GemmConfig small_config(const GemmShape& shape, int reps, int warmup) {
+  GemmConfig cfg;
+  cfg.shape = shape;
+  cfg.reps = reps;
+  cfg.warmup = warmup;
+  cfg.threads = 1;
+  cfg.quiet = true;
+  return cfg;
+}
 
 void expect_exact(const GemmShape& shape, GemmBackendKind backend, Precision p, std::int64_t chunk) {
   const auto comm = Communicator::world();
@@ -22,8 +34,8 @@ void expect_exact(const GemmShape& shape, GemmBackendKind backend, Precision p, 
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
-  EXPECT_TRUE(all_ranks(same)) << to_string(backend) << " " << to_string(p) << " " << shape.m << "x" << shape.n << "x"
-                               << shape.k << " on " << comm.size() << " ranks";
+  EXPECT_TRUE(all_ranks(same)) << to_string(backend) << " " << to_string(p) << " "
+                               << shape_on_ranks(shape, comm.size());
 }
 
 }  // namespace
@@ -45,13 +57,7 @@ TEST(DistributedGemm, ChunkedCollectivesGiveTheSameC) {
 
 TEST(DistributedGemm, RecordHasPhasesRatesAndVerdictOnRankZero) {
   const auto comm = Communicator::world();
-  GemmConfig cfg;
-  cfg.shape = {48, 40, 32};
-  cfg.reps = 3;
-  cfg.warmup = 1;
-  cfg.threads = 1;
-  cfg.quiet = true;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_distributed_gemm(small_config({48, 40, 32}, 3, 1), comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& rec = r.record;
@@ -68,20 +74,7 @@ TEST(DistributedGemm, RecordHasPhasesRatesAndVerdictOnRankZero) {
 
 TEST(DistributedGemm, CorruptedElementOnOneRankFailsEverywhere) {
   const auto comm = Communicator::world();
-  GemmConfig cfg;
-  cfg.shape = {40, 40, 40};
-  cfg.reps = 1;
-  cfg.warmup = 0;
-  cfg.threads = 1;
-  cfg.quiet = true;
+  GemmConfig cfg = small_config({40, 40, 40}, 1, 0);
   cfg.peer = false;
-  cfg.inject_error_rank = comm.size() - 1;
-  testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
-  testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(all_ranks(!r.ok));
-  if (comm.is_root()) {
-    EXPECT_FALSE(r.record.at("ok").get<bool>());
-    EXPECT_EQ(r.record.at("verification").at("first_failed").at("rank").get<int>(), comm.size() - 1);
-  }
+  expect_corruption_named(cfg, comm);
 }

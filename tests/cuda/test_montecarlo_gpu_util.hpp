@@ -1,0 +1,31 @@
+#pragma once
+// Shared by the GPU Monte Carlo tests that run through the driver: the configuration of a quiet
+// run (and the skip without a GPU).
+#include <cstdint>
+
+#include "gpu_skip.hpp"
+#include "mpi_test_util.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/gpu/gpu.hpp"
+
+namespace gpu_test {
+
+// `samples` of problem `p` on the GPU backend `b`: `reps` repeats (from two on, the driver checks
+// that they agree to the bit), no warm-up, quiet, unpinned; ranks beyond the visible GPUs share
+// them.
+inline scalebench::MonteCarloConfig mc_config(scalebench::McProblem p, scalebench::McBackendKind b,
+                                              std::int64_t samples, std::uint64_t seed, int reps) {
+  scalebench::MonteCarloConfig cfg;
+  cfg.problem = p;
+  cfg.backend = b;
+  cfg.samples = samples;
+  cfg.seed = seed;
+  cfg.reps = reps;
+  cfg.warmup = 0;
+  cfg.quiet = true;
+  cfg.pin = scalebench::PinPolicy::none;
+  cfg.share_gpu = scalebench::visible_gpu_count() < world_size();
+  return cfg;
+}
+
+}  // namespace gpu_test
