@@ -1,8 +1,11 @@
 #include "scalebench/base/verify.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <utility>
 
 namespace scalebench {
 
@@ -17,22 +20,26 @@ std::vector<double> freivalds_vector(std::uint64_t seed, std::int64_t n) {
   return x;
 }
 
+// Σ row[j]·x[j] and Σ |row[j]|·abs_x[j] over j < len (abs_x[j] = |x[j]| or a bound of it).
+template <class T>
+std::pair<double, double> dot_and_bound(const T* row, std::int64_t len, const double* x, const double* abs_x) {
+  double s = 0, sa = 0;
+  for (std::int64_t j = 0; j < len; ++j) {
+    const double v = static_cast<double>(row[j]);
+    s += v * x[j];
+    sa += std::fabs(v) * abs_x[j];
+  }
+  return {s, sa};
+}
+
 template <class T>
 void b_times_x(const T* b, std::int64_t k, std::int64_t n, const std::vector<double>& x, std::vector<double>& bx,
                std::vector<double>& abs_bx) {
   bx.assign(static_cast<std::size_t>(k), 0.0);
   abs_bx.assign(static_cast<std::size_t>(k), 0.0);
-  for (std::int64_t l = 0; l < k; ++l) {
-    const T* row = b + l * n;
-    double s = 0, sa = 0;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const double v = static_cast<double>(row[j]);
-      s += v * x[j];
-      sa += std::fabs(v) * std::fabs(x[j]);
-    }
-    bx[l] = s;
-    abs_bx[l] = sa;
-  }
+  std::vector<double> abs_x(x.size());
+  std::transform(x.begin(), x.end(), abs_x.begin(), [](double v) { return std::fabs(v); });
+  for (std::int64_t l = 0; l < k; ++l) std::tie(bx[l], abs_bx[l]) = dot_and_bound(b + l * n, n, x.data(), abs_x.data());
 }
 
 template <class T>
@@ -56,13 +63,7 @@ RowCheck freivalds_rows(const T* a, const T* c, std::int64_t rows, std::int64_t 
   RowCheck out;
   out.rows_checked = rows;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const T* arow = a + i * k;
-    double abx = 0, bound = 0;
-    for (std::int64_t l = 0; l < k; ++l) {
-      const double v = static_cast<double>(arow[l]);
-      abx += v * bx[l];
-      bound += std::fabs(v) * abs_bx[l];
-    }
+    const auto [abx, bound] = dot_and_bound(a + i * k, k, bx.data(), abs_bx.data());
     const double tol = gamma * bound + DBL_MIN;
     const double diff = std::fabs(cx[i] - abx);
     const double ratio = std::isfinite(diff) ? diff / tol : INFINITY;

@@ -23,15 +23,23 @@ const char* at(const void* base, std::int64_t elems, std::size_t elem_size) {
   return static_cast<const char*>(base) + static_cast<std::size_t>(elems) * elem_size;
 }
 
+// Calls f(done, n) for the successive pieces [done, done + n) of `count` elements, n <= `chunk`.
+template <class F>
+void for_each_chunk(std::int64_t count, std::int64_t chunk, F&& f) {
+  for (std::int64_t done = 0; done < count; done += chunk) f(done, static_cast<int>(std::min(chunk, count - done)));
+}
+
+// A new request at the end of `requests`, for the next MPI_Isend / MPI_Irecv.
+MPI_Request* next_request(std::vector<MPI_Request>& requests) { return &requests.emplace_back(); }
+
 }  // namespace
 
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
                  const Communicator& comm, std::int64_t chunk) {
   chunk = effective_chunk(chunk);
-  for (std::int64_t done = 0; done < count; done += chunk) {
-    const int n = static_cast<int>(std::min(chunk, count - done));
+  for_each_chunk(count, chunk, [&](std::int64_t done, int n) {
     SCALEBENCH_MPI(MPI_Bcast(at(data, done, elem_size), n, type, root, comm.get()));
-  }
+  });
 }
 
 void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
@@ -68,19 +76,16 @@ void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, c
         }
         continue;
       }
-      for (std::int64_t done = 0; done < counts[r]; done += chunk) {
-        const int n = static_cast<int>(std::min(chunk, counts[r] - done));
-        requests.emplace_back();
-        SCALEBENCH_MPI(
-            MPI_Isend(at(send, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
-      }
+      for_each_chunk(counts[r], chunk, [&](std::int64_t done, int n) {
+        SCALEBENCH_MPI(MPI_Isend(at(send, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(),
+                                 next_request(requests)));
+      });
     }
   } else {
-    for (std::int64_t done = 0; done < recv_count; done += chunk) {
-      const int n = static_cast<int>(std::min(chunk, recv_count - done));
-      requests.emplace_back();
-      SCALEBENCH_MPI(MPI_Irecv(at(recv, done, elem_size), n, type, root, kChunkTag, comm.get(), &requests.back()));
-    }
+    for_each_chunk(recv_count, chunk, [&](std::int64_t done, int n) {
+      SCALEBENCH_MPI(
+          MPI_Irecv(at(recv, done, elem_size), n, type, root, kChunkTag, comm.get(), next_request(requests)));
+    });
   }
   SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
 }
@@ -117,19 +122,16 @@ void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const 
         }
         continue;
       }
-      for (std::int64_t done = 0; done < counts[r]; done += chunk) {
-        const int n = static_cast<int>(std::min(chunk, counts[r] - done));
-        requests.emplace_back();
-        SCALEBENCH_MPI(
-            MPI_Irecv(at(recv, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(), &requests.back()));
-      }
+      for_each_chunk(counts[r], chunk, [&](std::int64_t done, int n) {
+        SCALEBENCH_MPI(MPI_Irecv(at(recv, displs[r] + done, elem_size), n, type, r, kChunkTag, comm.get(),
+                                 next_request(requests)));
+      });
     }
   } else {
-    for (std::int64_t done = 0; done < send_count; done += chunk) {
-      const int n = static_cast<int>(std::min(chunk, send_count - done));
-      requests.emplace_back();
-      SCALEBENCH_MPI(MPI_Isend(at(send, done, elem_size), n, type, root, kChunkTag, comm.get(), &requests.back()));
-    }
+    for_each_chunk(send_count, chunk, [&](std::int64_t done, int n) {
+      SCALEBENCH_MPI(
+          MPI_Isend(at(send, done, elem_size), n, type, root, kChunkTag, comm.get(), next_request(requests)));
+    });
   }
   SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
 }
