@@ -113,14 +113,14 @@ CublasGemm::CublasGemm(const GemmConfig& cfg, const Communicator& comm)
       device_(selection_.device),
       stream_(),
       timer_(stream_.get()) {
-  setup_.emplace_back("gpu_context", selection_.seconds);
+  setup_.emplace_back(phase::gpu_context, selection_.seconds);
   const double t0 = wall_seconds();
   agree(comm, [&] {
     handle_.emplace(stream_.get());
     placement_ = {{"host", host_name()}, {"rank", comm.rank()}, {"local_rank", selection_.local_rank}};
     placement_["gpu"] = gpu_info(device_);
   });
-  setup_.emplace_back("cublas_handle", wall_seconds() - t0);
+  setup_.emplace_back(phase::cublas_handle, wall_seconds() - t0);
 }
 
 void CublasGemm::check_memory_fits(const DeviceMemoryPlan& plan) const {
@@ -186,12 +186,12 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
     stream_.synchronize();
   });
   const double t1 = wall_seconds();
-  rec.add("device_alloc", t1 - t0);
+  rec.add(phase::device_alloc, t1 - t0);
   agree(comm_, [&] {
     gemm_call(handle_->get(), shape_.m);
     stream_.synchronize();
   });
-  rec.add("cublas_first_call", wall_seconds() - t1);
+  rec.add(phase::cublas_first_call, wall_seconds() - t1);
 }
 
 nlohmann::json CublasGemm::describe() const {

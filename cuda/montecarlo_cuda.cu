@@ -58,8 +58,8 @@ class CudaMonteCarlo final : public McKernel {
   std::string name() const override { return "cuda"; }
 
   void prepare(const MonteCarloConfig& cfg, ChunkRange range, PhaseRecorder& setup) override {
-    setup.add("gpu_context", context_s_);
-    ScopedPhase t(setup, "gpu_alloc");
+    setup.add(phase::gpu_context, context_s_);
+    ScopedPhase t(setup, phase::gpu_alloc);
     cfg_ = cfg;
     range_ = range;
     stream_.emplace();  // on this rank's device (selected in the constructor)

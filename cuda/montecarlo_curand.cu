@@ -100,8 +100,8 @@ class CurandMonteCarlo final : public McKernel {
   std::string name() const override { return "curand"; }
 
   void prepare(const MonteCarloConfig& cfg, ChunkRange range, PhaseRecorder& setup) override {
-    setup.add("gpu_context", context_s_);
-    ScopedPhase t(setup, "gpu_alloc");
+    setup.add(phase::gpu_context, context_s_);
+    ScopedPhase t(setup, phase::gpu_alloc);
     cfg_ = cfg;
     first_ = range.first * cfg.chunk_size;
     last_ = std::max(std::min(range.last * cfg.chunk_size, cfg.samples), first_);
@@ -149,7 +149,7 @@ class CurandMonteCarlo final : public McKernel {
     nlohmann::json traffic_json = {{"bytes_per_sample",
                                     {{phase::generate, t.generate},
                                      {phase::kernel, t.kernel},
-                                     {"device_reduce", t.reduction},
+                                     {phase::device_reduce, t.reduction},
                                      {"total", t.total()}}},
                                    {"peak_bandwidth_bytes_per_s", peak},
                                    {"bandwidth_bound_samples_per_s", peak > 0 ? peak / t.total() : 0.0}};
@@ -228,7 +228,7 @@ class CurandMonteCarlo final : public McKernel {
     const double reduce_s = timer.stop();
     rec.add(phase::generate, generate_s);
     rec.add(phase::kernel, kernel_s);
-    rec.add("device_reduce", reduce_s);
+    rec.add(phase::device_reduce, reduce_s);
     rec.add(phase::compute, generate_s + kernel_s + reduce_s);
     timer.start();
     SCALEBENCH_CUDA_CHECK(

@@ -29,7 +29,7 @@ class CpuMonteCarlo final : public McKernel {
   std::string name() const override { return "cpu"; }
 
   void prepare(const MonteCarloConfig& cfg, ChunkRange range, PhaseRecorder& setup) override {
-    ScopedPhase t(setup, "prepare");
+    ScopedPhase t(setup, phase::prepare);
     cfg_ = cfg;
     range_ = range;
     model_ = mc::model_for(cfg);

@@ -20,7 +20,7 @@ class NaiveMonteCarlo final : public McKernel {
   std::string name() const override { return "naive"; }
 
   void prepare(const MonteCarloConfig& cfg, ChunkRange, PhaseRecorder& setup) override {
-    ScopedPhase t(setup, "prepare");
+    ScopedPhase t(setup, phase::prepare);
     cfg_ = cfg;
     count_ = RowPartition(cfg.samples, ranks_).block(rank_).count;
   }

@@ -52,8 +52,8 @@ nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::ve
         {phase::gather, phase_traffic(hosts, c_counts, element_size)}}}};
   nlohmann::json peers = nlohmann::json::object();
   for (const auto& [phase, call, name] :
-       {std::tuple<const char*, const char*, const char*>{phase::scatter, "MPI_Scatterv", "bare_scatterv"},
-        {phase::broadcast, "MPI_Bcast", "bare_bcast"}}) {
+       {std::tuple<const char*, const char*, const char*>{phase::scatter, "MPI_Scatterv", phase::bare_scatterv},
+        {phase::broadcast, "MPI_Bcast", phase::bare_bcast}}) {
     for (const auto& [n, st] : bare) {
       if (n != name) continue;
       const double phase_s = median(phases, phase);

@@ -18,14 +18,26 @@ inline constexpr const char* reduce = "reduce";          // Monte Carlo: the par
 inline constexpr const char* verify = "verify";          // the check of the repeat's result
 inline constexpr const char* end_to_end = "end_to_end";  // the whole repeat (verification excluded)
 // Parts of another phase, reported beside it.
-inline constexpr const char* fill = "fill";          // --overlap: before the first multiply starts
-inline constexpr const char* drain = "drain";        // --overlap: after the last multiply ends
-inline constexpr const char* generate = "generate";  // random numbers into device arrays (curand),
-                                                     // or rank 0's inputs (a set-up phase)
-inline constexpr const char* kernel = "kernel";      // curand: the kernel over those arrays
+inline constexpr const char* fill = "fill";                    // --overlap: before the first multiply starts
+inline constexpr const char* drain = "drain";                  // --overlap: after the last multiply ends
+inline constexpr const char* generate = "generate";            // random numbers into device arrays (curand),
+                                                               // or rank 0's inputs (a set-up phase)
+inline constexpr const char* kernel = "kernel";                // curand: the kernel over those arrays
+inline constexpr const char* device_reduce = "device_reduce";  // curand: CUB's sums over those arrays
 // Peers: the bare library calls timed beside the run.
 inline constexpr const char* bare_compute = "bare_compute";
 inline constexpr const char* pinned_copy = "pinned_copy";
+inline constexpr const char* bare_scatterv = "bare_scatterv";  // the network peer: one MPI_Scatterv of A
+inline constexpr const char* bare_bcast = "bare_bcast";        // and one MPI_Bcast of B
+// Set-up steps, timed once before the repeats (recorded under setup_prefix; `generate` too).
+inline constexpr const char* prepare = "prepare";                      // CPU Monte Carlo: the rank's work units
+inline constexpr const char* gpu_context = "gpu_context";              // GPU selection and context creation
+inline constexpr const char* gpu_alloc = "gpu_alloc";                  // GPU Monte Carlo: streams and buffers
+inline constexpr const char* cublas_handle = "cublas_handle";          // the cuBLAS handle and its workspace
+inline constexpr const char* nccl_comm = "nccl_comm";                  // the NCCL communicator(s)
+inline constexpr const char* pin_host = "pin_host";                    // page-locking the host matrices
+inline constexpr const char* device_alloc = "device_alloc";            // GEMM: device buffers
+inline constexpr const char* cublas_first_call = "cublas_first_call";  // the real shape once
 
 // Set-up phases (timed once, before the repeats) are recorded as "setup_<name>".
 inline constexpr std::string_view setup_prefix = "setup_";

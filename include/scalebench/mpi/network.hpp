@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
@@ -58,12 +59,12 @@ void time_bare_collectives(const RepeatLoop& loop, const Communicator& comm, Pha
   for (int rep = 0; rep < loop.total(); ++rep) {
     loop.begin(rep, rec);
     {
-      ScopedPhase t(rec, "bare_scatterv");
+      ScopedPhase t(rec, phase::bare_scatterv);
       SCALEBENCH_MPI(MPI_Scatterv(a_full, c.data(), d.data(), mpi_type<T>(), root ? MPI_IN_PLACE : a_mine,
                                   static_cast<int>(recv_count), mpi_type<T>(), 0, comm.get()));
     }
     {
-      ScopedPhase t(rec, "bare_bcast");
+      ScopedPhase t(rec, phase::bare_bcast);
       SCALEBENCH_MPI(MPI_Bcast(b, static_cast<int>(b_count), mpi_type<T>(), 0, comm.get()));
     }
     rec.next_repeat();

@@ -227,7 +227,7 @@ class Summa2D final : public DistributedGemm {
         seconds += time_bare_cblas({me.mi, me.nj, p.width}, cfg_.precision, a_panel_.data(), b_panel_.data(),
                                    c_peer.data());
       }
-      peer.add("bare_compute", seconds);
+      peer.add(phase::bare_compute, seconds);
       peer.next_repeat();
     }
   }
@@ -312,7 +312,7 @@ class Summa2D final : public DistributedGemm {
   // panels received and C_ij.
   void prepare_device(PhaseRecorder& setup) {
     {
-      ScopedPhase t(setup, "nccl_comm");
+      ScopedPhase t(setup, phase::nccl_comm);
       transport_ = std::make_unique<TimedTransport>(make_device_buffer_transport(comm_, gpu_->stream()));
       transport_->attach(row_comm_);
       transport_->attach(col_comm_);
@@ -320,7 +320,7 @@ class Summa2D final : public DistributedGemm {
     const Shape me = shape_of(comm_.rank());
     const GpuGemm::DeviceViews v = gpu_->device_views();
     const std::size_t ein = element_bytes(v.a.type), eout = element_bytes(v.c.type);
-    ScopedPhase t(setup, "device_alloc");
+    ScopedPhase t(setup, phase::device_alloc);
     agree(comm_, [&] {
       a_dev_ = DeviceArray(static_cast<std::size_t>(me.mi * me.ka) * ein);
       b_dev_ = DeviceArray(static_cast<std::size_t>(me.kb * me.nj) * ein);

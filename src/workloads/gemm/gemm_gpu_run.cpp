@@ -48,7 +48,7 @@ void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, P
       if (p != nullptr && bytes > 0) pins_.emplace_back(p, bytes);
     }
   });
-  setup.add("pin_host", wall_seconds() - t0);
+  setup.add(phase::pin_host, wall_seconds() - t0);
 }
 
 void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& setup) {
@@ -64,7 +64,7 @@ void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& set
   for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
   if (nccl) {
     transport_ = make_device_transport(comm_, cfg_.overlap ? kOverlapTransportCtas : 0);
-    setup.add("nccl_comm", transport_->setup_seconds());
+    setup.add(phase::nccl_comm, transport_->setup_seconds());
   }
   agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
   if (cfg_.resident) {
