@@ -114,7 +114,7 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
     out += fmt::format("peer: bare {} on the same block {:.6f} s median -> backend/bare = {:.3f}x\n",
                        peer["what"].get<std::string>(), peer[phase::compute]["median_s"].get<double>(),
                        peer["ratio_backend_vs_bare"].get<double>());
-    if (peer.contains("pinned_copy")) {
+    if (peer.contains(phase::pinned_copy)) {
       out += fmt::format("peer: pinned copy {:.2f} GB/s; h2d {:.2f} GB/s -> h2d/pinned = {:.3f}x\n",
                          peer[phase::pinned_copy]["GBps"].get<double>(), peer["h2d_GBps"].get<double>(),
                          peer["ratio_h2d_vs_pinned_copy"].get<double>());
