@@ -128,20 +128,17 @@ TEST(ReportCli, ContrastReportRendersInChromium) {
 
 TEST(ReportCli, AReportThatCannotBeWrittenLosesNoResult) {
   const std::string dir = make_temp_dir();
+  const std::string contrast =
+      "contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 --quiet ";
   // A "Python" that fails: the contrast's results stay, its exit code too, and a warning says why.
-  const CliRun r = run_command("SCALEBENCH_PYTHON=/bin/false '" + std::string(std::getenv("SCALEBENCH_BINARY")) +
-                               "' contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
-                               "--quiet --out-dir " +
-                               dir + "/c 2>&1");
+  const CliRun r = run_command("SCALEBENCH_PYTHON=/bin/false '" + std::string(std::getenv("SCALEBENCH_BINARY")) + "' " +
+                               contrast + "--out-dir " + dir + "/c 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(file_exists(dir + "/c/contrast.json"));
   EXPECT_NE(r.output.find("scalebench: warning: report.html not written"), std::string::npos) << r.output;
   EXPECT_FALSE(file_exists(dir + "/c/report.html"));
   // --no-report: none, and nothing said.
-  const CliRun q = run_scalebench(
-      "contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 "
-      "--quiet --no-report --out-dir " +
-      dir + "/d");
+  const CliRun q = run_scalebench(contrast + "--no-report --out-dir " + dir + "/d");
   EXPECT_EQ(q.exit_code, 0) << q.output;
   EXPECT_FALSE(file_exists(dir + "/d/report.html"));
   EXPECT_EQ(q.output.find("report"), std::string::npos) << q.output;
