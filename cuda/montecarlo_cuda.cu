@@ -17,6 +17,7 @@
 
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
+#include "gpu_device.hpp"
 #include "montecarlo_kernels.cuh"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
@@ -47,13 +48,10 @@ static_assert(gpu::mc::kSumY == kSumY && gpu::mc::kSumYY == kSumYY && gpu::mc::k
 
 class CudaMonteCarlo final : public McKernel {
  public:
-  CudaMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
-    const double t0 = wall_seconds();
-    device_ = select_gpu_for_rank(comm, cfg.share_gpu, "--backend cuda");
-    SCALEBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    SCALEBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not in the first kernel
-    context_s_ = wall_seconds() - t0;
-  }
+  // The device is current and its context made once selected; the context's creation was timed
+  // by the first selection in this process (placement may have selected before the backend did).
+  CudaMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm)
+      : device_(select_gpu_for_rank(comm, cfg.share_gpu, "--backend cuda")), context_s_(gpu::first_context_seconds()) {}
 
   std::string name() const override { return "cuda"; }
 

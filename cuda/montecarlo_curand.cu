@@ -24,6 +24,7 @@
 #include "cuda_check.hpp"
 #include "curand_generator.hpp"
 #include "device_memory.hpp"
+#include "gpu_device.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -89,13 +90,11 @@ double peak_bandwidth(int device) {
 
 class CurandMonteCarlo final : public McKernel {
  public:
-  CurandMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
-    const double t0 = wall_seconds();
-    device_ = select_gpu_for_rank(comm, cfg.share_gpu, "--backend curand");
-    SCALEBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    SCALEBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not in the first call
-    context_s_ = wall_seconds() - t0;
-  }
+  // The device is current and its context made once selected; the context's creation was timed
+  // by the first selection in this process (placement may have selected before the backend did).
+  CurandMonteCarlo(const MonteCarloConfig& cfg, const Communicator& comm)
+      : device_(select_gpu_for_rank(comm, cfg.share_gpu, "--backend curand")),
+        context_s_(gpu::first_context_seconds()) {}
 
   std::string name() const override { return "curand"; }
 
