@@ -32,6 +32,33 @@ void for_each_chunk(std::int64_t count, std::int64_t chunk, F&& f) {
 // A new request at the end of `requests`, for the next MPI_Isend / MPI_Irecv.
 MPI_Request* next_request(std::vector<MPI_Request>& requests) { return &requests.emplace_back(); }
 
+// Whether one MPI_Scatterv / MPI_Gatherv takes the whole transfer, and the int counts and
+// displacements it takes (the root's; empty elsewhere). Every rank must take the same path, so
+// it is decided on what all know: the largest rank's count and the end of the root's last block.
+struct OneCall {
+  bool fits = false;
+  std::vector<int> counts, displs;
+};
+
+OneCall one_call(std::int64_t my_count, const std::vector<std::int64_t>& counts,
+                 const std::vector<std::int64_t>& displs, int root, const Communicator& comm, std::int64_t chunk) {
+  const std::int64_t largest = comm.max(my_count);
+  std::int64_t last_end = 0;
+  if (comm.rank() == root) {
+    for (std::size_t i = 0; i < counts.size(); ++i) last_end = std::max(last_end, displs[i] + counts[i]);
+  }
+  SCALEBENCH_MPI(MPI_Bcast(&last_end, 1, MPI_INT64_T, root, comm.get()));
+  OneCall out;
+  out.fits = largest <= chunk && last_end <= kMaxMpiCount;
+  if (out.fits && comm.rank() == root) {
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      out.counts.push_back(static_cast<int>(counts[i]));
+      out.displs.push_back(static_cast<int>(displs[i]));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
@@ -46,24 +73,10 @@ void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, c
                     void* recv, std::int64_t recv_count, MPI_Datatype type, std::size_t elem_size, int root,
                     const Communicator& comm, std::int64_t chunk) {
   chunk = effective_chunk(chunk);
-  // Every rank must take the same path: decide on the largest receive count, known everywhere.
-  const std::int64_t largest = comm.max(recv_count);
-  std::int64_t last_end = 0;
-  if (comm.rank() == root) {
-    for (std::size_t i = 0; i < counts.size(); ++i) last_end = std::max(last_end, displs[i] + counts[i]);
-  }
-  MPI_Bcast(&last_end, 1, MPI_INT64_T, root, comm.get());
-  if (largest <= chunk && last_end <= kMaxMpiCount) {
-    std::vector<int> c, d;
-    if (comm.rank() == root) {
-      for (std::size_t i = 0; i < counts.size(); ++i) {
-        c.push_back(static_cast<int>(counts[i]));
-        d.push_back(static_cast<int>(displs[i]));
-      }
-    }
+  if (const OneCall one = one_call(recv_count, counts, displs, root, comm, chunk); one.fits) {
     // The root's block already in place (recv points at it inside send): MPI_IN_PLACE, no copy.
     const bool in_place = comm.rank() == root && recv == at(send, displs[root], elem_size);
-    SCALEBENCH_MPI(MPI_Scatterv(send, c.data(), d.data(), type, in_place ? MPI_IN_PLACE : recv,
+    SCALEBENCH_MPI(MPI_Scatterv(send, one.counts.data(), one.displs.data(), type, in_place ? MPI_IN_PLACE : recv,
                                 static_cast<int>(recv_count), type, root, comm.get()));
     return;
   }
@@ -94,23 +107,10 @@ void gatherv_bytes(const void* send, std::int64_t send_count, void* recv, const 
                    const std::vector<std::int64_t>& displs, MPI_Datatype type, std::size_t elem_size, int root,
                    const Communicator& comm, std::int64_t chunk) {
   chunk = effective_chunk(chunk);
-  const std::int64_t largest = comm.max(send_count);
-  std::int64_t last_end = 0;
-  if (comm.rank() == root) {
-    for (std::size_t i = 0; i < counts.size(); ++i) last_end = std::max(last_end, displs[i] + counts[i]);
-  }
-  MPI_Bcast(&last_end, 1, MPI_INT64_T, root, comm.get());
-  if (largest <= chunk && last_end <= kMaxMpiCount) {
-    std::vector<int> c, d;
-    if (comm.rank() == root) {
-      for (std::size_t i = 0; i < counts.size(); ++i) {
-        c.push_back(static_cast<int>(counts[i]));
-        d.push_back(static_cast<int>(displs[i]));
-      }
-    }
+  if (const OneCall one = one_call(send_count, counts, displs, root, comm, chunk); one.fits) {
     const bool in_place = comm.rank() == root && send == at(static_cast<const void*>(recv), displs[root], elem_size);
-    SCALEBENCH_MPI(MPI_Gatherv(in_place ? MPI_IN_PLACE : send, static_cast<int>(send_count), type, recv, c.data(),
-                               d.data(), type, root, comm.get()));
+    SCALEBENCH_MPI(MPI_Gatherv(in_place ? MPI_IN_PLACE : send, static_cast<int>(send_count), type, recv,
+                               one.counts.data(), one.displs.data(), type, root, comm.get()));
     return;
   }
   std::vector<MPI_Request> requests;

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;
 
@@ -52,11 +52,7 @@ MonteCarloConfig config(McProblem p, std::int64_t samples) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-class MonteCarloCuda : public testing::Test {
- protected:
-  void SetUp() override { SKIP_WITHOUT_A_GPU(); }
-  const Communicator world_ = Communicator::world();
-};
+class MonteCarloCuda : public gpu_test::GpuWorldTest {};
 
 }  // namespace
 

@@ -25,11 +25,7 @@ MonteCarloConfig config(McProblem p, std::int64_t samples, std::int64_t batch) {
   return cfg;
 }
 
-class MonteCarloCurand : public testing::Test {
- protected:
-  void SetUp() override { SKIP_WITHOUT_A_GPU(); }
-  const Communicator world_ = Communicator::world();
-};
+class MonteCarloCurand : public gpu_test::GpuWorldTest {};
 
 }  // namespace
 

@@ -1,14 +1,24 @@
 #pragma once
-// Shared by the GPU Monte Carlo tests that run through the driver: the configuration of a quiet
-// run (and the skip without a GPU).
+// Shared by the GPU Monte Carlo tests: a fixture that skips without a GPU, and the configuration
+// of a quiet run through the driver.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 
 #include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
 
 namespace gpu_test {
+
+// Each test skips, saying why, without a visible GPU; world_ is the ranks of the run.
+class GpuWorldTest : public testing::Test {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_A_GPU(); }
+  const scalebench::Communicator world_ = scalebench::Communicator::world();
+};
 
 // `samples` of problem `p` on the GPU backend `b`: `reps` repeats (from two on, the driver checks
 // that they agree to the bit), no warm-up, quiet, unpinned; ranks beyond the visible GPUs share
