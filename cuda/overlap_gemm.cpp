@@ -116,7 +116,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     const std::int64_t col = plan.panel_first[u(p)], w = plan.panel_first[u(p) + 1] - col;
     const Event* landed = nullptr;
     if (root) {
-      led.span(in, "in", fmt::format("B+A panel {}", p), "h2d", [&] {
+      led.span(in, "in", fmt::format("B+A panel {}", p), phase::h2d, [&] {
         SCALEBENCH_CUDA_CHECK(
             cudaMemcpyAsync(rep.b_at(col), b_src + u(col * n) * e, u(w * n) * e, cudaMemcpyHostToDevice, in));
         if (head(0) > 0) {
@@ -133,10 +133,10 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     }
     if (ranks > 1) {
       if (root) wait(ns, *landed);
-      led.span(ns, "nccl", fmt::format("bcast B panel {}", p), root ? "broadcast" : "", [&] {
+      led.span(ns, "nccl", fmt::format("bcast B panel {}", p), root ? phase::broadcast : "", [&] {
         SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(rep.b_at(col), rep.b_at(col), u(w * n) * e, ncclUint8, 0, nc, ns), nc);
       });
-      led.span(ns, "nccl", fmt::format("A panel {}", p), root ? "scatter" : "", [&] {
+      led.span(ns, "nccl", fmt::format("A panel {}", p), root ? phase::scatter : "", [&] {
         nccl_group(nc, [&] {
           if (root) {
             for (int r = 1; r < ranks; ++r) {
@@ -169,7 +169,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
         const Block b = block(r, j);
         if (b.count == 0) continue;
         const std::int64_t row = rows.block(r).offset + b.offset;
-        led.span(in, "in", fmt::format("A block {} of rank {}", j, r), "h2d", [&] {
+        led.span(in, "in", fmt::format("A block {} of rank {}", j, r), phase::h2d, [&] {
           SCALEBENCH_CUDA_CHECK(
               cudaMemcpyAsync(a_at(row, 0), a_host + u(row * k) * e, u(b.count * k) * e, cudaMemcpyHostToDevice, in));
         });
@@ -186,7 +186,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
         if (block_in[u(r)][u(j)] != nullptr) wait(ns, *block_in[u(r)][u(j)]);
       }
     }
-    led.span(ns, "nccl", fmt::format("A block {}", j), root ? "scatter" : "", [&] {
+    led.span(ns, "nccl", fmt::format("A block {}", j), root ? phase::scatter : "", [&] {
       nccl_group(nc, [&] {
         if (root) {
           for (int r = 1; r < ranks; ++r) {
@@ -206,7 +206,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
   const auto gather = [&](std::string what, auto&& rows_of, const Event* ready) {
     // rows_of(r) -> {first local row, count} of what rank r sends now.
     if (!root && ready != nullptr) wait(ns, *ready);
-    led.span(ns, "nccl", what, root ? "" : "gather", [&] {
+    led.span(ns, "nccl", what, root ? "" : phase::gather, [&] {
       nccl_group(nc, [&] {
         if (root) {
           for (int r = 1; r < ranks; ++r) {
@@ -250,7 +250,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     const auto down = [&](std::int64_t row, std::int64_t count, const Event& ready) {
       if (count == 0) return;
       wait(out, ready);
-      led.span(out, "out", fmt::format("C rows {}+{}", row, count), "d2h", [&] {
+      led.span(out, "out", fmt::format("C rows {}+{}", row, count), phase::d2h, [&] {
         SCALEBENCH_CUDA_CHECK(
             cudaMemcpyAsync(c_host + u(row * n) * eo, c_at(row), u(count * n) * eo, cudaMemcpyDeviceToHost, out));
       });
@@ -265,7 +265,7 @@ void CublasGemm::multiply_overlapped(const OverlapPlan& plan, const RowPartition
     }
   }
 
-  rep.finish({"h2d", "broadcast", "scatter"}, {"gather", "d2h"}, rec, me, overlap_repeats_++);
+  rep.finish({phase::h2d, phase::broadcast, phase::scatter}, {phase::gather, phase::d2h}, rec, me, overlap_repeats_++);
 }
 
 }  // namespace scalebench::gpu

@@ -18,6 +18,7 @@
 
 #include "cuda_check.hpp"
 #include "nccl_comm.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "stream.hpp"
 
@@ -66,10 +67,10 @@ class Ledger {
     double end = 0;
     for (const Event* x : ends) end = std::max(end, x->seconds_since(start));
     for (const char* phase : before) rec.add(phase, totals[phase]);
-    rec.add("compute", compute_s);
+    rec.add(phase::compute, compute_s);
     for (const char* phase : after) rec.add(phase, totals[phase]);
-    rec.add("fill", gemms.empty() ? 0.0 : gemms.front().first->seconds_since(start));
-    rec.add("drain", gemms.empty() ? 0.0 : end - gemms.back().second->seconds_since(start));
+    rec.add(phase::fill, gemms.empty() ? 0.0 : gemms.front().first->seconds_since(start));
+    rec.add(phase::drain, gemms.empty() ? 0.0 : end - gemms.back().second->seconds_since(start));
   }
   void trace(int rank, int repeat, const Event& start) const {
     std::string out;

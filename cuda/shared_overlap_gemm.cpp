@@ -50,7 +50,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     const std::int64_t col = plan.panel_first[u(p)], w = plan.panel_first[u(p) + 1] - col;
     const RowPartition pieces(w, ranks);
     const Block mine = pieces.block(me);
-    led.span(in, "in", fmt::format("B piece+A panel {}", p), "h2d", [&] {
+    led.span(in, "in", fmt::format("B piece+A panel {}", p), phase::h2d, [&] {
       const std::int64_t first = col + mine.offset;
       if (mine.count > 0) {
         SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(rep.b_at(first), b_src + u(first * n) * e, u(mine.count * n) * e,
@@ -64,7 +64,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     const Event* landed = &led.record(in);
     if (ranks > 1) {
       wait(ns, *landed);
-      led.span(ns, "nccl", fmt::format("allgather B panel {}", p), "allgather",
+      led.span(ns, "nccl", fmt::format("allgather B panel {}", p), phase::allgather,
                [&] { all_gather_rows(nc, rep.b_at(col), u(n) * e, pieces, ns); });
       landed = &led.record(ns);
     }
@@ -78,7 +78,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
   for (std::size_t j = 0; j < blocks.size(); ++j) {
     const Block b = blocks[j];
     if (b.count == 0) continue;
-    led.span(in, "in", fmt::format("A block {}", j), "h2d", [&] {
+    led.span(in, "in", fmt::format("A block {}", j), phase::h2d, [&] {
       SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(a_at(b.offset, 0), a_host + u(b.offset * k) * e, u(b.count * k) * e,
                                             cudaMemcpyHostToDevice, in));
     });
@@ -86,7 +86,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
   }
   const auto down = [&](std::string what, Block b, const Event& ready) {
     wait(out, ready);
-    led.span(out, "out", std::move(what), "d2h", [&] {
+    led.span(out, "out", std::move(what), phase::d2h, [&] {
       SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(c_host + u(b.offset * n) * eo, c_at(b.offset), u(b.count * n) * eo,
                                             cudaMemcpyDeviceToHost, out));
     });
@@ -100,7 +100,7 @@ void CublasGemm::multiply_shared_overlapped(const OverlapPlan& plan, const void*
     down(fmt::format("C block {}", j), b, led.record(cs));
   }
 
-  rep.finish({"h2d", "allgather"}, {"d2h"}, rec, me, overlap_repeats_++);
+  rep.finish({phase::h2d, phase::allgather}, {phase::d2h}, rec, me, overlap_repeats_++);
 }
 
 }  // namespace scalebench::gpu

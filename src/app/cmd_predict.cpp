@@ -38,7 +38,8 @@ void add_predict_options(CLI::App* app, PredictOptions& o) {
       "--profile", o.profile,
       "Machine profile (from `scalebench calibrate`, possibly of another machine) [SCALEBENCH_PROFILE, else "
       "the default place]");
-  app->add_option("--inter-node-gbps", o.inter_gbps, "Override the inter-node link bandwidth in Gbit/s, as links are rated (200 for HDR "
+  app->add_option("--inter-node-gbps", o.inter_gbps,
+                  "Override the inter-node link bandwidth in Gbit/s, as links are rated (200 for HDR "
                   "InfiniBand: 25 GB/s)");
   app->add_option("--inter-node-latency-us", o.inter_latency_us, "Override the inter-node link latency, microseconds");
   app->add_option("--price-per-hour", o.price_per_hour, "Price of one node-hour: adds the cost per job");

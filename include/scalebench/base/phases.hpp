@@ -47,7 +47,9 @@ enum class Kind { computation, communication, transfer, other };
 
 constexpr Kind kind_of(std::string_view name) noexcept {
   if (name == compute) return Kind::computation;
-  if (name == scatter || name == broadcast || name == gather || name == reduce) return Kind::communication;
+  if (name == scatter || name == broadcast || name == allgather || name == gather || name == reduce) {
+    return Kind::communication;
+  }
   if (name == h2d || name == d2h) return Kind::transfer;
   return Kind::other;
 }

@@ -174,8 +174,9 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
   const double allgather = nccl ? nccl_link(p, m).seconds(s.k * s.n * ein * (m.ranks() - 1) / m.ranks()) : 0.0;
   const double compute = max_of(b.compute);
   Prediction out;
-  out.phases = {{"scatter", t.scatter}, {"broadcast", t.broadcast}, {"h2d", max_of(h2d)}, {"allgather", allgather},
-                {"compute", compute},   {"d2h", max_of(d2h)},       {"gather", t.gather}};
+  out.phases = {{phase::scatter, t.scatter},   {phase::broadcast, t.broadcast}, {phase::h2d, max_of(h2d)},
+                {phase::allgather, allgather}, {phase::compute, compute},       {phase::d2h, max_of(d2h)},
+                {phase::gather, t.gather}};
   const double host = t.scatter + t.broadcast + t.gather;
   if (!cfg.overlap) {
     out.end_to_end = host + max_of(device) + allgather;
@@ -189,8 +190,8 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
                                ? head
                                : static_cast<double>(plan.blocks[0].back().count);
   const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
-  out.phases.emplace_back("fill", fill);
-  out.phases.emplace_back("drain", drain);
+  out.phases.emplace_back(phase::fill, fill);
+  out.phases.emplace_back(phase::drain, drain);
   out.end_to_end = host + fill + std::max({max_of(h2d), max_of(d2h), compute, allgather}) + drain;
   out.notes.push_back("overlap, shared: end-to-end = inter-node phases + first panel in + the busiest of each GPU's "
                       "link in, link out, multiply, NCCL all-gather + last block out");
