@@ -150,6 +150,24 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   return out;
 }
 
+// An --overlap pipeline's fill (B's first k-panel, `b_share` of it on each link, and the head
+// rows' first panel of A in) and drain (the last row block of C out), which overlap nothing.
+struct FillDrain {
+  double fill = 0, drain = 0;
+};
+FillDrain fill_and_drain(const GpuProfile& g, const GemmShape& shape, const RowPartition& rows, double eh,
+                         double b_share) {
+  const OverlapPlan plan = make_overlap_plan(shape, rows);
+  const double n = static_cast<double>(shape.n);
+  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0])
+                                         : static_cast<double>(shape.k);
+  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
+  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty()
+                               ? head
+                               : static_cast<double>(plan.blocks[0].back().count);
+  return {g.h2d_pinned.seconds((width * n * b_share + head * width) * eh), g.d2h_pinned.seconds(last_rows * n * eh)};
+}
+
 // --distribution shared on GPUs: the inter-node phases above, then every rank copies its own rows
 // over its own link (links assumed independent): A's rows and B whole (transport mpi) or its
 // 1/P slice of B's rows, all-gathered over NCCL; --overlap runs these as a pipeline.
@@ -182,14 +200,7 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
     out.end_to_end = host + max_of(device) + allgather;
     return out;
   }
-  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
-  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
-  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
-  const double fill = g.h2d_pinned.seconds((width * s.n / m.ranks() + head * width) * eh);
-  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty()
-                               ? head
-                               : static_cast<double>(plan.blocks[0].back().count);
-  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  const auto [fill, drain] = fill_and_drain(g, cfg.shape, b.rows, eh, 1.0 / m.ranks());
   out.phases.emplace_back(phase::fill, fill);
   out.phases.emplace_back(phase::drain, drain);
   out.end_to_end = host + fill + std::max({max_of(h2d), max_of(d2h), compute, allgather}) + drain;
@@ -251,14 +262,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   }
   // The pipeline: its busiest resource sets the pace; the first panel in and the last block out
   // cannot overlap anything.
-  const OverlapPlan plan = make_overlap_plan(cfg.shape, b.rows);
-  const double width = plan.panels() > 0 ? static_cast<double>(plan.panel_first[1] - plan.panel_first[0]) : s.k;
-  const double head = plan.head.empty() ? 0.0 : static_cast<double>(plan.head[0]);
-  const double fill = g.h2d_pinned.seconds((width * s.n + head * width) * eh);
-  const double last_rows = plan.blocks.empty() || plan.blocks[0].empty()
-                               ? head
-                               : static_cast<double>(plan.blocks[0].back().count);
-  const double drain = g.d2h_pinned.seconds(last_rows * s.n * eh);
+  const auto [fill, drain] = fill_and_drain(g, cfg.shape, b.rows, eh, 1.0);
   out.phases.emplace_back(phase::fill, fill);
   out.phases.emplace_back(phase::drain, drain);
   out.end_to_end = fill + std::max({h2d, d2h, compute, scatter + bcast + gather}) + drain;
