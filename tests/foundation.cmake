@@ -4,6 +4,7 @@ scalebench_add_test(NAME verify KIND unit SOURCES unit/test_verify.cpp TIMEOUT 6
 scalebench_add_test(NAME gemm_fill KIND unit SOURCES unit/test_gemm_fill.cpp TIMEOUT 60)
 scalebench_add_test(NAME parse KIND unit SOURCES unit/test_parse.cpp TIMEOUT 30)
 scalebench_add_test(NAME unit_checked_size KIND unit SOURCES unit/test_checked_size.cpp TIMEOUT 30)
+scalebench_add_test(NAME unit_input_file KIND unit SOURCES unit/test_input_file.cpp TIMEOUT 30)
 scalebench_add_test(NAME blas_dimensions KIND unit SOURCES unit/test_blas_dimensions.cpp TIMEOUT 30)
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME collectives KIND mpi SOURCES mpi/test_collectives.cpp RANKS ${np} TIMEOUT 120)
