@@ -58,7 +58,17 @@ int run_calibrate(const CalibrateCliOptions& o) {
         const double t0 = wall_seconds();
         const Profile p = calibrate_machine(comm, {o.quick, o.quiet});
         if (comm.is_root()) {
-          write_json_atomic(path, to_json(p));
+          // What is written must read back: a figure the model refuses (a zero or infinite rate
+          // from a timer's glitch) fails the calibration instead of leaving an unusable profile.
+          const nlohmann::json j = to_json(p);
+          try {
+            (void)profile_from_json(j, path);
+          } catch (const UsageError& e) {
+            throw RuntimeLibraryError(fmt::format("calibration measured an unusable figure ({}); nothing was written; "
+                                                  "run `scalebench calibrate` again",
+                                                  e.what()));
+          }
+          write_json_atomic(path, j);
           if (!o.quiet) std::printf("calibrate: profile written to %s (%.1f s)\n", path.c_str(), wall_seconds() - t0);
         }
         return 0;
