@@ -39,8 +39,7 @@ void prepare_output(const ProfileSource& out) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(out.path).parent_path(), ec);
     if (ec) {
-      throw ResourceError(
-          fmt::format("cannot create the folder of {} ({}); pass --out FILE", out.path, ec.message()));
+      throw ResourceError(fmt::format("cannot create the folder of {} ({}); pass --out FILE", out.path, ec.message()));
     }
   }
   check_output_path(out.path, out.origin);

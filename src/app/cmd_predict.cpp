@@ -81,11 +81,12 @@ std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
   if (!o.inter_gbps.empty()) gbps = parse_real("--inter-node-gbps", o.inter_gbps);
   if (!o.inter_latency_us.empty()) latency = parse_real("--inter-node-latency-us", o.inter_latency_us);
   if (gbps && !(*gbps >= kMinGbps && *gbps <= kMaxGbps)) {
-    throw UsageError(fmt::format("--inter-node-gbps {} must be in [{:g}, {:g}] Gbit/s", o.inter_gbps, kMinGbps, kMaxGbps));
+    throw UsageError(
+        fmt::format("--inter-node-gbps {} must be in [{:g}, {:g}] Gbit/s", o.inter_gbps, kMinGbps, kMaxGbps));
   }
   if (latency && !(*latency >= 0 && *latency <= kProfileMaxLatencyUs)) {
-    throw UsageError(fmt::format("--inter-node-latency-us {} must be in [0, {:g}]", o.inter_latency_us,
-                                 kProfileMaxLatencyUs));
+    throw UsageError(
+        fmt::format("--inter-node-latency-us {} must be in [0, {:g}]", o.inter_latency_us, kProfileMaxLatencyUs));
   }
   Profile p = profile_of(o);
   if (gbps || latency) {

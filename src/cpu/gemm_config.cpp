@@ -119,10 +119,10 @@ void validate(const GemmConfig& cfg) {
     // stay countable (width 1 on k = 1e9 once asked for 1e9 panels' memory).
     const std::int64_t panels = s.k / cfg.panel_width + (s.k % cfg.panel_width != 0 ? 1 : 0);
     if (panels > kMaxSummaPanels) {
-      throw UsageError(fmt::format("--k {} cut in k-panels of --panel-width {} makes {} panels, more than summa2d's {}; "
-                                   "use a wider --panel-width (at least {})",
-                                   s.k, cfg.panel_width, panels, kMaxSummaPanels,
-                                   (s.k + kMaxSummaPanels - 1) / kMaxSummaPanels));
+      throw UsageError(
+          fmt::format("--k {} cut in k-panels of --panel-width {} makes {} panels, more than summa2d's {}; "
+                      "use a wider --panel-width (at least {})",
+                      s.k, cfg.panel_width, panels, kMaxSummaPanels, (s.k + kMaxSummaPanels - 1) / kMaxSummaPanels));
     }
   }
   if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {

@@ -254,8 +254,7 @@ TEST(CalibrateCli, RunsWithABadProfileFinishWithoutPrediction) {
     std::string path, what;
   };
   int i = 0;
-  for (const Case& c :
-       {Case{bad, "blas.fp64[0].gflops"}, Case{fifo, "FIFO"}, Case{"/dev/zero", "character device"}}) {
+  for (const Case& c : {Case{bad, "blas.fp64[0].gflops"}, Case{fifo, "FIFO"}, Case{"/dev/zero", "character device"}}) {
     const std::string rec = dir + "/r" + std::to_string(i++) + ".json";
     const CliRun r = run_command("SCALEBENCH_PROFILE=" + c.path + " timeout 60 " + bin +
                                  " gemm --n 64 --reps 1 --warmup 0 --json " + rec + " 2>&1");

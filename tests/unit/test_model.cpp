@@ -309,7 +309,6 @@ TEST(Profile, MismatchNamesHostAndVersion) {
   EXPECT_NE(profile_mismatch(p, "synthetic-node", v).find("mpi_library"), std::string::npos);
 }
 
-
 // ---- Hostile profiles --------------------------------------------------------------------------
 
 struct BadFigure {

@@ -336,10 +336,10 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
       double seconds = 0;
       for (const auto& panel : lay.panels) {
         const GemmShape block{static_cast<std::int64_t>(mi), static_cast<std::int64_t>(nj), panel.width};
-        const double gflops =
-            cfg.backend == GemmBackendKind::naive
-                ? naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1)
-                : node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
+        const double gflops = cfg.backend == GemmBackendKind::naive
+                                  ? naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1)
+                                  : node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m,
+                                                            block);
         seconds += 2.0 * mi * nj * static_cast<double>(panel.width) / (gflops * 1e9);
       }
       it = by_block.emplace(std::make_pair(mi, nj), seconds).first;
@@ -398,8 +398,9 @@ Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLa
   }
   const std::string what = fmt::format("gemm {}x{}x{}", cfg.shape.m, cfg.shape.n, cfg.shape.k);
   if (cfg.algorithm == GemmAlgorithm::summa2d) return check_prediction(predict_summa2d(p, cfg, m), what);
-  return check_prediction(
-      cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m), what);
+  return check_prediction(cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m)
+                                                                 : predict_cpu_gemm(p, cfg, m),
+                          what);
 }
 
 Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
@@ -432,8 +433,9 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   const std::int64_t chunks = chunk_count(cfg);
   std::vector<double> compute;
   compute.reserve(static_cast<std::size_t>(ranks));
-  const std::optional<RowPartition> even =
-      cfg.backend == McBackendKind::naive ? std::optional<RowPartition>(RowPartition(cfg.samples, ranks)) : std::nullopt;
+  const std::optional<RowPartition> even = cfg.backend == McBackendKind::naive
+                                               ? std::optional<RowPartition>(RowPartition(cfg.samples, ranks))
+                                               : std::nullopt;
   for (int r = 0; r < ranks; ++r) {
     std::int64_t samples = 0;
     if (even) {  // naive: an even split of samples; the others take chunks
@@ -466,7 +468,8 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
     out.phases.emplace_back(phase::d2h, d2h);
     out.end_to_end += d2h;
   }
-  return check_prediction(out, fmt::format("montecarlo {} {} samples {}", problem, to_string(cfg.backend), cfg.samples));
+  return check_prediction(out,
+                          fmt::format("montecarlo {} {} samples {}", problem, to_string(cfg.backend), cfg.samples));
 }
 
 }  // namespace scalebench

@@ -264,8 +264,9 @@ Profile profile_from_json(const json& j, const std::string& source) {
   if (!j.is_object()) throw UsageError(fmt::format("profile {} must be a JSON object (got {})", source, j.type_name()));
   const json& version = r.at("profile_version");
   if (!version.is_number_integer() || version.get<std::int64_t>() != kProfileVersion) {
-    throw UsageError(fmt::format("profile {} has version {}, this scalebench reads {}; run `scalebench calibrate` again",
-                                 source, version.dump(), kProfileVersion));
+    throw UsageError(
+        fmt::format("profile {} has version {}, this scalebench reads {}; run `scalebench calibrate` again", source,
+                    version.dump(), kProfileVersion));
   }
   Profile p;
   p.source = source;
@@ -285,7 +286,8 @@ Profile profile_from_json(const json& j, const std::string& source) {
     const Reader naive = r.sub("naive_gflops");
     for (const std::string& prec : naive.keys()) p.naive_gflops[prec] = naive.sized_rates(prec);
   }
-  for (const Reader& t : r.sub("memory").list("triad")) p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9});
+  for (const Reader& t : r.sub("memory").list("triad"))
+    p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9});
   const Reader mpi = r.sub("mpi");
   p.intra_node = mpi.link("intra_node");
   if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
@@ -295,7 +297,8 @@ Profile profile_from_json(const json& j, const std::string& source) {
       for (const Reader& f : collectives.list(name)) {
         const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
         const auto nodes = static_cast<int>(f.count("nodes", 1, ranks));
-        p.collectives[name].push_back({ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
+        p.collectives[name].push_back(
+            {ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
       }
     }
   }

@@ -59,8 +59,8 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
   // A time that is not > 0 matches nothing: no miss is computed from it (a negative prediction
   // once read as a perfect match).
   if (!std::isfinite(pred.end_to_end) || pred.end_to_end <= 0) {
-    return no_prediction(fmt::format("the model's end-to-end from profile {} is {} s, not a time > 0", source,
-                                     pred.end_to_end));
+    return no_prediction(
+        fmt::format("the model's end-to-end from profile {} is {} s, not a time > 0", source, pred.end_to_end));
   }
   const json& measured = record.at("phases");
   auto entry = [](double predicted, double got) {
