@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -18,32 +19,55 @@ namespace {
 
 struct CalibrateCliOptions {
   bool quick = false, quiet = false;
-  std::string out;
+  std::optional<std::string> out;  // set when --out was given (even empty)
 };
 
-// The default place's folder is made on demand; a path given with --out must already have one.
-void prepare_output(const std::string& path, bool default_place) {
-  if (default_place) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    if (ec)
-      throw ResourceError(fmt::format("cannot create the folder of {} ({}); pass --out FILE", path, ec.message()));
+// Where the profile goes and the name of what chose it: --out, SCALEBENCH_PROFILE or the default
+// place. An empty --out is refused (it once wrote the default profile silently).
+ProfileSource output_of(const CalibrateCliOptions& o) {
+  if (o.out) {
+    if (o.out->empty()) throw UsageError("--out is empty; give the profile file to write, or drop --out");
+    return {*o.out, "--out"};
   }
-  check_output_path(path);
+  return default_profile_source();
+}
+
+// The default place's folder is made on demand; a path given with --out or SCALEBENCH_PROFILE
+// must already have one.
+void prepare_output(const ProfileSource& out) {
+  if (out.origin == kDefaultProfileOrigin) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(out.path).parent_path(), ec);
+    if (ec) {
+      throw ResourceError(fmt::format("cannot create the folder of {} ({}); pass --out FILE", out.path, ec.message()));
+    }
+  }
+  check_output_path(out.path, out.origin);
 }
 
 int run_calibrate(const CalibrateCliOptions& o) {
   return run_mpi_command(
-      main_argc(), main_argv(), [] {},
+      main_argc(), main_argv(), [&] { (void)output_of(o); },
       [&](const Communicator& comm) {
-        const std::string path = o.out.empty() ? default_profile_path() : o.out;
+        const ProfileSource out = output_of(o);
+        const std::string& path = out.path;
         agree(comm, [&] {
-          if (comm.is_root()) prepare_output(path, o.out.empty() && !std::getenv("SCALEBENCH_PROFILE"));
+          if (comm.is_root()) prepare_output(out);
         });
         const double t0 = wall_seconds();
         const Profile p = calibrate_machine(comm, {o.quick, o.quiet});
         if (comm.is_root()) {
-          write_json_atomic(path, to_json(p));
+          // What is written must read back: a figure the model refuses (a zero or infinite rate
+          // from a timer's glitch) fails the calibration instead of leaving an unusable profile.
+          const nlohmann::json j = to_json(p);
+          try {
+            (void)profile_from_json(j, path);
+          } catch (const UsageError& e) {
+            throw RuntimeLibraryError(fmt::format("calibration measured an unusable figure ({}); nothing was written; "
+                                                  "run `scalebench calibrate` again",
+                                                  e.what()));
+          }
+          write_json_atomic(path, j);
           if (!o.quiet) std::printf("calibrate: profile written to %s (%.1f s)\n", path.c_str(), wall_seconds() - t0);
         }
         return 0;
@@ -60,9 +84,10 @@ Subcommand register_calibrate(CLI::App& root) {
       "collectives by rank count, GPU copies, GEMM and NCCL when a GPU is visible) and write the machine profile "
       "that gemm, montecarlo and predict use; run under mpirun for the MPI figures");
   app->add_flag("--quick", o->quick, "Fewer sizes, shorter timings (under a minute on two cores)");
-  app->add_option("--out", o->out,
-                  "Profile file [SCALEBENCH_PROFILE, else $XDG_CACHE_HOME/scalebench/profile-<host>.json, "
-                  "XDG_CACHE_HOME defaulting to ~/.cache]");
+  app->add_option_function<std::string>(
+      "--out", [o](const std::string& path) { o->out = path; },
+      "Profile file [SCALEBENCH_PROFILE, else $XDG_CACHE_HOME/scalebench/profile-<host>.json, "
+      "XDG_CACHE_HOME defaulting to ~/.cache]");
   app->add_flag("--quiet", o->quiet, "No progress lines");
   return {app, [o] { return run_calibrate(*o); }};
 }

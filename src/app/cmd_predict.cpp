@@ -26,16 +26,22 @@ namespace {
 using nlohmann::json;
 
 struct PredictOptions {
-  int nodes = 1, ranks_per_node = 1, gpus_per_node = -1;
-  std::string profile, inter_gbps, inter_latency_us, price_per_hour;
+  std::string nodes = "1", ranks_per_node = "1", gpus_per_node;
+  std::optional<std::string> profile;  // set when --profile was given (even empty)
+  std::string inter_gbps, inter_latency_us, price_per_hour;
 };
 
+// The bounds of the link overrides (the profile's own: model.hpp) and of the price.
+constexpr double kMinGbps = 1e-6, kMaxGbps = 1e9, kMaxPrice = 1e12;
+
 void add_predict_options(CLI::App* app, PredictOptions& o) {
-  app->add_option("--nodes", o.nodes, "Nodes of the machine predicted for [1]");
+  app->add_option("--nodes", o.nodes,
+                  fmt::format("Nodes of the machine predicted for; nodes x ranks per node <= {} [1]", kModelMaxRanks));
   app->add_option("--ranks-per-node", o.ranks_per_node, "MPI ranks per node (placed by blocks) [1]");
-  app->add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node [the profile's GPU count, 0 without]");
-  app->add_option(
-      "--profile", o.profile,
+  app->add_option("--gpus-per-node", o.gpus_per_node,
+                  fmt::format("GPUs per node, 0 to {} [the profile's GPU count, 0 without]", kModelMaxGpusPerNode));
+  app->add_option_function<std::string>(
+      "--profile", [&o](const std::string& path) { o.profile = path; },
       "Machine profile (from `scalebench calibrate`, possibly of another machine) [SCALEBENCH_PROFILE, else "
       "the default place]");
   app->add_option("--inter-node-gbps", o.inter_gbps,
@@ -46,17 +52,43 @@ void add_predict_options(CLI::App* app, PredictOptions& o) {
 }
 
 // The profile with the link overrides applied, and the layout.
+// The layout the options ask for, every count and product checked (model.hpp, check_layout).
+MachineLayout layout_of(const PredictOptions& o) {
+  MachineLayout m;
+  m.nodes = static_cast<int>(parse_integer("--nodes", o.nodes, 1, kModelMaxRanks));
+  m.ranks_per_node = static_cast<int>(parse_integer("--ranks-per-node", o.ranks_per_node, 1, kModelMaxRanks));
+  m.gpus_per_node = o.gpus_per_node.empty()
+                        ? 0
+                        : static_cast<int>(parse_integer("--gpus-per-node", o.gpus_per_node, 0, kModelMaxGpusPerNode));
+  check_layout(m);
+  return m;
+}
+
+// The profile --profile names (an empty one is refused), else SCALEBENCH_PROFILE's or the
+// default place's, read as input_file.hpp reads any file a user names.
+Profile profile_of(const PredictOptions& o) {
+  if (o.profile) {
+    if (o.profile->empty()) throw UsageError("--profile is empty; give the profile file `scalebench calibrate` wrote");
+    return load_profile(*o.profile, "--profile");
+  }
+  const ProfileSource source = default_profile_source();
+  return load_profile(source.path, source.origin);
+}
+
 std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
-  if (o.nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", o.nodes));
-  if (o.ranks_per_node < 1) throw UsageError(fmt::format("--ranks-per-node {} must be at least 1", o.ranks_per_node));
-  if (o.gpus_per_node < -1) throw UsageError(fmt::format("--gpus-per-node {} must be 0 or more", o.gpus_per_node));
+  MachineLayout m = layout_of(o);
   std::optional<double> gbps, latency;
   if (!o.inter_gbps.empty()) gbps = parse_real("--inter-node-gbps", o.inter_gbps);
   if (!o.inter_latency_us.empty()) latency = parse_real("--inter-node-latency-us", o.inter_latency_us);
-  if ((gbps && *gbps <= 0) || (latency && *latency < 0)) {
-    throw UsageError("--inter-node-gbps must be > 0 and --inter-node-latency-us >= 0");
+  if (gbps && !(*gbps >= kMinGbps && *gbps <= kMaxGbps)) {
+    throw UsageError(
+        fmt::format("--inter-node-gbps {} must be in [{:g}, {:g}] Gbit/s", o.inter_gbps, kMinGbps, kMaxGbps));
   }
-  Profile p = load_profile(o.profile.empty() ? default_profile_path() : o.profile);
+  if (latency && !(*latency >= 0 && *latency <= kProfileMaxLatencyUs)) {
+    throw UsageError(
+        fmt::format("--inter-node-latency-us {} must be in [0, {:g}]", o.inter_latency_us, kProfileMaxLatencyUs));
+  }
+  Profile p = profile_of(o);
   if (gbps || latency) {
     if (!p.inter_node && !(gbps && latency)) {
       throw UsageError(fmt::format("profile {} has no inter-node link: give both --inter-node-gbps and "
@@ -68,8 +100,10 @@ std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
     if (latency) l.latency_s = *latency * 1e-6;
     p.inter_node = l;
   }
-  MachineLayout m{o.nodes, o.ranks_per_node,
-                  o.gpus_per_node >= 0 ? o.gpus_per_node : (p.gpu.present ? p.gpu.count : 0)};
+  if (o.gpus_per_node.empty()) {
+    m.gpus_per_node = p.gpu.present ? p.gpu.count : 0;
+    check_layout(m);
+  }
   return {std::move(p), m};
 }
 
@@ -126,7 +160,9 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
   text += fmt::format("CPU/GPU crossover: {}\n", cross);
   if (!o.price_per_hour.empty()) {
     const double price = parse_real("--price-per-hour", o.price_per_hour);
-    if (price < 0) throw UsageError("--price-per-hour must be >= 0");
+    if (!(price >= 0 && price <= kMaxPrice)) {
+      throw UsageError(fmt::format("--price-per-hour {} must be in [0, {:g}]", o.price_per_hour, kMaxPrice));
+    }
     const double job_h = e2e * w.repeats / 3600.0;
     const double node_h = m.nodes * job_h, gpu_h = w.gpu ? gpus * job_h : 0.0;
     out["cost"] = {{"job_repeats", w.repeats},
@@ -145,10 +181,10 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
 int run_predict(const PredictOptions& o, WorkloadCommand& command) {
   try {
     command.configure();
-    const auto [p, m] = machine_of(o);
-    const PredictedWorkload w = command.predict(p, m);
     const std::optional<std::string> json_path = command.json_path();
     if (json_path) check_output_path(*json_path);
+    const auto [p, m] = machine_of(o);
+    const PredictedWorkload w = command.predict(p, m);
     return report(w, p, m, o, json_path);
   } catch (const Error& e) {
     print_error(e.what());
@@ -189,7 +225,7 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
     const StudySpec spec = load_study(file);
     const std::vector<StudyRun> runs = plan_study(spec);
     PredictOptions o;
-    o.profile = profile_path;
+    if (!profile_path.empty()) o.profile = profile_path;
     const Profile p = machine_of(o).first;
     std::string table =
         fmt::format("scalebench study {} --predict: {} runs predicted from profile {} (host {}); nothing "
@@ -199,6 +235,7 @@ int print_study_prediction(const std::string& file, const std::string& profile_p
     for (const auto& run : runs) {
       const MachineLayout m{run.nodes, run.ranks_per_node, p.gpu.present ? p.gpu.count : 0};
       try {
+        check_layout(m, "the study's nodes", "ranks per node");
         const Workload* w = find_workload(spec.workload);
         if (w == nullptr) throw UsageError(fmt::format("the model has no prediction for workload {}", spec.workload));
         table += study_line(predict_run(*w, run, p, m), run, m);

@@ -84,6 +84,9 @@ std::int64_t blas_int_max() { return std::numeric_limits<blasint>::max(); }
 
 namespace {
 
+// The most k-panels a summa2d run (and its prediction) lays out.
+constexpr std::int64_t kMaxSummaPanels = std::int64_t{1} << 20;
+
 // Every dimension must fit the integer of the library that multiplies (OpenBLAS's blasint, 32
 // or 64 bits; cuBLAS's int), and every matrix's bytes a 64-bit count (size_t is as wide). MPI
 // counts above 2^31 are sent in chunks (mpi.hpp).
@@ -111,6 +114,17 @@ void validate(const GemmConfig& cfg) {
   if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
   if (cfg.panel_width < 1) throw UsageError(fmt::format("--panel-width must be >= 1 (got {})", cfg.panel_width));
+  if (cfg.algorithm == GemmAlgorithm::summa2d) {
+    // Every k-panel is a pair of broadcasts and a record in the layout: k / width panels must
+    // stay countable (width 1 on k = 1e9 once asked for 1e9 panels' memory).
+    const std::int64_t panels = s.k / cfg.panel_width + (s.k % cfg.panel_width != 0 ? 1 : 0);
+    if (panels > kMaxSummaPanels) {
+      throw UsageError(
+          fmt::format("--k {} cut in k-panels of --panel-width {} makes {} panels, more than summa2d's {}; "
+                      "use a wider --panel-width (at least {})",
+                      s.k, cfg.panel_width, panels, kMaxSummaPanels, (s.k + kMaxSummaPanels - 1) / kMaxSummaPanels));
+    }
+  }
   if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {
     throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
   }

@@ -98,6 +98,11 @@ void validate_curand(const MonteCarloConfig& cfg) {
   if (cfg.curand_generator != McCurandGenerator::philox && !curand) {
     throw UsageError("--curand-generator needs --backend curand");
   }
+  // cuRAND's stream offset of sample i is 4·i at most (two draws of two offsets): it must fit.
+  if (curand) {
+    value_within("--samples", cfg.samples, kInt64Max / 4, "the most samples --backend curand's stream offsets hold",
+                 "; use fewer samples");
+  }
   if (curand && cfg.problem == McProblem::asian) {
     throw UsageError("--backend curand computes pi and european; use --backend cuda for asian");
   }

@@ -1,6 +1,9 @@
 // calibrate --quick under a real mpirun with 2 ranks, then gemm and montecarlo records carrying
 // predictions from that profile; a stale profile named in a warning; predict for 16 nodes × 8
-// GPUs from the saved synthetic profile; predict's bad input.
+// GPUs from the saved synthetic profile; predict's bad input; hostile profiles (FIFO, folder,
+// /dev/zero, bad figures) by --profile and SCALEBENCH_PROFILE, in bounded time.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 
@@ -165,8 +168,31 @@ TEST_P(PredictBadInput, OneLineDocumentedExitCode) {
 }
 
 const BadPredict kBad[] = {
-    {"nodes_zero", "gemm --n 64 --nodes 0 --profile " + synthetic_profile(), 2, "--nodes 0 must be at least 1"},
-    {"missing_profile", "gemm --n 64 --profile /nonexistent/p.json", 3, "cannot read profile /nonexistent/p.json"},
+    {"nodes_zero", "gemm --n 64 --nodes 0 --profile " + synthetic_profile(), 2,
+     "--nodes must be a whole number in [1, 4194304] (got '0')"},
+    {"missing_profile", "gemm --n 64 --profile /nonexistent/p.json", 3, "cannot read --profile /nonexistent/p.json"},
+    {"empty_profile", "gemm --n 64 --profile ''", 2, "--profile is empty"},
+    {"folder_profile", "gemm --n 64 --profile /tmp", 3, "--profile /tmp"},
+    {"dev_zero_profile", "gemm --n 64 --profile /dev/zero", 3, "character device"},
+    {"ranks_2_31", "gemm --n 64 --nodes 65536 --ranks-per-node 32768 --profile " + synthetic_profile(), 2,
+     "ranks (--nodes x --ranks-per-node) = 65536 x 32768 = 2147483648 exceeds the most ranks the model predicts for "
+     "(4194304)"},
+    {"mc_1e9_ranks", "montecarlo --nodes 1000 --ranks-per-node 1000000 --profile " + synthetic_profile(), 2,
+     "= 1000000000 exceeds the most ranks the model predicts for"},
+    {"nodes_beyond_int", "gemm --n 64 --nodes 2147483648 --profile " + synthetic_profile(), 2,
+     "--nodes must be a whole number in [1, 4194304]"},
+    {"gpus_beyond", "gemm --n 64 --gpus-per-node 1e6 --profile " + synthetic_profile(), 2,
+     "--gpus-per-node must be a whole number in [0, 1024]"},
+    {"grid_overflow", "gemm --algorithm summa2d --grid 65536x65536 --profile " + synthetic_profile(), 2,
+     "--grid 65536x65536 processes (rows x columns) = 65536 x 65536 = 4294967296 exceeds"},
+    {"panels_beyond", "gemm --algorithm summa2d --m 1 --n 1 --k 1e9 --panel-width 1 --profile " + synthetic_profile(),
+     2, "--panel-width 1 makes 1000000000 panels"},
+    {"gbps_overflow", "gemm --n 64 --inter-node-gbps 1e308 --profile " + synthetic_profile(), 2,
+     "--inter-node-gbps 1e308 must be in"},
+    {"latency_beyond", "gemm --n 64 --inter-node-latency-us 1e300 --profile " + synthetic_profile(), 2,
+     "--inter-node-latency-us 1e300 must be in"},
+    {"price_beyond", "gemm --n 64 --price-per-hour 1e300 --profile " + synthetic_profile(), 2,
+     "--price-per-hour 1e300 must be in"},
     {"gpu_without_gpus", "gemm --n 64 --backend cublas --gpus-per-node 0 --profile " + synthetic_profile(), 2,
      "--gpus-per-node"},
     {"bad_gbps", "gemm --n 64 --inter-node-gbps fast --profile " + synthetic_profile(), 2, "--inter-node-gbps"},
@@ -174,5 +200,96 @@ const BadPredict kBad[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Cases, PredictBadInput, testing::ValuesIn(kBad),
                          [](const testing::TestParamInfo<BadPredict>& i) { return std::string(i.param.name); });
+
+// A profile with one bad figure, written to `path`.
+void write_bad_profile(const std::string& path) {
+  json j = read_json(synthetic_profile());
+  j["montecarlo"]["pi"]["cpu"][0]["per_s"] = -1e8;
+  std::ofstream(path) << j.dump();
+}
+
+// Every hostile profile, by --profile and by SCALEBENCH_PROFILE: exit 2 or 3 with one line naming
+// the file, where it came from and what is wrong, within seconds (`timeout` turns a hang into 124).
+TEST(PredictCli, HostileProfilesAreRefusedInBoundedTime) {
+  const std::string dir = make_temp_dir();
+  const std::string fifo = dir + "/fifo", bad = dir + "/bad.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  write_bad_profile(bad);
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  struct Case {
+    std::string path;
+    int exit_code;
+    const char* what;
+  };
+  for (const Case& c : {Case{fifo, 3, "FIFO"}, Case{dir, 3, "folder"}, Case{"/dev/zero", 3, "character device"},
+                        Case{bad, 2, "montecarlo.pi.cpu[0].per_s"}}) {
+    for (const bool by_env : {false, true}) {
+      const std::string cmd = by_env ? "SCALEBENCH_PROFILE=" + c.path + " timeout 20 " + bin + " predict montecarlo"
+                                     : "timeout 20 " + bin + " predict montecarlo --profile " + c.path;
+      const CliRun r = run_command(cmd + " 2>&1");
+      EXPECT_EQ(r.exit_code, c.exit_code) << cmd << "\n" << r.output;
+      EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
+      EXPECT_NE(r.output.find(c.what), std::string::npos) << c.what << " in:\n" << r.output;
+      EXPECT_NE(r.output.find(c.path), std::string::npos) << r.output;
+      if (c.exit_code == 3) {
+        EXPECT_NE(r.output.find(by_env ? "SCALEBENCH_PROFILE" : "--profile"), std::string::npos) << r.output;
+      }
+    }
+  }
+}
+
+// A run is never failed by its profile: a bad one, a FIFO or /dev/zero gives a record without
+// prediction, the reason in the record and the table, exit 0, in bounded time.
+TEST(CalibrateCli, RunsWithABadProfileFinishWithoutPrediction) {
+  const std::string dir = make_temp_dir();
+  const std::string fifo = dir + "/fifo", bad = dir + "/bad.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  {
+    json j = read_json(synthetic_profile());
+    j["blas"]["fp64"][0]["gflops"] = -10;
+    std::ofstream(bad) << j.dump();
+  }
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  struct Case {
+    std::string path, what;
+  };
+  int i = 0;
+  for (const Case& c : {Case{bad, "blas.fp64[0].gflops"}, Case{fifo, "FIFO"}, Case{"/dev/zero", "character device"}}) {
+    const std::string rec = dir + "/r" + std::to_string(i++) + ".json";
+    const CliRun r = run_command("SCALEBENCH_PROFILE=" + c.path + " timeout 60 " + bin +
+                                 " gemm --n 64 --reps 1 --warmup 0 --json " + rec + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("warning: no prediction: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(c.what), std::string::npos) << c.what << " in:\n" << r.output;
+    const json j = read_json(rec);
+    EXPECT_TRUE(j["ok"].get<bool>());
+    EXPECT_FALSE(j["prediction"]["available"].get<bool>()) << j["prediction"].dump();
+    EXPECT_NE(j["prediction"]["reason"].get<std::string>().find(c.what), std::string::npos) << j["prediction"].dump();
+    EXPECT_NE(j["warnings"].dump().find(c.path), std::string::npos) << j["warnings"].dump();
+  }
+  // Monte Carlo too.
+  const CliRun mc = run_command("SCALEBENCH_PROFILE=" + bad + " timeout 60 " + bin +
+                                " montecarlo --samples 1e4 --reps 1 --warmup 0 --json " + dir + "/mc.json 2>&1");
+  ASSERT_EQ(mc.exit_code, 0) << mc.output;
+  EXPECT_FALSE(read_json(dir + "/mc.json")["prediction"]["available"].get<bool>());
+}
+
+// calibrate's output paths: refused before any timing, naming --out or SCALEBENCH_PROFILE.
+TEST(CalibrateCli, BadOutputPathsAreNamed) {
+  const std::string dir = make_temp_dir();
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  CliRun r = run_command("timeout 60 " + bin + " calibrate --quick --out '' 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--out is empty"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "scalebench: error"), 1) << r.output;
+  r = run_command("timeout 60 " + bin + " calibrate --quick --out " + dir + " 2>&1");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("--out " + dir), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--json"), std::string::npos) << r.output;
+  r = run_command("SCALEBENCH_PROFILE=" + dir + " timeout 60 " + bin + " calibrate --quick 2>&1");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("SCALEBENCH_PROFILE"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("calibrate: profile written"), std::string::npos) << r.output;
+}
 
 }  // namespace

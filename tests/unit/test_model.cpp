@@ -1,11 +1,17 @@
 // The model against answers worked out by hand on the synthetic profile (tests/data/README.md):
 // every phase of the gemm row scheme (CPU, GPU phased, NCCL, --overlap), uneven rows, several
 // nodes, thread interpolation and oversubscription, measured collective fits, Monte Carlo, the
-// profile file and predictions attached to records.
+// profile file and predictions attached to records; hostile profiles (every bad figure named by
+// its JSON path), never-negative predictions, layouts beyond the model's limits.
+#include <sys/stat.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -38,6 +44,12 @@ GemmConfig gemm(std::int64_t m, std::int64_t n, std::int64_t k, int threads,
 }
 
 constexpr double kTol = 1e-12;
+
+int count_of_text(const std::string& hay, const std::string& needle) {
+  int n = 0;
+  for (auto at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + needle.size())) ++n;
+  return n;
+}
 
 TEST(Model, OneRankIsComputeAloneAtTheMeasuredRate) {
   // 2·1000³ flops at 20 GFLOP/s (one thread, 1000³ measured).
@@ -297,6 +309,260 @@ TEST(Profile, MismatchNamesHostAndVersion) {
   EXPECT_NE(profile_mismatch(p, "synthetic-node", v).find("mpi_library"), std::string::npos);
 }
 
+// ---- Hostile profiles --------------------------------------------------------------------------
+
+struct BadFigure {
+  const char* name;
+  const char* pointer;  // JSON pointer into the synthetic profile
+  json value;
+  const char* path;  // the dotted path the message must name
+};
+
+class HostileProfile : public testing::TestWithParam<BadFigure> {};
+
+TEST_P(HostileProfile, RefusedNamingTheFieldAndTheFile) {
+  const auto& c = GetParam();
+  json bad = to_json(synthetic());
+  bad[json::json_pointer(c.pointer)] = c.value;
+  try {
+    profile_from_json(bad, "bad.json");
+    FAIL() << "expected UsageError for " << c.pointer << " = " << c.value.dump();
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad.json"), std::string::npos) << what;
+    EXPECT_NE(what.find(c.path), std::string::npos) << "expected '" << c.path << "' in: " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+const BadFigure kBadFigures[] = {
+    {"negative_blas_rate", "/blas/fp64/0/gflops", -5, "blas.fp64[0].gflops"},
+    {"zero_blas_rate", "/blas/fp64/1/gflops", 0, "blas.fp64[1].gflops"},
+    {"nan_blas_rate", "/blas/fp64/0/gflops", kNaN, "blas.fp64[0].gflops"},
+    {"infinite_blas_rate", "/blas/fp64/0/gflops", kInf, "blas.fp64[0].gflops"},
+    {"huge_blas_rate", "/blas/fp64/0/gflops", 1e300, "blas.fp64[0].gflops"},
+    {"tiny_blas_rate", "/blas/fp64/0/gflops", 1e-300, "blas.fp64[0].gflops"},
+    {"zero_blas_threads", "/blas/fp64/0/threads", 0, "blas.fp64[0].threads"},
+    {"fractional_threads", "/blas/fp64/0/threads", 1.5, "blas.fp64[0].threads"},
+    {"zero_side", "/blas/fp32/0/m", 0, "blas.fp32[0].m"},
+    {"string_rate", "/blas/fp64/0/gflops", "10", "blas.fp64[0].gflops"},
+    {"huge_cores", "/cores", 1e10, "cores"},
+    {"zero_cores", "/cores", 0, "cores"},
+    {"string_cores", "/cores", "4", "cores"},
+    {"zero_triad_threads", "/memory/triad/0/threads", 0, "memory.triad[0].threads"},
+    {"negative_triad", "/memory/triad/1/GBps", -20, "memory.triad[1].GBps"},
+    {"negative_latency", "/mpi/intra_node/latency_us", -1, "mpi.intra_node.latency_us"},
+    {"huge_latency", "/mpi/inter_node/latency_us", 1e200, "mpi.inter_node.latency_us"},
+    {"zero_bandwidth", "/mpi/intra_node/bandwidth_GBps", 0, "mpi.intra_node.bandwidth_GBps"},
+    {"latency_as_text", "/mpi/intra_node/latency_us", "1 us", "mpi.intra_node.latency_us"},
+    {"link_as_number", "/mpi/inter_node", 5, "mpi.inter_node"},
+    {"zero_rank_fit", "/mpi/collectives",
+     json{{"bcast", {{{"ranks", 0}, {"nodes", 1}, {"latency_us", 1}, {"bandwidth_GBps", 1}}}}},
+     "mpi.collectives.bcast[0].ranks"},
+    {"negative_fit_bandwidth", "/mpi/collectives",
+     json{{"bcast", {{{"ranks", 2}, {"nodes", 1}, {"latency_us", 1}, {"bandwidth_GBps", -1}}}}},
+     "mpi.collectives.bcast[0].bandwidth_GBps"},
+    {"negative_mc_rate", "/montecarlo/pi/cpu/0/per_s", -1e8, "montecarlo.pi.cpu[0].per_s"},
+    {"zero_mc_threads", "/montecarlo/pi/cpu/0/threads", 0, "montecarlo.pi.cpu[0].threads"},
+    {"mc_rates_not_a_list", "/montecarlo/pi/cpu", 5, "montecarlo.pi.cpu"},
+    {"naive_zero_n", "/naive_gflops/fp64/0/n", 0, "naive_gflops.fp64[0].n"},
+    {"naive_negative", "/naive_gflops/fp32/1/gflops", -0.5, "naive_gflops.fp32[1].gflops"},
+    {"blas_a_list", "/blas", json::array(), "blas"},
+    {"gpu_present_text", "/gpu/present", "yes", "gpu.present"},
+    {"gpu_zero_count", "/gpu/count", 0, "gpu.count"},
+    {"gpu_negative_gemm", "/gpu/gemm_gflops/fp64/0/gflops", -1000, "gpu.gemm_gflops.fp64[0].gflops"},
+    {"gpu_negative_mc", "/gpu/montecarlo/pi/cuda", -1e10, "gpu.montecarlo.pi.cuda"},
+    {"gpu_mc_not_object", "/gpu/montecarlo/pi", 5, "gpu.montecarlo.pi"},
+    {"gpu_zero_copy", "/gpu/h2d_pinned/bandwidth_GBps", 0, "gpu.h2d_pinned.bandwidth_GBps"},
+    {"gpu_negative_nccl", "/gpu/nccl_intra/latency_us", -5, "gpu.nccl_intra.latency_us"},
+    {"host_a_number", "/host", 7, "host"},
+    {"other_version", "/profile_version", 1, "version 1"},
+    {"version_as_text", "/profile_version", "2", "version \"2\""},
+};
+INSTANTIATE_TEST_SUITE_P(Figures, HostileProfile, testing::ValuesIn(kBadFigures),
+                         [](const testing::TestParamInfo<BadFigure>& i) { return std::string(i.param.name); });
+
+TEST(HostileProfile, HugeListsAreRefusedByCount) {
+  json bad = to_json(synthetic());
+  json many = json::array();
+  for (std::size_t i = 0; i <= kProfileMaxEntries; ++i) {
+    many.push_back({{"threads", 1}, {"m", 100}, {"n", 100}, {"k", 100}, {"gflops", 10}});
+  }
+  bad["blas"]["fp64"] = many;
+  try {
+    profile_from_json(bad, "bad.json");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("blas.fp64 holds 4097 entries"), std::string::npos) << e.what();
+  }
+}
+
+// A folder of files for load_profile.
+class ProfileFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("scalebench_profiles_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string file(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+template <class E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "(no error of the expected class)";
+}
+
+TEST_F(ProfileFiles, NotRegularFilesAreRefusedByKindWithoutBlocking) {
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string m = message_of<ResourceError>([&] { load_profile(fifo, "SCALEBENCH_PROFILE"); });
+  EXPECT_NE(m.find("FIFO"), std::string::npos) << m;
+  EXPECT_NE(m.find("SCALEBENCH_PROFILE"), std::string::npos) << m;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  m = message_of<ResourceError>([&] { load_profile(dir_.string(), "--profile"); });
+  EXPECT_NE(m.find("folder"), std::string::npos) << m;
+  EXPECT_NE(m.find("--profile"), std::string::npos) << m;
+  m = message_of<ResourceError>([&] { load_profile("/dev/zero", "--profile"); });
+  EXPECT_NE(m.find("device"), std::string::npos) << m;
+  m = message_of<ResourceError>([&] { load_profile((dir_ / "absent.json").string(), "--profile"); });
+  EXPECT_NE(m.find("scalebench calibrate"), std::string::npos) << m;
+}
+
+TEST_F(ProfileFiles, DeepNestingAndOversizeAreRefused) {
+  const std::string deep = file("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  std::string m = message_of<UsageError>([&] { load_profile(deep, "--profile"); });
+  EXPECT_NE(m.find("nests 100000 levels"), std::string::npos) << m;
+  // Brackets inside strings are not nesting: the synthetic profile with a bracketed name loads.
+  json ok = to_json(synthetic());
+  ok["hwloc"]["cpu_model"] = std::string(100, '[') + "\\\"{";
+  EXPECT_NO_THROW(load_profile(file("ok.json", ok.dump()), "--profile"));
+  const std::string big = file("big.json", std::string(kProfileMaxBytes + 1, ' '));
+  m = message_of<ResourceError>([&] { load_profile(big, "--profile"); });
+  EXPECT_NE(m.find(big), std::string::npos) << m;
+  const std::string neg = file("neg.json", [] {
+    json j = to_json(synthetic());
+    j["mpi"]["intra_node"]["bandwidth_GBps"] = -10;
+    return j.dump();
+  }());
+  m = message_of<UsageError>([&] { load_profile(neg, "--profile"); });
+  EXPECT_NE(m.find("mpi.intra_node.bandwidth_GBps"), std::string::npos) << m;
+  EXPECT_NE(m.find(neg), std::string::npos) << m;
+}
+
+// ---- Predictions are times ---------------------------------------------------------------------
+
+TEST(ModelSanity, NegativeNanOrZeroPredictionsAreInternalErrors) {
+  Prediction p;
+  p.phases = {{"compute", 0.1}};
+  p.end_to_end = 0.1;
+  EXPECT_NO_THROW(check_prediction(p, "x"));
+  for (double v : {-0.1, kNaN, kInf}) {
+    Prediction q = p;
+    q.phases[0].second = v;
+    try {
+      check_prediction(q, "gemm 1x1x1");
+      FAIL() << v;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::internal);
+      EXPECT_NE(std::string(e.what()).find("phase compute of gemm 1x1x1"), std::string::npos) << e.what();
+    }
+  }
+  for (double v : {0.0, -1.0, kNaN}) {
+    Prediction q = p;
+    q.end_to_end = v;
+    try {
+      check_prediction(q, "x");
+      FAIL() << v;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::internal);
+      EXPECT_NE(std::string(e.what()).find("end-to-end"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ModelSanity, PredictionsAcrossLayoutsAreFiniteAndPositive) {
+  // Extreme but valid figures: the fastest and slowest rates and the longest latency a profile
+  // may hold give times, never inf or NaN.
+  for (const double rate : {kProfileMinRate, 1.0, kProfileMaxRate}) {
+    json j = to_json(synthetic());
+    for (auto& pt : j["blas"]["fp64"]) pt["gflops"] = rate;
+    j["mpi"]["inter_node"] = {{"latency_us", kProfileMaxLatencyUs}, {"bandwidth_GBps", rate}};
+    for (auto& pt : j["montecarlo"]["pi"]["cpu"]) pt["per_s"] = rate;
+    const Profile p = profile_from_json(j, "extreme.json");
+    for (const MachineLayout m : {MachineLayout{1, 1, 0}, MachineLayout{3, 5, 0}, MachineLayout{64, 64, 0}}) {
+      const Prediction g = predict_gemm(p, gemm(1 << 20, 1 << 20, 1 << 20, 4), m);
+      EXPECT_TRUE(std::isfinite(g.end_to_end) && g.end_to_end > 0) << rate << " " << g.end_to_end;
+      MonteCarloConfig mc;
+      mc.samples = std::int64_t{1} << 60;
+      mc.threads = 4;
+      const Prediction q = predict_montecarlo(p, mc, m);
+      EXPECT_TRUE(std::isfinite(q.end_to_end) && q.end_to_end > 0) << rate << " " << q.end_to_end;
+      for (const auto& [name, s] : q.phases) EXPECT_TRUE(std::isfinite(s) && s >= 0) << name << " " << s;
+    }
+  }
+}
+
+TEST(ModelSanity, LayoutsBeyondTheLimitAreRefusedByName) {
+  MonteCarloConfig mc;
+  mc.threads = 1;
+  // 10^9 ranks once filled memory; 2^31 once wrapped the rank count.
+  std::string m = message_of<UsageError>([&] { predict_montecarlo(synthetic(), mc, {1000, 1000000, 0}); });
+  EXPECT_NE(m.find("--nodes x --ranks-per-node"), std::string::npos) << m;
+  EXPECT_NE(m.find(std::to_string(kModelMaxRanks)), std::string::npos) << m;
+  m = message_of<UsageError>([&] { predict_gemm(synthetic(), gemm(1000, 1000, 1000, 1), {65536, 32768, 0}); });
+  EXPECT_NE(m.find("2147483648"), std::string::npos) << m;
+  m = message_of<UsageError>([&] { check_layout({1, 1, 5000}); });
+  EXPECT_NE(m.find("--gpus-per-node"), std::string::npos) << m;
+  m = message_of<UsageError>([&] { check_layout({0, 1, 0}); });
+  EXPECT_NE(m.find("--nodes"), std::string::npos) << m;
+}
+
+TEST(ModelSanity, TheLargestLayoutIsPredictedQuickly) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const MachineLayout m{static_cast<int>(kModelMaxRanks / 64), 64, 0};
+  const Prediction g = predict_gemm(synthetic(), gemm(std::int64_t{1} << 30, 4096, 4096, 1), m);
+  EXPECT_GT(g.end_to_end, 0);
+  MonteCarloConfig mc;
+  mc.threads = 1;
+  mc.backend = McBackendKind::naive;
+  EXPECT_GT(predict_montecarlo(synthetic(), mc, m).end_to_end, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+}
+
+TEST(ModelSanity, ANonPositivePredictionIsNeverAMatch) {
+  const json record = {{"phases", {{"compute", {{"median_s", 0.1}}}, {"end_to_end", {{"median_s", 0.1}}}}}};
+  for (const double e2e : {-0.1, 0.0, kNaN}) {
+    Prediction p;
+    p.phases = {{"compute", e2e}};
+    p.end_to_end = e2e;
+    const json c = compare_with_record(p, record, "p.json");
+    EXPECT_FALSE(c["available"].get<bool>()) << c.dump();
+    EXPECT_FALSE(c.contains("miss")) << c.dump();
+    EXPECT_NE(c["reason"].get<std::string>().find("not a time > 0"), std::string::npos) << c.dump();
+  }
+  Prediction p;
+  p.phases = {{"compute", 0.05}};
+  p.end_to_end = 0.05;
+  const json c = compare_with_record(p, record, "p.json");
+  EXPECT_NEAR(c["miss"].get<double>(), 1.0, 1e-12);
+  EXPECT_TRUE(c["flagged"].get<bool>());
+}
+
 // A gemm record as the driver writes it (2 ranks on synthetic-node), with measured phases.
 json synthetic_record(const Profile& p) {
   return {{"subcommand", "gemm"},
@@ -376,6 +642,30 @@ TEST_F(ProfileFile, StaleOrMissingProfileIsNamedAndTheRunGoesOn) {
   attach_prediction(record, warnings);
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   EXPECT_NE(warnings[0].get<std::string>().find("not valid JSON"), std::string::npos) << warnings[0];
+}
+
+TEST_F(ProfileFile, BadProfileGivesNoPredictionAndTheReasonButNeverFailsTheRun) {
+  json bad = to_json(synthetic());
+  bad["blas"]["fp64"][0]["gflops"] = -20;
+  write(bad);
+  json record = synthetic_record(synthetic()), warnings = json::array();
+  attach_prediction(record, warnings);
+  EXPECT_FALSE(record["prediction"]["available"].get<bool>());
+  EXPECT_NE(record["prediction"]["reason"].get<std::string>().find("blas.fp64[0].gflops"), std::string::npos)
+      << record["prediction"].dump();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].get<std::string>().find(path_), std::string::npos) << warnings[0];
+  EXPECT_EQ(count_of_text(warnings[0].get<std::string>(), path_), 1) << warnings[0];
+
+  // SCALEBENCH_PROFILE naming a FIFO: refused by kind at once, named.
+  std::filesystem::remove(path_);
+  ASSERT_EQ(mkfifo(path_.c_str(), 0600), 0);
+  warnings = json::array();
+  attach_prediction(record, warnings);
+  EXPECT_FALSE(record["prediction"]["available"].get<bool>());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].get<std::string>().find("SCALEBENCH_PROFILE"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].get<std::string>().find("FIFO"), std::string::npos) << warnings[0];
 }
 
 }  // namespace

@@ -1,4 +1,8 @@
 // Monte Carlo configuration: names, defaults and the values that can never work.
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "scalebench/base/error.hpp"
@@ -98,5 +102,29 @@ TEST(MonteCarloConfig, CurandTakesItsOptionsAndSharesGpus) {
 TEST(MonteCarloConfig, PiIgnoresMarketParameters) {
   auto c = valid(McProblem::pi);
   c.market.sigma = -1;  // not used by pi
+  EXPECT_NO_THROW(validate(c));
+}
+
+TEST(MonteCarloConfig, SampleCountsStayWithinTheirArithmetic) {
+  // Chunk counts round up: samples + chunk size must fit in 64 bits.
+  auto c = valid(McProblem::pi);
+  c.samples = std::numeric_limits<std::int64_t>::max();
+  try {
+    validate(c);
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--samples"), std::string::npos) << e.what();
+  }
+  c.samples = std::int64_t{1} << 62;
+  EXPECT_NO_THROW(validate(c));
+  // cuRAND's stream offset is 4 per sample: 2^62 samples would wrap it.
+  c.backend = McBackendKind::curand;
+  try {
+    validate(c);
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--backend curand's stream offsets"), std::string::npos) << e.what();
+  }
+  c.samples = std::numeric_limits<std::int64_t>::max() / 4;
   EXPECT_NO_THROW(validate(c));
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,15 +77,46 @@ struct Profile {
   GpuProfile gpu;
 };
 
+// What a profile may hold (docs/model.md, "The profile"). Every figure is checked on reading, so
+// the model never computes with a negative, zero, infinite or absurd one: rates (GFLOP/s, GB/s,
+// units/s) in [kProfileMinRate, kProfileMaxRate], latencies in [0, kProfileMaxLatencyUs]
+// microseconds, thread, core and GPU counts whole in [1, kProfileMaxThreads], matrix sides whole
+// in [1, 2^31-1], collective rank counts whole in [1, kModelMaxRanks]; at most
+// kProfileMaxEntries entries in any list or object, kProfileMaxDepth levels of nesting and
+// kProfileMaxBytes bytes in the file.
+inline constexpr double kProfileMinRate = 1e-9;
+inline constexpr double kProfileMaxRate = 1e18;
+inline constexpr double kProfileMaxLatencyUs = 1e9;
+inline constexpr std::int64_t kProfileMaxThreads = std::int64_t{1} << 20;
+inline constexpr std::size_t kProfileMaxEntries = 4096;
+inline constexpr int kProfileMaxDepth = 16;
+inline constexpr std::size_t kProfileMaxBytes = std::size_t{16} << 20;
+// The most ranks (nodes x ranks per node) the model predicts for: it evaluates every rank, so
+// its time and memory grow with the count (predict and study --predict refuse more).
+inline constexpr std::int64_t kModelMaxRanks = std::int64_t{1} << 22;
+// The most GPUs per node the model predicts for.
+inline constexpr std::int64_t kModelMaxGpusPerNode = 1024;
+
 nlohmann::json to_json(const Profile& p);
-// Throws UsageError naming the key when a required part is missing or of the wrong type.
+// Throws UsageError naming the file and the value's JSON path ("mpi.intra_node.bandwidth_GBps")
+// when a required part is missing, of the wrong kind, or out of the ranges above.
 Profile profile_from_json(const nlohmann::json& j, const std::string& source);
-// Reads and parses a profile file; ResourceError when unreadable, UsageError when malformed.
-Profile load_profile(const std::string& path);
+// Reads (input_file.hpp: regular files only, at most kProfileMaxBytes, never blocking) and
+// checks a profile file; `origin` names where its path came from ("--profile",
+// "SCALEBENCH_PROFILE"). ResourceError when unreadable or not a regular file, UsageError when
+// malformed.
+Profile load_profile(const std::string& path, std::string_view origin = "--profile");
 
 // Where this host's profile lives: SCALEBENCH_PROFILE, else $XDG_CACHE_HOME/scalebench/
 // profile-<host>.json, else $HOME/.cache/scalebench/profile-<host>.json.
 std::string default_profile_path();
+// The same path with where it came from: "SCALEBENCH_PROFILE" or kDefaultProfileOrigin.
+inline constexpr std::string_view kDefaultProfileOrigin = "the default profile place";
+struct ProfileSource {
+  std::string path;
+  std::string origin;
+};
+ProfileSource default_profile_source();
 // Why a profile does not describe this run's machine and build ("" when it does): other host, or
 // other scalebench version, compiler, MPI library or OpenBLAS build.
 std::string profile_mismatch(const Profile& p, const std::string& host, const nlohmann::json& versions);
@@ -126,15 +158,28 @@ struct Prediction {
 };
 
 // `cfg.threads` must be resolved (> 0). Throws UsageError when the profile lacks what the
-// configuration needs (e.g. GPU figures for --backend cublas).
+// configuration needs (e.g. GPU figures for --backend cublas) or the layout is beyond
+// kModelMaxRanks. Every phase of the answer is finite and >= 0 and end-to-end finite and > 0:
+// anything else is a bug in the model, thrown as an Error of code internal (exit 1), never
+// returned as a number (check_prediction).
 Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m);
 Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg, const MachineLayout& m);
+// Throws Error(internal) naming `what` and the phase when a phase is negative, NaN or infinite or
+// end-to-end is not > 0; returns `pred` unchanged otherwise.
+const Prediction& check_prediction(const Prediction& pred, const std::string& what);
+// UsageError naming the options when `m` has more than kModelMaxRanks ranks or more than
+// kModelMaxGpusPerNode GPUs per node, or a count below 1 (`nodes_option`, `ranks_option` name
+// where the counts came from: "--nodes", "the study's nodes").
+void check_layout(const MachineLayout& m, const std::string& nodes_option = "--nodes",
+                  const std::string& ranks_option = "--ranks-per-node");
 
 // ---- Records -------------------------------------------------------------------------------------
 // The layout a record's rank_info describes (ranks per node from the hosts, rank 0's node first).
 MachineLayout layout_of_record(const nlohmann::json& record);
 // Predicted against measured: {"profile", "phases": {name: {predicted_s, measured_s, ratio}},
-// "end_to_end": {...}, "miss", "worst_phase", "notes"}; `measured` from record["phases"].
+// "end_to_end": {...}, "miss", "worst_phase", "notes"}; `measured` from record["phases"]. A
+// prediction whose end-to-end is not a finite time > 0 is never a match: the answer is then
+// {"available": false, "reason"}.
 nlohmann::json compare_with_record(const Prediction& pred, const nlohmann::json& record, const std::string& source);
 // Adds "prediction" to a gemm or montecarlo record (rank 0, after "phases"): the profile for this
 // host when present and current; otherwise {"available": false, "reason"} and, when a profile

@@ -31,6 +31,9 @@ ProcessGrid parse_grid(const std::string& text) {
   ProcessGrid g;
   g.rows = static_cast<int>(parse_integer("--grid (rows)", text.substr(0, x), 1, 65536));
   g.cols = static_cast<int>(parse_integer("--grid (columns)", text.substr(x + 1), 1, 65536));
+  // rows x columns must be a rank count MPI can hold (65536 x 65536 once wrapped to 0 processes).
+  product_within(fmt::format("--grid {} processes (rows x columns)", text), {g.rows, g.cols}, kInt32Max,
+                 "the most ranks an MPI job counts", "; give a grid of PR*PC = the run's ranks");
   return g;
 }
 

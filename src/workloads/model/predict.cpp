@@ -3,10 +3,13 @@
 // schedule (phases in sequence, or the --overlap pipeline).
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "../algorithms/summa_layout.hpp"
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
@@ -89,21 +92,30 @@ struct GemmBlocks {
   std::vector<double> compute;  // per rank
 };
 
+double block_seconds(const Profile& p, const GemmConfig& cfg, const MachineLayout& m, const GemmShape& block) {
+  const double flops = 2.0 * static_cast<double>(block.m) * static_cast<double>(block.n) * static_cast<double>(block.k);
+  double gflops = 0;
+  switch (cfg.backend) {
+    case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
+    case GemmBackendKind::openblas:
+      gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
+      break;
+    case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
+  }
+  return block.m == 0 ? 0.0 : flops / (gflops * 1e9);
+}
+
 GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   const auto& s = cfg.shape;
   GemmBlocks b{RowPartition(s.m, m.ranks()), {}};
+  // Row blocks take at most two sizes: each is rated once (a million ranks stay quick).
+  std::map<std::int64_t, double> by_rows;
+  b.compute.reserve(static_cast<std::size_t>(m.ranks()));
   for (int r = 0; r < m.ranks(); ++r) {
-    const GemmShape block{b.rows.counts()[r], s.n, s.k};
-    const double flops = 2.0 * static_cast<double>(block.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-    double gflops = 0;
-    switch (cfg.backend) {
-      case GemmBackendKind::naive: gflops = naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1); break;
-      case GemmBackendKind::openblas:
-        gflops = node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
-        break;
-      case GemmBackendKind::cublas: gflops = gpu_gemm_gflops(p, cfg.precision, block) / gpu_sharing(m); break;
-    }
-    b.compute.push_back(block.m == 0 ? 0.0 : flops / (gflops * 1e9));
+    const std::int64_t rows = b.rows.counts()[static_cast<std::size_t>(r)];
+    auto it = by_rows.find(rows);
+    if (it == by_rows.end()) it = by_rows.emplace(rows, block_seconds(p, cfg, m, {rows, s.n, s.k})).first;
+    b.compute.push_back(it->second);
   }
   return b;
 }
@@ -309,6 +321,7 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
   double scatter = copy_Bps > 0 ? 2 * (s_m * s_k + s_k * s_n) * e / copy_Bps : 0.0;
   double gather = copy_Bps > 0 ? 2 * s_m * s_n * e / copy_Bps : 0.0;
   std::vector<double> compute;
+  std::map<std::pair<double, double>, double> by_block;
   for (int r = 0; r < m.ranks(); ++r) {
     const int i = r / g.cols, j = r % g.cols;
     const double mi = at(lay.rows, i), nj = at(lay.cols, j);
@@ -317,15 +330,21 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
       scatter += l.seconds(mi * at(lay.k_of_a, j) * e) + l.seconds(at(lay.k_of_b, i) * nj * e);
       gather += l.seconds(mi * nj * e);
     }
-    double seconds = 0;
-    for (const auto& panel : lay.panels) {
-      const GemmShape block{static_cast<std::int64_t>(mi), static_cast<std::int64_t>(nj), panel.width};
-      const double gflops = cfg.backend == GemmBackendKind::naive
-                                ? naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1)
-                                : node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m, block);
-      seconds += 2.0 * mi * nj * static_cast<double>(panel.width) / (gflops * 1e9);
+    // Blocks take at most two sizes each way: each block's panels are rated once.
+    auto it = by_block.find({mi, nj});
+    if (it == by_block.end()) {
+      double seconds = 0;
+      for (const auto& panel : lay.panels) {
+        const GemmShape block{static_cast<std::int64_t>(mi), static_cast<std::int64_t>(nj), panel.width};
+        const double gflops = cfg.backend == GemmBackendKind::naive
+                                  ? naive_gemm_gflops(p, cfg.precision, block) * thread_share(p, m, 1)
+                                  : node_shared_blas_gflops(p, cfg.precision, thread_share(p, m, cfg.threads), m,
+                                                            block);
+        seconds += 2.0 * mi * nj * static_cast<double>(panel.width) / (gflops * 1e9);
+      }
+      it = by_block.emplace(std::make_pair(mi, nj), seconds).first;
     }
-    compute.push_back(seconds);
+    compute.push_back(it->second);
   }
   const MachineLayout row = group_layout(m, g.cols, 1), col = group_layout(m, g.rows, g.cols);
   double bcast = 0;
@@ -345,17 +364,47 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
   return out;
 }
 
+void check_layout(const MachineLayout& m, const std::string& nodes_option, const std::string& ranks_option) {
+  if (m.nodes < 1) throw UsageError(fmt::format("{} {} must be at least 1", nodes_option, m.nodes));
+  if (m.ranks_per_node < 1) throw UsageError(fmt::format("{} {} must be at least 1", ranks_option, m.ranks_per_node));
+  product_within(fmt::format("ranks ({} x {})", nodes_option, ranks_option), {m.nodes, m.ranks_per_node},
+                 kModelMaxRanks, "the most ranks the model predicts for",
+                 "; the model evaluates every rank: predict fewer ranks");
+  if (m.gpus_per_node < 0 || m.gpus_per_node > kModelMaxGpusPerNode) {
+    throw UsageError(fmt::format("--gpus-per-node {} must be in [0, {}]", m.gpus_per_node, kModelMaxGpusPerNode));
+  }
+}
+
+const Prediction& check_prediction(const Prediction& pred, const std::string& what) {
+  auto bad = [&](const std::string& name, double s) {
+    return Error(ExitCode::internal,
+                 fmt::format("the model predicted {} s for {} of {}: a bug in scalebench's model; please report it "
+                             "with the profile and the options",
+                             s, name, what));
+  };
+  for (const auto& [name, s] : pred.phases) {
+    if (!std::isfinite(s) || s < 0) throw bad("phase " + name, s);
+  }
+  if (!std::isfinite(pred.end_to_end) || pred.end_to_end <= 0) throw bad("end-to-end", pred.end_to_end);
+  return pred;
+}
+
 Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
+  check_layout(m);
   if (m.ranks() > cfg.shape.m) {
     throw UsageError(
         fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(), cfg.shape.m));
   }
-  if (cfg.algorithm == GemmAlgorithm::summa2d) return predict_summa2d(p, cfg, m);
-  return cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m) : predict_cpu_gemm(p, cfg, m);
+  const std::string what = fmt::format("gemm {}x{}x{}", cfg.shape.m, cfg.shape.n, cfg.shape.k);
+  if (cfg.algorithm == GemmAlgorithm::summa2d) return check_prediction(predict_summa2d(p, cfg, m), what);
+  return check_prediction(cfg.backend == GemmBackendKind::cublas ? predict_gpu_gemm(p, cfg, m)
+                                                                 : predict_cpu_gemm(p, cfg, m),
+                          what);
 }
 
 Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
+  check_layout(m);
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
   const std::string problem = to_string(cfg.problem);
@@ -383,10 +432,14 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   const int ranks = m.ranks();
   const std::int64_t chunks = chunk_count(cfg);
   std::vector<double> compute;
+  compute.reserve(static_cast<std::size_t>(ranks));
+  const std::optional<RowPartition> even = cfg.backend == McBackendKind::naive
+                                               ? std::optional<RowPartition>(RowPartition(cfg.samples, ranks))
+                                               : std::nullopt;
   for (int r = 0; r < ranks; ++r) {
     std::int64_t samples = 0;
-    if (cfg.backend == McBackendKind::naive) {  // an even split of samples; the others take chunks
-      samples = RowPartition(cfg.samples, ranks).counts()[r];
+    if (even) {  // naive: an even split of samples; the others take chunks
+      samples = even->counts()[static_cast<std::size_t>(r)];
     } else {
       const ChunkRange c = rank_chunks(chunks, r, ranks);
       samples = std::max<std::int64_t>(std::min(c.last * cfg.chunk_size, cfg.samples) - c.first * cfg.chunk_size, 0);
@@ -415,7 +468,8 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
     out.phases.emplace_back(phase::d2h, d2h);
     out.end_to_end += d2h;
   }
-  return out;
+  return check_prediction(out,
+                          fmt::format("montecarlo {} {} samples {}", problem, to_string(cfg.backend), cfg.samples));
 }
 
 }  // namespace scalebench

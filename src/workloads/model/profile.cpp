@@ -1,13 +1,14 @@
 // Machine profiles: the JSON file `scalebench calibrate` writes (docs/model.md, "The profile"),
 // where it lives, and whether it still describes this machine and build.
+#include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -27,73 +28,168 @@ json rates_json(const std::vector<ThreadRate>& rates) {
   return a;
 }
 
-// Reading: every lookup names the key path it wanted, so a hand-edited profile fails clearly.
+// The deepest nesting of objects and lists in JSON text (strings skipped), so that a hostile
+// file is refused before the parser and the value's destructor recurse through it.
+int json_nesting(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Reading: every value is checked for kind and range, and every message names the file and the
+// value's JSON path ("mpi.intra_node.bandwidth_GBps"), so a hand-edited or damaged profile fails
+// with one clear line instead of giving negative or infinite predictions.
 class Reader {
  public:
-  Reader(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+  Reader(const json& j, const std::string& file, std::string path) : j_(j), file_(file), path_(std::move(path)) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw UsageError(fmt::format("profile {}: {} {}; run `scalebench calibrate` again", file_, path_of(key), what));
+  }
+  std::string path_of(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   const json& at(const std::string& key) const {
-    if (!j_.is_object() || !j_.contains(key)) throw UsageError(fmt::format("{}: '{}' is missing", where_, key));
+    if (!j_.is_object()) throw UsageError(fmt::format("profile {}: {} must be an object", file_, where()));
+    if (!j_.contains(key)) fail(key, "is missing");
     return j_.at(key);
   }
-  Reader sub(const std::string& key) const { return Reader(at(key), where_ + "." + key); }
+  Reader sub(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_object()) fail(key, fmt::format("must be an object (got {})", kind_of(v)));
+    check_size(key, v);
+    return Reader(v, file_, path_of(key));
+  }
+  // A list's entries, each a Reader named "key[i]".
+  std::vector<Reader> list(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_array()) fail(key, fmt::format("must be a list (got {})", kind_of(v)));
+    check_size(key, v);
+    std::vector<Reader> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], file_, fmt::format("{}[{}]", path_of(key), i));
+    return out;
+  }
+  // The keys of an object (precisions, problems, backends, collectives).
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : j_.items()) out.push_back(k);
+    return out;
+  }
   double number(const std::string& key) const {
     const json& v = at(key);
-    if (!v.is_number()) throw UsageError(fmt::format("{}.{} must be a number", where_, key));
-    return v.get<double>();
+    if (!v.is_number()) fail(key, fmt::format("must be a number (got {})", kind_of(v)));
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(key, "must be a finite number");
+    return d;
   }
+  // A rate (GFLOP/s, GB/s, units/s): finite, > 0 and within the model's arithmetic.
+  double rate(const std::string& key) const {
+    const double d = number(key);
+    if (d <= 0) fail(key, fmt::format("must be a rate > 0 (got {})", at(key).dump()));
+    if (d < kProfileMinRate || d > kProfileMaxRate) {
+      fail(key, fmt::format("= {} is outside [{:g}, {:g}], the rates the model computes with", at(key).dump(),
+                            kProfileMinRate, kProfileMaxRate));
+    }
+    return d;
+  }
+  // A latency in microseconds: finite, >= 0, at most kProfileMaxLatencyUs.
+  double latency_us(const std::string& key) const {
+    const double d = number(key);
+    if (d < 0 || d > kProfileMaxLatencyUs) {
+      fail(key, fmt::format("must be a time in [0, {:g}] microseconds (got {})", kProfileMaxLatencyUs, at(key).dump()));
+    }
+    return d;
+  }
+  // A whole number in [lo, hi].
+  std::int64_t count(const std::string& key, std::int64_t lo, std::int64_t hi) const {
+    const double d = number(key);
+    if (d != std::floor(d)) fail(key, fmt::format("must be a whole number (got {})", at(key).dump()));
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      fail(key, fmt::format("must be a whole number in [{}, {}] (got {})", lo, hi, at(key).dump()));
+    }
+    return static_cast<std::int64_t>(d);
+  }
+  int threads(const std::string& key) const { return static_cast<int>(count(key, 1, kProfileMaxThreads)); }
+  std::int64_t side(const std::string& key) const { return count(key, 1, kInt32Max); }
   std::string text(const std::string& key) const {
     const json& v = at(key);
-    if (!v.is_string()) throw UsageError(fmt::format("{}.{} must be a string", where_, key));
+    if (!v.is_string()) fail(key, fmt::format("must be a string (got {})", kind_of(v)));
     return v.get<std::string>();
+  }
+  bool flag(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_boolean()) fail(key, fmt::format("must be true or false (got {})", kind_of(v)));
+    return v.get<bool>();
   }
   bool has(const std::string& key) const { return j_.is_object() && j_.contains(key) && !j_.at(key).is_null(); }
   const json& raw() const { return j_; }
-  const std::string& where() const { return where_; }
+  std::string where() const { return path_.empty() ? "the top level" : path_; }
   Link link(const std::string& key) const {
     const Reader r = sub(key);
-    Link l{r.number("latency_us") * 1e-6, r.number("bandwidth_GBps") * 1e9};
-    if (l.bandwidth_Bps <= 0 || l.latency_s < 0) {
-      throw UsageError(fmt::format("{}.{}: bandwidth must be > 0 and latency >= 0", where_, key));
-    }
-    return l;
+    return {r.latency_us("latency_us") * 1e-6, r.rate("bandwidth_GBps") * 1e9};
   }
   std::vector<ThreadRate> rates(const std::string& key) const {
     std::vector<ThreadRate> out;
-    const json& a = at(key);
-    if (!a.is_array()) throw UsageError(fmt::format("{}.{} must be a list", where_, key));
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const Reader r(a[i], fmt::format("{}.{}[{}]", where_, key, i));
-      out.push_back({static_cast<int>(r.number("threads")), r.number("per_s")});
-    }
+    for (const Reader& r : list(key)) out.push_back({r.threads("threads"), r.rate("per_s")});
+    return out;
+  }
+  // (n, GFLOP/s) points: naive_gflops and the GPU's gemm_gflops.
+  std::vector<std::pair<std::int64_t, double>> sized_rates(const std::string& key) const {
+    std::vector<std::pair<std::int64_t, double>> out;
+    for (const Reader& r : list(key)) out.emplace_back(r.side("n"), r.rate("gflops"));
     return out;
   }
 
  private:
+  static std::string kind_of(const json& v) {
+    if (v.is_number()) return "a number";
+    return v.type_name();
+  }
+  void check_size(const std::string& key, const json& v) const {
+    if (v.size() > kProfileMaxEntries) {
+      fail(key, fmt::format("holds {} entries; a profile holds at most {}", v.size(), kProfileMaxEntries));
+    }
+  }
   const json& j_;
-  std::string where_;
+  const std::string& file_;
+  std::string path_;
 };
 
 GpuProfile gpu_from_json(const Reader& g) {
   GpuProfile out;
-  out.present = g.at("present").get<bool>();
+  out.present = g.flag("present");
   if (!out.present) {
     out.reason = g.has("reason") ? g.text("reason") : "";
     return out;
   }
   out.name = g.text("name");
-  out.count = static_cast<int>(g.number("count"));
+  out.count = g.threads("count");
   out.h2d_pinned = g.link("h2d_pinned");
   out.h2d_pageable = g.link("h2d_pageable");
   out.d2h_pinned = g.link("d2h_pinned");
   out.d2h_pageable = g.link("d2h_pageable");
-  for (const auto& [prec, list] : g.at("gemm_gflops").items()) {
-    for (const auto& pt : list)
-      out.gemm_gflops[prec].emplace_back(pt.at("n").get<std::int64_t>(), pt.at("gflops").get<double>());
-  }
+  const Reader gemm = g.sub("gemm_gflops");
+  for (const std::string& prec : gemm.keys()) out.gemm_gflops[prec] = gemm.sized_rates(prec);
   if (g.has("nccl_intra")) out.nccl_intra = g.link("nccl_intra");
   if (g.has("montecarlo")) {
-    for (const auto& [problem, backends] : g.at("montecarlo").items()) {
-      for (const auto& [backend, rate] : backends.items()) out.montecarlo[problem][backend] = rate.get<double>();
+    const Reader mc = g.sub("montecarlo");
+    for (const std::string& problem : mc.keys()) {
+      const Reader backends = mc.sub(problem);
+      for (const std::string& backend : backends.keys()) out.montecarlo[problem][backend] = backends.rate(backend);
     }
   }
   return out;
@@ -164,58 +260,53 @@ json to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const json& j, const std::string& source) {
-  const Reader r(j, fmt::format("profile {}", source));
-  if (static_cast<int>(r.number("profile_version")) != kProfileVersion) {
+  const Reader r(j, source, "");
+  if (!j.is_object()) throw UsageError(fmt::format("profile {} must be a JSON object (got {})", source, j.type_name()));
+  const json& version = r.at("profile_version");
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kProfileVersion) {
     throw UsageError(
         fmt::format("profile {} has version {}, this scalebench reads {}; run `scalebench calibrate` again", source,
-                    r.at("profile_version").dump(), kProfileVersion));
+                    version.dump(), kProfileVersion));
   }
   Profile p;
   p.source = source;
   p.host = r.text("host");
   p.created_at = r.text("created_at");
   p.versions = r.at("versions");
-  p.hwloc = r.has("hwloc") ? r.at("hwloc") : json::object();
-  p.cores = static_cast<int>(r.number("cores"));
-  if (p.cores <= 0) throw UsageError(fmt::format("{}.cores must be > 0", r.where()));
-  for (const auto& [prec, list] : r.at("blas").items()) {
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const Reader b(list[i], fmt::format("{}.blas.{}[{}]", r.where(), prec, i));
-      p.blas[prec].push_back({static_cast<int>(b.number("threads")),
-                              {static_cast<std::int64_t>(b.number("m")), static_cast<std::int64_t>(b.number("n")),
-                               static_cast<std::int64_t>(b.number("k"))},
-                              b.number("gflops")});
+  if (!p.versions.is_object() && !p.versions.is_null()) r.fail("versions", "must be an object");
+  p.hwloc = r.has("hwloc") ? r.sub("hwloc").raw() : json::object();
+  p.cores = r.threads("cores");
+  const Reader blas = r.sub("blas");
+  for (const std::string& prec : blas.keys()) {
+    for (const Reader& b : blas.list(prec)) {
+      p.blas[prec].push_back({b.threads("threads"), {b.side("m"), b.side("n"), b.side("k")}, b.rate("gflops")});
     }
   }
   if (r.has("naive_gflops")) {
-    for (const auto& [prec, list] : r.at("naive_gflops").items()) {
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        const Reader b(list[i], fmt::format("{}.naive_gflops.{}[{}]", r.where(), prec, i));
-        p.naive_gflops[prec].emplace_back(static_cast<std::int64_t>(b.number("n")), b.number("gflops"));
-      }
-    }
+    const Reader naive = r.sub("naive_gflops");
+    for (const std::string& prec : naive.keys()) p.naive_gflops[prec] = naive.sized_rates(prec);
   }
-  const Reader mem = r.sub("memory");
-  for (const auto& t : mem.at("triad"))
-    p.triad_Bps.push_back({t.at("threads").get<int>(), t.at("GBps").get<double>() * 1e9});
+  for (const Reader& t : r.sub("memory").list("triad"))
+    p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9});
   const Reader mpi = r.sub("mpi");
   p.intra_node = mpi.link("intra_node");
   if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
   if (mpi.has("collectives")) {
-    for (const auto& [name, fits] : mpi.at("collectives").items()) {
-      for (std::size_t i = 0; i < fits.size(); ++i) {
-        const Reader f(fits[i], fmt::format("{}.mpi.collectives.{}[{}]", r.where(), name, i));
-        p.collectives[name].push_back({static_cast<int>(f.number("ranks")),
-                                       static_cast<int>(f.number("nodes")),
-                                       {f.number("latency_us") * 1e-6, f.number("bandwidth_GBps") * 1e9}});
+    const Reader collectives = mpi.sub("collectives");
+    for (const std::string& name : collectives.keys()) {
+      for (const Reader& f : collectives.list(name)) {
+        const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
+        const auto nodes = static_cast<int>(f.count("nodes", 1, ranks));
+        p.collectives[name].push_back(
+            {ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
       }
     }
   }
   if (r.has("montecarlo")) {
     const Reader mc = r.sub("montecarlo");
-    for (const auto& [problem, backends] : mc.raw().items()) {
-      const Reader pr = mc.sub(problem);
-      for (const auto& [backend, rates] : backends.items()) p.montecarlo[problem][backend] = pr.rates(backend);
+    for (const std::string& problem : mc.keys()) {
+      const Reader backends = mc.sub(problem);
+      for (const std::string& backend : backends.keys()) p.montecarlo[problem][backend] = backends.rates(backend);
     }
   }
   if (r.has("gpu")) {
@@ -226,24 +317,37 @@ Profile profile_from_json(const json& j, const std::string& source) {
   return p;
 }
 
-Profile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw ResourceError(fmt::format("cannot read profile {}; run `scalebench calibrate` or pass --profile FILE", path));
-  std::stringstream text;
-  text << in.rdbuf();
+Profile load_profile(const std::string& path, std::string_view origin) {
+  std::string text;
+  try {
+    text = read_input_file(path, origin, kProfileMaxBytes);
+  } catch (const ResourceError& e) {
+    if (!path_kind(path).empty()) throw;  // there, but not a readable regular file: said as is
+    throw ResourceError(std::string(e.what()) + "; run `scalebench calibrate` or pass --profile FILE");
+  }
+  if (const int depth = json_nesting(text); depth > kProfileMaxDepth) {
+    throw UsageError(fmt::format("profile {} (from {}) nests {} levels deep; a profile nests at most {}; run "
+                                 "`scalebench calibrate` again",
+                                 path, origin, depth, kProfileMaxDepth));
+  }
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::exception& e) {
-    throw UsageError(
-        fmt::format("profile {} is not valid JSON ({}); run `scalebench calibrate` again", path, e.what()));
+    throw UsageError(fmt::format("profile {} (from {}) is not valid JSON ({}); run `scalebench calibrate` again", path,
+                                 origin, e.what()));
   }
   try {
     return profile_from_json(j, path);
   } catch (const json::exception& e) {
-    throw UsageError(fmt::format("profile {} is malformed ({}); run `scalebench calibrate` again", path, e.what()));
+    throw UsageError(fmt::format("profile {} (from {}) is malformed ({}); run `scalebench calibrate` again", path,
+                                 origin, e.what()));
   }
+}
+
+ProfileSource default_profile_source() {
+  if (const char* p = std::getenv("SCALEBENCH_PROFILE"); p && *p) return {p, "SCALEBENCH_PROFILE"};
+  return {default_profile_path(), std::string(kDefaultProfileOrigin)};
 }
 
 std::string default_profile_path() {

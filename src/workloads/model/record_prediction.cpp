@@ -56,9 +56,17 @@ MachineLayout layout_of_record(const json& record) {
 }
 
 json compare_with_record(const Prediction& pred, const json& record, const std::string& source) {
+  // A time that is not > 0 matches nothing: no miss is computed from it (a negative prediction
+  // once read as a perfect match).
+  if (!std::isfinite(pred.end_to_end) || pred.end_to_end <= 0) {
+    return no_prediction(
+        fmt::format("the model's end-to-end from profile {} is {} s, not a time > 0", source, pred.end_to_end));
+  }
   const json& measured = record.at("phases");
   auto entry = [](double predicted, double got) {
-    return json{{"predicted_s", predicted}, {"measured_s", got}, {"ratio", predicted > 0 ? got / predicted : 0.0}};
+    return json{{"predicted_s", predicted},
+                {"measured_s", got},
+                {"ratio", predicted > 0 ? json(got / predicted) : json(nullptr)}};
   };
   json phases = json::object();
   std::string worst;
@@ -73,7 +81,7 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
     }
   }
   const double e2e = measured.contains(phase::end_to_end) ? measured.at(phase::end_to_end).value("median_s", 0.0) : 0.0;
-  const double miss = pred.end_to_end > 0 ? std::fabs(e2e / pred.end_to_end - 1.0) : 0.0;
+  const double miss = std::fabs(e2e / pred.end_to_end - 1.0);
   return {{"available", true},    {"profile", source},
           {"phases", phases},     {phase::end_to_end, entry(pred.end_to_end, e2e)},
           {"miss", miss},         {"flagged", miss > kPredictionTolerance},
@@ -85,14 +93,18 @@ void attach_prediction(json& record, json& warnings) {
   const bool named = env && *env;
   std::string path;
   try {
-    path = default_profile_path();
-    if (!std::filesystem::exists(path)) {
+    const ProfileSource source = default_profile_source();
+    path = source.path;
+    // symlink_status: a dangling link is "there" (and then refused by name when read).
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
       record["prediction"] = no_prediction(fmt::format("no profile at {}; run `scalebench calibrate`", path));
       if (named)
         warnings.push_back(fmt::format("no prediction: SCALEBENCH_PROFILE names {}, which does not exist", path));
       return;
     }
-    const Profile p = load_profile(path);
+    // Read without blocking (a FIFO or device is refused by kind), bounded, every figure checked.
+    const Profile p = load_profile(path, source.origin);
     const std::string host = record.at("rank_info").at(0).value("host", std::string("unknown"));
     if (const std::string why = profile_mismatch(p, host, record.at("versions")); !why.empty()) {
       const std::string reason = fmt::format("profile {} is stale: {}; run `scalebench calibrate` again", path, why);
@@ -111,8 +123,12 @@ void attach_prediction(json& record, json& warnings) {
     const Prediction pred = sub == "gemm" ? predict_gemm(p, gemm, m)
                                           : predict_montecarlo(p, montecarlo_config_of(record.at("config")), m);
     record["prediction"] = compare_with_record(pred, record, path);
+    if (!record["prediction"].value("available", false)) {
+      warnings.push_back("no prediction: " + record["prediction"].value("reason", std::string()));
+    }
   } catch (const std::exception& e) {
-    const std::string reason = fmt::format("profile {}: {}", path, e.what());
+    const std::string what = e.what();
+    const std::string reason = what.find(path) != std::string::npos ? what : fmt::format("profile {}: {}", path, what);
     record["prediction"] = no_prediction(reason);
     warnings.push_back("no prediction: " + reason);
   }
