@@ -311,7 +311,7 @@ void check_contrast_paths(
     const std::string& out_dir,
     const std::vector<std::pair<const Workload*, std::pair<std::string, PlacementPlan>>>& planned) {
   if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
-  std::vector<std::string> names = {"contrast.json", "contrast.csv", "report.html"};
+  std::vector<std::string> names = {"contrast.json", "contrast.csv", "report.html", study::kLockFileName};
   for (const auto& [w, row] : planned) {
     const std::string mode = row.first.empty() ? std::string(mode_name(row.second.mode)) : row.first;
     for (const std::string& stem : {fmt::format("{}-{}", w->name(), mode), fmt::format("{}-probe-gpu", w->name()),
@@ -320,7 +320,9 @@ void check_contrast_paths(
       names.push_back(stem + ".log");
     }
   }
-  for (const auto& name : names) study::check_own_file(out_dir + "/" + name, name);
+  for (const auto& name : names) {
+    study::check_own_file(out_dir + "/" + name, name == study::kLockFileName ? "lock file" : name);
+  }
 }
 
 }  // namespace

@@ -870,6 +870,7 @@ void check_study_paths(const std::string& out_dir, const std::vector<StudyRun>& 
   for (const char* name : {"summary.json", "summary.csv", "summary.md", "report.html"}) {
     study::check_own_file(out_dir + "/" + name, name);
   }
+  study::check_own_file(out_dir + "/" + study::kLockFileName, "lock file");
   study::check_own_folder(out_dir + "/runs", "runs folder");
   if (path_kind(out_dir + "/runs") != "a folder") return;
   for (const auto& r : runs) {
@@ -903,8 +904,9 @@ StudyResult run_study(const StudyOptions& o) {
   }
   check_study_paths(out_dir, runs);  // every path read or written, by kind, before the folder is made
 
-  study::make_dirs(out_dir + "/runs");
+  study::make_dirs(out_dir);
   const study::FolderLock lock(out_dir, study::DriverKind::study, "--out-dir");
+  study::make_dirs(out_dir + "/runs");
   // What earlier invocations finished, read under the lock: runs.jsonl is only ever appended to.
   study::JsonlContents earlier = study::read_jsonl(jsonl, jsonl_origin);
   for (int n : earlier.unusable) {
