@@ -97,8 +97,8 @@ int run(const ContrastCli& c) {
       }
       if (o.workloads.empty()) throw UsageError(fmt::format("--workload is empty; use {} or both", workload_names()));
     }
-    for (const auto& m : c.modes.empty() ? std::vector<std::string>{}
-                                         : split_list(c.modes, "--modes", "single-core,multi-thread")) {
+    for (const auto& m :
+         c.modes.empty() ? std::vector<std::string>{} : split_list(c.modes, "--modes", "single-core,multi-thread")) {
       const Mode mode = contrast_row_mode(m);
       if (std::find(o.modes.begin(), o.modes.end(), mode) == o.modes.end()) o.modes.push_back(mode);
       o.rows.push_back(m);
@@ -126,12 +126,13 @@ Subcommand register_contrast(CLI::App& root) {
       "multi-thread, numa, gpu, multinode), each as its own mpirun/srun step, and show them side by side. SIGINT, "
       "SIGTERM or SIGHUP stop the running step too (waited for) and exit 128+signal: 130, 143, 129");
   auto* workload = app->add_option("--workload", c->workload,
-                  fmt::format("{}, a comma-separated list of them, or both (every workload) [both]",
-                              workload_names(" | ")));
-  auto* modes = app->add_option("--modes", c->modes,
-                  "Comma-separated rows to run (naive,single-core,multi-thread,numa,gpu,gpu-naive,multi-gpu,"
-                  "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
-                  "possible are skipped with the reason]");
+                                   fmt::format("{}, a comma-separated list of them, or both (every workload) [both]",
+                                               workload_names(" | ")));
+  auto* modes =
+      app->add_option("--modes", c->modes,
+                      "Comma-separated rows to run (naive,single-core,multi-thread,numa,gpu,gpu-naive,multi-gpu,"
+                      "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
+                      "possible are skipped with the reason]");
   for (const Workload* w : workloads()) add_workload_options(app, *w, *c);
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
@@ -144,9 +145,10 @@ Subcommand register_contrast(CLI::App& root) {
   auto* csv = app->add_option("--csv", c->csv, "Also write the contrast table as CSV to this file");
   app->add_option("--launcher", c->o.launcher,
                   "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
-  auto* hosts = app->add_option("--hosts", c->o.hosts,
-                  "mpirun's hosts, comma-separated, each optionally host:slots: the multinode mode runs on all of "
-                  "them, the other modes on the first");
+  auto* hosts =
+      app->add_option("--hosts", c->o.hosts,
+                      "mpirun's hosts, comma-separated, each optionally host:slots: the multinode mode runs on all of "
+                      "them, the other modes on the first");
   auto* hostfile = app->add_option("--hostfile", c->o.hostfile,
                                    "mpirun's hosts as an Open MPI hostfile (one 'host [slots=N]' a line)");
   app->add_option("--mpirun-args", c->mpirun_args,

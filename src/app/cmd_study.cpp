@@ -32,10 +32,11 @@ Subcommand register_study(CLI::App& root) {
                                   "never a contrast's or another non-empty folder [results/<study name>]");
   app->add_option("--launcher", o->launcher,
                   "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
-  auto* hosts = app->add_option("--hosts", o->hosts,
-                  "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
-  auto* hostfile =
-      app->add_option("--hostfile", o->hostfile, "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
+  auto* hosts = app->add_option(
+      "--hosts", o->hosts,
+      "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
+  auto* hostfile = app->add_option("--hostfile", o->hostfile,
+                                   "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
   app->add_option("--timeout", o->timeout_s,
                   "Seconds one run may take before it is killed [the file's timeout_s, 900]");
   app->add_flag("--rerun", o->rerun,

@@ -264,9 +264,10 @@ TEST(ContrastCli, NeverWritesIntoAStudysOrAForeignFolder) {
   } cases[] = {
       {"touch D/runs.jsonl D/summary.json", "holds a study's results (runs.jsonl, summary.json); a contrast never "
                                             "writes into another driver's folder"},
-      {"mkdir D/runs", "holds a study's results (runs)"},
+      {"touch D/summary.md", "holds a study's results (summary.md)"},
       {"echo '{\"driver\":\"study\"}' > D/.scalebench.lock", "holds a study's results (.scalebench.lock)"},
       {"touch D/notes.txt", "is not empty and holds no contrast results (it holds notes.txt)"},
+      {"mkdir D/runs", "is not empty and holds no contrast results (it holds runs)"},
   };
   int i = 0;
   for (const auto& c : cases) {
@@ -280,6 +281,24 @@ TEST(ContrastCli, NeverWritesIntoAStudysOrAForeignFolder) {
     EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
     EXPECT_NE(r.output.find("--out-dir " + out + " " + c.says), std::string::npos) << make << "\n" << r.output;
     EXPECT_EQ(run_command("ls -la --time-style=full-iso " + out).output, before) << "the folder was changed";
+  }
+}
+
+TEST(ContrastCli, JsonAndCsvNeverReplaceAnotherDriversResults) {
+  const std::string dir = make_temp_dir();
+  run_command("mkdir -p " + dir + "/study && touch " + dir + "/study/runs.jsonl");
+  std::ofstream(dir + "/study/summary.json") << "{\"study\":\"mine\"}\n";
+  for (const std::string option : {"--json", "--csv"}) {
+    const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --out-dir " + dir +
+                                    "/c " + option + " " + dir + "/study/summary.json");
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find("cannot write " + option + " " + dir + "/study/summary.json: folder " + dir +
+                            "/study holds a study's results (runs.jsonl, summary.json)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(read_file(dir + "/study/summary.json"), "{\"study\":\"mine\"}\n");
+    EXPECT_FALSE(file_exists(dir + "/c"));
   }
 }
 
@@ -326,7 +345,8 @@ TEST(ContrastCli, OneDriverAFolderAndEveryPathCheckedByKind) {
     for (std::size_t p; (p = make.find("D/")) != std::string::npos;) make.replace(p, 1, out);
     for (std::size_t p; (p = says.find("D/")) != std::string::npos;) says.replace(p, 1, out);
     ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
-    std::ofstream(out + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})" << "\n";
+    std::ofstream(out + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})"
+                                             << "\n";
     r = run_scalebench("contrast --workload gemm --modes single-core --out-dir " + out);
     EXPECT_EQ(r.exit_code, 3) << make << "\n" << r.output;
     EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;

@@ -8,8 +8,8 @@
 #include <signal.h>
 
 #include <cstdlib>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -379,9 +379,9 @@ TEST(StudyCli, OddStudyFilesAndOutputsGetOneLine) {
   const std::string file = write_study(dir, "tiny", kGemmStudy);
   std::ofstream(dir + "/plain") << "x";
   const std::vector<Case> cases = {
-      {"study /tmp", 2, "study file /tmp is a folder"},
-      {"study /dev/null", 2, "is not a regular file"},
-      {"study " + dir + "/nosuch.yaml", 2, "cannot read study file"},
+      {"study /tmp", 2, "cannot read study file /tmp: it is a folder"},
+      {"study /dev/null", 2, "cannot read study file /dev/null: it is a character device, not a regular file"},
+      {"study " + dir + "/nosuch.yaml", 2, "/nosuch.yaml: no such file"},
       {"study " + file + " --out-dir " + dir + "/plain/s", 3, "is a file, not a folder"},
       {"study " + file + " --out-dir " + dir + "/" + std::string(300, 'x'), 3, "more than the 255"},
   };
@@ -412,7 +412,7 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
   const struct {
     const char* file;
     const char* says;
-  } cases[] = {{"big", "MiB; at most 1.0 MiB is read"},
+  } cases[] = {{"big", "bytes, more than the 1048576 bytes such a file may hold"},
                {"unknown", "unknown key 'k0'"},
                {"million", "the sweep expands to 1000000 runs; a study may have at most 10000"}};
   for (const auto& c : cases) {
@@ -517,8 +517,14 @@ TEST(StudyCli, NeverWritesIntoAContrastsOrAForeignFolder) {
        [](const std::string& d) { std::ofstream(d + "/contrast.json") << "{}\n"; }},
       {"stopped-contrast", "holds a contrast's results (.scalebench.lock)",
        [](const std::string& d) {
-         std::ofstream(d + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})" << "\n";
+         std::ofstream(d + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})"
+                                                << "\n";
          std::ofstream(d + "/gemm-single-core.log") << "x\n";
+       }},
+      {"other-study", "holds the runs of study 'other' (runs.jsonl), not of 'tiny'",
+       [](const std::string& d) {
+         std::ofstream(d + "/runs.jsonl") << R"({"study":"other","key":"k","status":"ok"})"
+                                          << "\n";
        }},
       {"foreign", "is not empty and holds no study results (it holds notes.txt, photos)",
        [](const std::string& d) {
@@ -555,8 +561,8 @@ TEST(StudyCli, EveryPathIsCheckedByKindBeforeTheFirstRun) {
       {"touch D/runs.jsonl && mkfifo D/summary.csv", "summary.csv D/summary.csv: it is a FIFO"},
       {"touch D/runs.jsonl && mkdir D/summary.md", "summary.md D/summary.md: it is a folder"},
       {"mkdir D/report.html", "report.html D/report.html: it is a folder"},
-      {"touch D/runs", "runs folder D/runs: it is a regular file, not a folder"},
-      {"mkdir D/runs && mkfifo D/runs/check-2.log", "check log D/runs/check-2.log: it is a FIFO"},
+      {"touch D/runs.jsonl D/runs", "runs folder D/runs: it is a regular file, not a folder"},
+      {"touch D/runs.jsonl && mkdir D/runs && mkfifo D/runs/check-2.log", "check log D/runs/check-2.log: it is a FIFO"},
       {"touch D/runs.jsonl && mkfifo D/.scalebench.lock", "lock file D/.scalebench.lock: it is a FIFO"},
   };
   int i = 0;
@@ -629,10 +635,11 @@ TEST(StudyCli, UnusableLinesOfRunsJsonlAreLeftAndNotUsed) {
   // ok line whose record is a string.
   const std::string key = "gemm ranks=1 backend=openblas n=96 reps=1 threads=1 warmup=0";
   std::ofstream(out + "/runs.jsonl") << "[1,2]\n42\n\"ok\"\n{\"key\":1,\"status\":\"ok\"}\n"
-                                     << R"({"key":")" << key << R"(","status":"ok","record":"x"})" << "\n";
+                                     << R"({"key":")" << key << R"(","status":"ok","record":"x"})"
+                                     << "\n";
   const CliRun r = run_scalebench("study " + file + " --out-dir " + out + " --no-report");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(count_of(r.output, "is cut, garbled or not a study's line"), 5) << r.output;
+  EXPECT_EQ(count_of(r.output, "is cut or garbled, or not a study's line"), 5) << r.output;
   EXPECT_NE(r.output.find("2 run now, 0 from earlier"), std::string::npos) << r.output;
   // The unusable lines stay where they were; the two runs are appended after them.
   EXPECT_EQ(count_of(read_file(out + "/runs.jsonl"), "\n"), 7) << read_file(out + "/runs.jsonl");

@@ -26,8 +26,8 @@
 #include "scalebench/workloads/run_context.hpp"
 #include "study/contrast_sizing.hpp"
 #include "study/files.hpp"
-#include "study/results_dir.hpp"
 #include "study/prediction_columns.hpp"
+#include "study/results_dir.hpp"
 #include "study/time_left.hpp"
 
 namespace scalebench {
@@ -398,6 +398,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   : o.out_dir;
   if (o.json_path) study::check_output_file(*o.json_path, "--json");
   if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
+  if (o.json_path) study::check_not_in_results_folder(*o.json_path, "--json", out_dir);
+  if (o.csv_path) study::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
   if (!o.dry_run) study::check_output_dir(out_dir, "--out-dir");
   if (!o.dry_run && !path_kind(out_dir + "/contrast.json").empty()) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "

@@ -94,8 +94,8 @@ bool usable_line(const nlohmann::json& j) {
   };
   return j.contains("key") && j["key"].is_string() && j.contains("status") && j["status"].is_string() &&
          is("reason", &nlohmann::json::is_string) && is("record_path", &nlohmann::json::is_string) &&
-         is("launch_failed", &nlohmann::json::is_boolean) && (!j.contains("record") || j["record"].is_null() ||
-                                                              (j["record"].is_object() && readable_record(j["record"])));
+         is("launch_failed", &nlohmann::json::is_boolean) &&
+         (!j.contains("record") || j["record"].is_null() || (j["record"].is_object() && readable_record(j["record"])));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ FolderContents contents_of(const std::string& dir) {
   FolderContents c;
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return c;
-  static const std::set<std::string> study_names = {"runs.jsonl", "summary.json", "summary.csv", "summary.md", "runs"};
+  // runs/ alone says nothing (a contrast may be told --out-dir x/runs); a study's lock file does.
+  static const std::set<std::string> study_names = {"runs.jsonl", "summary.json", "summary.csv", "summary.md"};
   static const std::set<std::string> contrast_names = {"contrast.json", "contrast.csv"};
   bool study = false, contrast = false;
   std::vector<std::string> study_evidence, contrast_evidence;
@@ -126,6 +127,21 @@ void check_folder_is_ours(const std::string& dir, DriverKind kind, const std::st
   refuse_if_not_ours(dir, kind, option);
 }
 
+void check_not_in_results_folder(const std::string& path, const std::string& option, const std::string& own_dir) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st {
+  }, own{};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;  // check_output_file says why
+  if (stat(own_dir.c_str(), &own) == 0 && own.st_dev == st.st_dev && own.st_ino == st.st_ino) return;
+  const FolderContents c = contents_of(dir);
+  if (c.driver.empty()) return;
+  throw ResourceError(fmt::format("cannot write {} {}: folder {} holds a {}'s results ({}); a driver never writes "
+                                  "into another driver's folder: choose another path",
+                                  option, path, dir, c.driver,
+                                  c.evidence.empty() ? kLockFileName : listed(c.evidence)));
+}
+
 FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::string& option) {
   const std::string path = dir + "/" + kLockFileName;
   fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -139,8 +155,8 @@ FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::strin
   if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd_);
     fd_ = -1;
-    throw ResourceError(fmt::format("cannot lock {} {}: {} is {}, not a regular file; remove it", option, dir, path,
-                                    path_kind(path)));
+    throw ResourceError(
+        fmt::format("cannot lock {} {}: {} is {}, not a regular file; remove it", option, dir, path, path_kind(path)));
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
@@ -154,9 +170,9 @@ FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::strin
     fd_ = -1;
     if (err != EWOULDBLOCK) throw ResourceError(fmt::format("cannot lock {}: {}", path, std::strerror(err)));
     const auto field = [&](const char* k) {
-      return holder.is_object() && holder.contains(k) ? (holder[k].is_string() ? holder[k].get<std::string>()
-                                                                               : holder[k].dump())
-                                                      : std::string("unknown");
+      return holder.is_object() && holder.contains(k)
+                 ? (holder[k].is_string() ? holder[k].get<std::string>() : holder[k].dump())
+                 : std::string("unknown");
     };
     throw ResourceError(fmt::format("{} {} is in use by another scalebench {} (pid {} on host {}, since {}); one "
                                     "driver a folder: wait for it to end or choose another {}",
@@ -201,8 +217,8 @@ void check_own_file(const std::string& path, const std::string& what) {
 void check_own_folder(const std::string& path, const std::string& what) {
   const std::string kind = path_kind(path);
   if (!kind.empty() && kind != "a folder") {
-    throw ResourceError(
-        fmt::format("cannot use {} {}: it is {}, not a folder; remove it or choose another --out-dir", what, path, kind));
+    throw ResourceError(fmt::format("cannot use {} {}: it is {}, not a folder; remove it or choose another --out-dir",
+                                    what, path, kind));
   }
 }
 

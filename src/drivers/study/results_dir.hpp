@@ -14,9 +14,14 @@ inline constexpr const char* kLockFileName = ".scalebench.lock";
 
 // Refuses a folder (ResourceError naming `option`, the folder and what is in it) that holds the
 // other driver's results, or anything else when it holds no results of `kind`: a study's folder
-// has runs.jsonl, summary.json or runs/; a contrast's has contrast.json or contrast.csv; either
+// has runs.jsonl or summary.{json,csv,md}; a contrast's has contrast.json or contrast.csv; either
 // may have the lock file naming its driver. A missing or empty folder is accepted.
 void check_folder_is_ours(const std::string& dir, DriverKind kind, const std::string& option);
+
+// Refuses (ResourceError) an output file named by an option (`--json`, `--csv`) whose folder is
+// another driver's results folder (of either kind), unless that folder is `own_dir`: such a file
+// would replace another study's or contrast's results.
+void check_not_in_results_folder(const std::string& path, const std::string& option, const std::string& own_dir);
 
 // Holds the folder's lock for the driver's life: the second driver on one folder is refused with
 // ResourceError naming the holder's pid, host and the folder (exit 3). Checks the folder again

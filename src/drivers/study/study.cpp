@@ -237,8 +237,9 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
     }
   }
   if (missing.size() > kBaselineLinesShown) {
-    lines += fmt::format("  and {} more baseline runs did not finish ok (summary.json baseline.baseline_runs_missing)\n",
-                         missing.size() - kBaselineLinesShown);
+    lines +=
+        fmt::format("  and {} more baseline runs did not finish ok (summary.json baseline.baseline_runs_missing)\n",
+                    missing.size() - kBaselineLinesShown);
   }
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : spec.baseline) options[k] = v;
@@ -859,6 +860,18 @@ std::vector<const StudyRun*> runs_to_do(const StudyOptions& o, const std::vector
   return todo;
 }
 
+// A study's folder holds one study: runs.jsonl lines of another study (another `study:` name) mean
+// the folder is that study's, and its runs would be mixed with this one's.
+void check_same_study(const StudySpec& spec, const std::string& out_dir, const study::JsonlContents& earlier) {
+  for (const auto& l : earlier.lines) {
+    if (l.contains("study") && l["study"].is_string() && l["study"] != spec.name) {
+      throw ResourceError(fmt::format("--out-dir {} holds the runs of study '{}' (runs.jsonl), not of '{}' ({}); a "
+                                      "folder holds one study: choose another --out-dir",
+                                      out_dir, l["study"].get<std::string>(), spec.name, spec.file));
+    }
+  }
+}
+
 // Every path of the study's folder, checked by kind before anything is made or run: runs.jsonl
 // (read and appended to), the summaries and the report (written), runs/ and the check logs in it.
 // A run's own record and log carry this invocation's time and pid and so are new files.
@@ -894,6 +907,7 @@ StudyResult run_study(const StudyOptions& o) {
   const double timeout = o.timeout_s > 0 ? o.timeout_s : spec.timeout_s;
   study::check_output_dir(out_dir, "--out-dir");
   study::check_folder_is_ours(out_dir, study::DriverKind::study, "--out-dir");
+  check_same_study(spec, out_dir, study::read_jsonl(jsonl, jsonl_origin));
   if (o.dry_run) {
     const study::JsonlContents earlier = study::read_jsonl(jsonl, jsonl_origin);
     const auto todo = runs_to_do(o, runs, earlier);
@@ -909,10 +923,11 @@ StudyResult run_study(const StudyOptions& o) {
   study::make_dirs(out_dir + "/runs");
   // What earlier invocations finished, read under the lock: runs.jsonl is only ever appended to.
   study::JsonlContents earlier = study::read_jsonl(jsonl, jsonl_origin);
+  check_same_study(spec, out_dir, earlier);
   for (int n : earlier.unusable) {
     std::fprintf(stderr,
-                 "scalebench: warning: %s line %d is cut, garbled or not a study's line (a crash or a full disk "
-                 "mid-write); left in place and not used\n",
+                 "scalebench: warning: %s line %d is cut or garbled, or not a study's line (a crash or a full "
+                 "disk mid-write, an edit); left in place and not used\n",
                  jsonl.c_str(), n);
   }
   std::vector<nlohmann::json>& lines = earlier.lines;
