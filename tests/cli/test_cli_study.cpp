@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -496,14 +497,21 @@ timeout_s: 120
   EXPECT_EQ(contrast.exit_code, 3) << contrast.output;
   EXPECT_EQ(count_of(contrast.output, "\n"), 1) << contrast.output;
 
-  // SIGKILL: no handler runs, yet the kernel drops the lock; the next driver takes the folder.
+  // SIGKILL: no handler runs, yet the lock goes when the killed driver's run is stopped (its
+  // watchdog holds it till then, so no second driver times on cores the run still uses); the next
+  // driver takes the folder.
   kill(pid, SIGKILL);
   EXPECT_EQ(wait_exit(pid, 30), 128 + SIGKILL);
+  bool free = false;
+  for (int i = 0; i < 300 && !free; ++i) {
+    free = run_command("flock -n " + out + "/.scalebench.lock true").exit_code == 0;
+    if (!free) usleep(100'000);
+  }
+  ASSERT_TRUE(free) << "the lock outlived the killed study by 30 s";
+  EXPECT_FALSE(wait_for_process("seed=424[2]", true, 0.5)) << "the lock went before the killed study's run";
   const CliRun after = run_scalebench("study " + tiny + " --out-dir " + out + " --no-report");
   EXPECT_EQ(after.exit_code, 0) << after.output;
   EXPECT_EQ(jsonl_lines(out + "/runs.jsonl"), 2u);  // the killed run was never recorded
-  // The killed driver's run is its launcher's to end; wait for it so that nothing is left behind.
-  EXPECT_TRUE(wait_for_process("seed=424[2]", false, 90));
 }
 
 TEST(StudyCli, NeverWritesIntoAContrastsOrAForeignFolder) {

@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdlib>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -22,6 +25,7 @@
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
 #include "scalebench/base/output_file.hpp"
+#include "scalebench/drivers/process.hpp"
 
 namespace scalebench::study {
 namespace {
@@ -174,10 +178,15 @@ FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::strin
                  ? (holder[k].is_string() ? holder[k].get<std::string>() : holder[k].dump())
                  : std::string("unknown");
     };
-    throw ResourceError(fmt::format("{} {} is in use by another scalebench {} (pid {} on host {}, since {}); one "
+    // A holder of this host that is gone: its watchdog holds the lock while it stops its last run.
+    const long holder_pid = std::atol(field("pid").c_str());
+    const bool gone = field("host") == host_name() && holder_pid > 0 && kill(static_cast<pid_t>(holder_pid), 0) != 0 &&
+                      errno == ESRCH;
+    throw ResourceError(fmt::format("{} {} is in use by another scalebench {} (pid {} on host {}, since {}{}); one "
                                     "driver a folder: wait for it to end or choose another {}",
                                     option, dir, field("driver") == "unknown" ? "driver" : field("driver"),
-                                    field("pid"), field("host"), field("started_at"), option));
+                                    field("pid"), field("host"), field("started_at"),
+                                    gone ? "; it has ended and its last run is being stopped" : "", option));
   }
   try {
     refuse_if_not_ours(dir, kind, option);  // again, now that no other driver can change it
@@ -198,10 +207,13 @@ FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::strin
     fd_ = -1;
     throw ResourceError(fmt::format("cannot write {}: {}", path, std::strerror(err)));
   }
+  keep_in_watchdogs(fd_);  // a driver killed mid-step keeps the folder until its step is stopped
 }
 
 FolderLock::~FolderLock() {
-  if (fd_ >= 0) close(fd_);
+  if (fd_ < 0) return;
+  keep_in_watchdogs(-1);
+  close(fd_);
 }
 
 void check_own_file(const std::string& path, const std::string& what) {
