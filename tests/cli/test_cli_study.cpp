@@ -621,6 +621,7 @@ TEST(StudyCli, EmptyValuesAndListsAreRefused) {
       {head + "hostfile: ''\n", "hostfile is empty"},
       {head + "mpirun_args: [--oversubscribe, '']\n", "a value of mpirun_args is empty"},
       {head + "sweep: {n: []}\n", "sweep.n is empty"},
+      {head + "sweep: {ranks: [1, 2, 1]}\n", "sweep.ranks lists 1 twice"},
       {head + "sweep: {backend: [openblas]}\nbaseline: {backend: ''}\n", "baseline.backend is empty"},
   };
   int i = 0;

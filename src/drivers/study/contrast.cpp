@@ -184,7 +184,12 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
                : why.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)
                                : why;
   }
-  s.summary = summarize(s);
+  try {
+    s.summary = summarize(s);
+  } catch (const nlohmann::json::exception&) {
+    s.record = nullptr;  // a record of another shape than a run writes: the row shows no figures
+    s.summary = summarize(s);
+  }
 }
 
 // A step's work for the estimate of the time left (study::run_work): its size over its cores, a

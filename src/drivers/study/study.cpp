@@ -534,6 +534,12 @@ StudySpec load_study(const std::string& path) {
       if (seen.count(k) != 0) bad(path, kv.first, fmt::format("'{}' is both in args and in sweep; keep one", k));
       auto values = scalar_list(path, kv.second, fmt::format("sweep.{}", k));
       if (values.empty()) bad(path, kv.second, fmt::format("sweep.{} is empty", k));
+      // A value twice would plan the same run twice: two records for one run, timed against each other.
+      std::set<std::string> listed;
+      for (const auto& v : values) {
+        if (!listed.insert(v).second)
+          bad(path, kv.second, fmt::format("sweep.{} lists {} twice; list each value once", k, v));
+      }
       s.sweep.emplace_back(k, std::move(values));
       seen.insert(k);
     }
