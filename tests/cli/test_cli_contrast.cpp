@@ -1,6 +1,7 @@
 // `scalebench contrast` end to end under the real mpirun: the CPU modes run, the modes this
 // machine cannot do are skipped with their reason, a failing step is marked and the rest still
-// shown, and bad requests fail before anything runs.
+// shown, and bad requests fail before anything runs: empty lists and paths, a study's or a
+// foreign folder, a folder another driver holds, a path of the wrong kind where a step writes.
 #include <gtest/gtest.h>
 #include <signal.h>
 

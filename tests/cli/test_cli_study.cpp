@@ -2,7 +2,10 @@
 // runs.jsonl, summarises speed-up and efficiency; a second invocation skips what is done;
 // --rerun appends beside the earlier runs, never replacing them; a failing run is marked and
 // kept; bad study files and bad options fail before anything runs; a run the machine cannot hold
-// is skipped with its reason; report.html is written at the end.
+// is skipped with its reason (a named baseline too, with its reason under the table); report.html
+// is written at the end. One driver a results folder (a lock, released when a killed driver's run
+// is stopped); never a contrast's or a foreign folder; every path checked by kind before the first
+// run; empty values and lists refused; unusable runs.jsonl lines left and not used.
 #include <gtest/gtest.h>
 
 #include <signal.h>
