@@ -1,10 +1,22 @@
 // `scalebench study FILE`: a scaling study from a study file (jobs/*.yaml).
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "run_support.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/drivers/study.hpp"
 
 namespace scalebench::app {
+namespace {
+
+// An option given with an empty value ("--out-dir ''") is refused: it would silently mean the default.
+void refuse_empty(const CLI::Option* option, const std::string& value, const char* give) {
+  if (option->count() > 0 && value.empty()) {
+    throw UsageError(fmt::format("{} is empty; give {}", option->get_name(), give));
+  }
+}
+
+}  // namespace
 
 Subcommand register_study(CLI::App& root) {
   auto o = std::make_shared<StudyOptions>();
@@ -15,12 +27,16 @@ Subcommand register_study(CLI::App& root) {
       "runs already there), summarised as speed-up and efficiency (summary.md, .csv, .json). SIGINT, SIGTERM or "
       "SIGHUP stop the running step too (waited for, not recorded) and exit 128+signal: 130, 143, 129");
   app->add_option("file", o->file, "The study file, e.g. jobs/strong-scaling-cpu.yaml")->required();
-  app->add_option("--out-dir", o->out_dir, "Folder of the study's results [results/<study name>]");
+  auto* out_dir = app->add_option("--out-dir", o->out_dir,
+                                  "Folder of the study's results, one study driver at a time (a lock file in it); "
+                                  "never a contrast's or another non-empty folder [results/<study name>]");
   app->add_option("--launcher", o->launcher,
                   "auto (srun inside a Slurm allocation, else mpirun) | mpirun | srun [auto]");
-  app->add_option("--hosts", o->hosts,
-                  "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
-  app->add_option("--hostfile", o->hostfile, "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
+  auto* hosts = app->add_option(
+      "--hosts", o->hosts,
+      "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
+  auto* hostfile = app->add_option("--hostfile", o->hostfile,
+                                   "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
   app->add_option("--timeout", o->timeout_s,
                   "Seconds one run may take before it is killed [the file's timeout_s, 900]");
   app->add_flag("--rerun", o->rerun,
@@ -36,10 +52,14 @@ Subcommand register_study(CLI::App& root) {
   app->add_option("--profile", predict->second,
                   "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
                   "default place]");
-  return {app, [o, predict] {
+  return {app, [o, predict, out_dir, hosts, hostfile] {
             if (predict->first) return print_study_prediction(o->file, predict->second);
             return run_reporting([&] {
               if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
+              // Given but empty is an error, never the default (nor, for the hosts, this host alone).
+              refuse_empty(out_dir, o->out_dir, "a folder");
+              refuse_empty(hosts, o->hosts, "a comma-separated list of hosts, e.g. node1,node2");
+              refuse_empty(hostfile, o->hostfile, "a hostfile");
               return run_study(*o).exit_code;
             });
           }};

@@ -1,6 +1,7 @@
 // `scalebench contrast` end to end under the real mpirun: the CPU modes run, the modes this
 // machine cannot do are skipped with their reason, a failing step is marked and the rest still
-// shown, and bad requests fail before anything runs.
+// shown, and bad requests fail before anything runs: empty lists and paths, a study's or a
+// foreign folder, a folder another driver holds, a path of the wrong kind where a step writes.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -224,5 +225,132 @@ TEST(ContrastCli, MonteCarloGpuNaiveRowSitsBesideTheGpuRow) {
   } else {
     EXPECT_NE(naive_line.find("skipped: built without CUDA"), std::string::npos) << naive_line;
     EXPECT_NE(fused_line.find("skipped: built without CUDA"), std::string::npos) << fused_line;
+  }
+}
+
+TEST(ContrastCli, EmptyListsAndPathsAreRefused) {
+  const std::string dir = make_temp_dir();
+  const std::string out = " --out-dir " + dir + "/out";
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"--modes ," + out, "--modes ',' has an empty item"},
+      {"--modes ''" + out, "--modes is empty"},
+      {"--modes single-core," + out, "--modes 'single-core,' has an empty item"},
+      {"--modes ,single-core" + out, "--modes ',single-core' has an empty item"},
+      {"--workload ," + out, "--workload ',' has an empty item"},
+      {"--workload ''" + out, "--workload is empty"},
+      {"--out-dir ''", "--out-dir is empty"},
+      {"--json ''" + out, "--json is empty"},
+      {"--csv ''" + out, "--csv is empty"},
+      {"--hosts ''" + out, "--hosts is empty"},
+      {"--hosts ," + out, "--hosts ',' has an empty item"},
+      {"--hostfile ''" + out, "--hostfile is empty"},
+      {"--n ''" + out, "--n is empty"},
+      {"--precision ''" + out, "--precision is empty"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run_scalebench("contrast " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+  EXPECT_FALSE(file_exists(dir + "/out"));
+}
+
+TEST(ContrastCli, NeverWritesIntoAStudysOrAForeignFolder) {
+  const std::string dir = make_temp_dir();
+  const struct {
+    std::string make, says;
+  } cases[] = {
+      {"touch D/runs.jsonl D/summary.json", "holds a study's results (runs.jsonl, summary.json); a contrast never "
+                                            "writes into another driver's folder"},
+      {"touch D/summary.md", "holds a study's results (summary.md)"},
+      {"echo '{\"driver\":\"study\"}' > D/.scalebench.lock", "holds a study's results (.scalebench.lock)"},
+      {"touch D/notes.txt", "is not empty and holds no contrast results (it holds notes.txt)"},
+      {"mkdir D/runs", "is not empty and holds no contrast results (it holds runs)"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string out = dir + "/o" + std::to_string(i++);
+    std::string make = c.make;
+    for (std::size_t p; (p = make.find("D/")) != std::string::npos;) make.replace(p, 1, out);
+    ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
+    const std::string before = run_command("ls -la --time-style=full-iso " + out).output;
+    const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --out-dir " + out);
+    EXPECT_EQ(r.exit_code, 3) << make << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find("--out-dir " + out + " " + c.says), std::string::npos) << make << "\n" << r.output;
+    EXPECT_EQ(run_command("ls -la --time-style=full-iso " + out).output, before) << "the folder was changed";
+  }
+}
+
+TEST(ContrastCli, JsonAndCsvNeverReplaceAnotherDriversResults) {
+  const std::string dir = make_temp_dir();
+  run_command("mkdir -p " + dir + "/study && touch " + dir + "/study/runs.jsonl");
+  std::ofstream(dir + "/study/summary.json") << "{\"study\":\"mine\"}\n";
+  for (const std::string option : {"--json", "--csv"}) {
+    const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --out-dir " + dir +
+                                    "/c " + option + " " + dir + "/study/summary.json");
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find("cannot write " + option + " " + dir + "/study/summary.json: folder " + dir +
+                            "/study holds a study's results (runs.jsonl, summary.json)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(read_file(dir + "/study/summary.json"), "{\"study\":\"mine\"}\n");
+    EXPECT_FALSE(file_exists(dir + "/c"));
+  }
+}
+
+TEST(ContrastCli, OneDriverAFolderAndEveryPathCheckedByKind) {
+  const std::string dir = make_temp_dir();
+  // A folder whose lock another driver holds (flock(1) here, as a driver's flock(2)): refused with
+  // the holder's pid and host, before any run.
+  const std::string held = dir + "/held";
+  run_command("mkdir -p " + held);
+  std::ofstream(held + "/.scalebench.lock") << R"({"driver":"contrast","pid":4242,"host":"nodeA","started_at":"t"})"
+                                            << "\n";
+  // A shell that takes the lock on descriptor 9 and becomes `sleep` (same pid, lock kept).
+  const std::string lock = held + "/.scalebench.lock";
+  const int holder = std::atoi(
+      run_command("(exec 9>>" + lock + " && flock 9 && exec sleep 60) > /dev/null 2>&1 & echo $!").output.c_str());
+  ASSERT_GT(holder, 0);
+  bool locked = false;
+  for (int i = 0; i < 200 && !locked; ++i) locked = run_command("flock -n " + lock + " true").exit_code != 0;
+  ASSERT_TRUE(locked);
+  CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --out-dir " + held);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+  EXPECT_NE(r.output.find("--out-dir " + held + " is in use by another scalebench contrast (pid 4242 on host nodeA"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(file_exists(held + "/gemm-single-core.log"));
+  kill(holder, SIGTERM);
+
+  // A stopped contrast's folder (its lock file names a contrast) with a FIFO or a folder where a
+  // step writes: refused before any run, never blocked on.
+  const struct {
+    std::string make, says;
+  } cases[] = {
+      {"mkfifo D/gemm-single-core.log", "gemm-single-core.log D/gemm-single-core.log: it is a FIFO"},
+      {"mkdir D/gemm-single-core.json", "gemm-single-core.json D/gemm-single-core.json: it is a folder"},
+      {"mkfifo D/gemm-probe-single-core.log", "gemm-probe-single-core.log D/gemm-probe-single-core.log: it is a FIFO"},
+      {"mkdir D/contrast.csv", "contrast.csv D/contrast.csv: it is a folder"},
+      {"mkdir D/report.html", "report.html D/report.html: it is a folder"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string out = dir + "/o" + std::to_string(i++);
+    std::string make = c.make, says = c.says;
+    for (std::size_t p; (p = make.find("D/")) != std::string::npos;) make.replace(p, 1, out);
+    for (std::size_t p; (p = says.find("D/")) != std::string::npos;) says.replace(p, 1, out);
+    ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
+    std::ofstream(out + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})"
+                                             << "\n";
+    r = run_scalebench("contrast --workload gemm --modes single-core --out-dir " + out);
+    EXPECT_EQ(r.exit_code, 3) << make << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << make << "\n" << r.output;
   }
 }

@@ -194,3 +194,31 @@ TEST(LaunchCli, RecordsSayNodesAndWhichPhasesCrossTheNetwork) {
   EXPECT_EQ(mr["nodes"].get<int>(), 1);
   EXPECT_EQ(mr["ranks_per_node"].get<int>(), 2);
 }
+
+TEST(LaunchCli, AHostfileIsReadWithoutBlockingAndByKind) {
+  const std::string dir = make_temp_dir();
+  ASSERT_EQ(run_command("mkfifo " + dir + "/fifo && mkdir " + dir + "/folder").exit_code, 0);
+  const std::string study = write_study(dir, R"(study: hf
+workload: gemm
+args: {n: 64, backend: openblas}
+hostfile: )" + dir + R"(/fifo
+)");
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"contrast --dry-run --hostfile " + dir + "/fifo", "cannot read --hostfile " + dir + "/fifo: it is a FIFO"},
+      {"contrast --dry-run --hostfile " + dir + "/folder", "cannot read --hostfile " + dir + "/folder: it is a folder"},
+      {"contrast --dry-run --hostfile /dev/zero", "cannot read --hostfile /dev/zero: it is a character device"},
+      {"contrast --dry-run --hostfile " + dir + "/nosuch", "cannot read --hostfile " + dir + "/nosuch: no such file"},
+      {"study " + study + " --dry-run --out-dir " + dir + "/s --hostfile " + dir + "/folder",
+       "cannot read --hostfile " + dir + "/folder: it is a folder"},
+      {"study " + study + " --dry-run --out-dir " + dir + "/s",
+       "cannot read hostfile of " + study + " " + dir + "/fifo: it is a FIFO"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run_scalebench(c.args);  // under `timeout`: a read that blocks fails the test
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+}

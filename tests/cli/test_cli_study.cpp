@@ -2,13 +2,18 @@
 // runs.jsonl, summarises speed-up and efficiency; a second invocation skips what is done;
 // --rerun appends beside the earlier runs, never replacing them; a failing run is marked and
 // kept; bad study files and bad options fail before anything runs; a run the machine cannot hold
-// is skipped with its reason; report.html is written at the end.
+// is skipped with its reason (a named baseline too, with its reason under the table); report.html
+// is written at the end. One driver a results folder (a lock, released when a killed driver's run
+// is stopped); never a contrast's or a foreign folder; every path checked by kind before the first
+// run; empty values and lists refused; unusable runs.jsonl lines left and not used.
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -378,9 +383,9 @@ TEST(StudyCli, OddStudyFilesAndOutputsGetOneLine) {
   const std::string file = write_study(dir, "tiny", kGemmStudy);
   std::ofstream(dir + "/plain") << "x";
   const std::vector<Case> cases = {
-      {"study /tmp", 2, "study file /tmp is a folder"},
-      {"study /dev/null", 2, "is not a regular file"},
-      {"study " + dir + "/nosuch.yaml", 2, "cannot read study file"},
+      {"study /tmp", 2, "cannot read study file /tmp: it is a folder"},
+      {"study /dev/null", 2, "cannot read study file /dev/null: it is a character device, not a regular file"},
+      {"study " + dir + "/nosuch.yaml", 2, "/nosuch.yaml: no such file"},
       {"study " + file + " --out-dir " + dir + "/plain/s", 3, "is a file, not a folder"},
       {"study " + file + " --out-dir " + dir + "/" + std::string(300, 'x'), 3, "more than the 255"},
   };
@@ -411,7 +416,7 @@ TEST(StudyCli, LargeStudyFilesAreRejectedEarlyAndCheaply) {
   const struct {
     const char* file;
     const char* says;
-  } cases[] = {{"big", "MiB; at most 1.0 MiB is read"},
+  } cases[] = {{"big", "bytes, more than the 1048576 bytes such a file may hold"},
                {"unknown", "unknown key 'k0'"},
                {"million", "the sweep expands to 1000000 runs; a study may have at most 10000"}};
   for (const auto& c : cases) {
@@ -451,4 +456,242 @@ TEST(StudyCli, ALargeStudyShowsProgressAndChecksACoveringSet) {
   const CliRun quiet = run_scalebench("study " + file + " --out-dir " + dir + "/q --quiet");
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_EQ(quiet.output, "");
+}
+
+namespace {
+
+// How many files a folder holds (recursively), to show that a refused driver wrote nothing.
+int files_in(const std::string& dir) {
+  const CliRun r = run_command("find " + dir + " -mindepth 1 | wc -l");
+  return std::atoi(r.output.c_str());
+}
+
+// The study's runs.jsonl, empty when there is none.
+std::size_t jsonl_lines(const std::string& path) { return file_exists(path) ? jsonl(path).size() : 0; }
+
+}  // namespace
+
+TEST(StudyCli, OneDriverAFolderAndAKilledDriverReleasesIt) {
+  const std::string dir = make_temp_dir();
+  // One slow run (a few seconds of the naive kernel), so that a second driver comes while it runs.
+  const std::string slow = write_study(dir, "slow", R"(study: slow
+workload: gemm
+args: {n: 700, backend: naive, threads: 1, reps: 4, warmup: 0, seed: 4242}
+mpirun_args: [--oversubscribe, --bind-to, none]
+timeout_s: 120
+)");
+  const std::string out = dir + "/res";
+  const int pid = start_scalebench("study " + slow + " --out-dir " + out + " --quiet --no-report", dir + "/first.log");
+  ASSERT_TRUE(wait_for_process("seed=424[2]", true, 60)) << read_file(dir + "/first.log");
+  const std::string lock = read_file(out + "/.scalebench.lock");
+  EXPECT_NE(lock.find("\"pid\":" + std::to_string(pid)), std::string::npos) << lock;
+
+  // A second study on the folder: refused at once, naming the holder; nothing of it runs.
+  const std::string tiny = write_study(dir, "tiny", kGemmStudy);
+  const CliRun second = run_scalebench("study " + tiny + " --out-dir " + out);
+  EXPECT_EQ(second.exit_code, 3) << second.output;
+  EXPECT_EQ(count_of(second.output, "\n"), 1) << second.output;
+  EXPECT_NE(second.output.find("--out-dir " + out + " is in use by another scalebench study (pid " +
+                               std::to_string(pid) + " on host "),
+            std::string::npos)
+      << second.output;
+  // A contrast is refused too (the folder is a study's).
+  const CliRun contrast = run_scalebench("contrast --workload gemm --modes single-core --n 64 --out-dir " + out);
+  EXPECT_EQ(contrast.exit_code, 3) << contrast.output;
+  EXPECT_EQ(count_of(contrast.output, "\n"), 1) << contrast.output;
+
+  // SIGKILL: no handler runs, yet the lock goes when the killed driver's run is stopped (its
+  // watchdog holds it till then, so no second driver times on cores the run still uses); the next
+  // driver takes the folder.
+  kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid, 30), 128 + SIGKILL);
+  bool free = false;
+  for (int i = 0; i < 300 && !free; ++i) {
+    free = run_command("flock -n " + out + "/.scalebench.lock true").exit_code == 0;
+    if (!free) usleep(100'000);
+  }
+  ASSERT_TRUE(free) << "the lock outlived the killed study by 30 s";
+  EXPECT_FALSE(wait_for_process("seed=424[2]", true, 0.5)) << "the lock went before the killed study's run";
+  const CliRun after = run_scalebench("study " + tiny + " --out-dir " + out + " --no-report");
+  EXPECT_EQ(after.exit_code, 0) << after.output;
+  EXPECT_EQ(jsonl_lines(out + "/runs.jsonl"), 2u);  // the killed run was never recorded
+}
+
+TEST(StudyCli, NeverWritesIntoAContrastsOrAForeignFolder) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  const struct {
+    std::string name, says;
+    std::function<void(const std::string&)> fill;
+  } cases[] = {
+      {"contrast", "holds a contrast's results (contrast.json); a study never writes into another driver's folder",
+       [](const std::string& d) { std::ofstream(d + "/contrast.json") << "{}\n"; }},
+      {"stopped-contrast", "holds a contrast's results (.scalebench.lock)",
+       [](const std::string& d) {
+         std::ofstream(d + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})"
+                                                << "\n";
+         std::ofstream(d + "/gemm-single-core.log") << "x\n";
+       }},
+      {"other-study", "holds the runs of study 'other' (runs.jsonl), not of 'tiny'",
+       [](const std::string& d) {
+         std::ofstream(d + "/runs.jsonl") << R"({"study":"other","key":"k","status":"ok"})"
+                                          << "\n";
+       }},
+      {"foreign", "is not empty and holds no study results (it holds notes.txt, photos)",
+       [](const std::string& d) {
+         std::ofstream(d + "/notes.txt") << "mine\n";
+         run_command("mkdir " + d + "/photos");
+       }},
+  };
+  for (const auto& c : cases) {
+    const std::string out = dir + "/" + c.name;
+    run_command("mkdir -p " + out);
+    c.fill(out);
+    const int before = files_in(out);
+    for (const std::string extra : {"", " --dry-run"}) {
+      const CliRun r = run_scalebench("study " + file + " --out-dir " + out + extra);
+      EXPECT_EQ(r.exit_code, 3) << c.name << extra << "\n" << r.output;
+      EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+      EXPECT_NE(r.output.find("--out-dir " + out + " " + c.says), std::string::npos) << r.output;
+      EXPECT_EQ(files_in(out), before) << c.name << ": the refused study wrote into the folder";
+    }
+  }
+}
+
+TEST(StudyCli, EveryPathIsCheckedByKindBeforeTheFirstRun) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  // A study's folder with one path of the wrong kind: refused before any run, in a second at most
+  // (a FIFO is never opened for reading or writing), the folder left as it was.
+  const struct {
+    std::string make, says;
+  } cases[] = {
+      {"mkdir -p D/runs.jsonl", "the study's runs.jsonl D/runs.jsonl: it is a folder"},
+      {"mkfifo D/runs.jsonl", "the study's runs.jsonl D/runs.jsonl: it is a FIFO"},
+      {"mkdir -p D/summary.json", "summary.json D/summary.json: it is a folder"},
+      {"touch D/runs.jsonl && mkfifo D/summary.csv", "summary.csv D/summary.csv: it is a FIFO"},
+      {"touch D/runs.jsonl && mkdir D/summary.md", "summary.md D/summary.md: it is a folder"},
+      {"mkdir D/report.html", "report.html D/report.html: it is a folder"},
+      {"touch D/runs.jsonl D/runs", "runs folder D/runs: it is a regular file, not a folder"},
+      {"touch D/runs.jsonl && mkdir D/runs && mkfifo D/runs/check-2.log", "check log D/runs/check-2.log: it is a FIFO"},
+      {"touch D/runs.jsonl && mkfifo D/.scalebench.lock", "lock file D/.scalebench.lock: it is a FIFO"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string out = dir + "/o" + std::to_string(i++);
+    std::string make = c.make, says = c.says;
+    for (std::size_t p; (p = make.find('D')) != std::string::npos;) make.replace(p, 1, out);
+    for (std::size_t p; (p = says.find("D/")) != std::string::npos;) says.replace(p, 1, out);
+    ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
+    const int before = files_in(out);
+    const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
+    EXPECT_EQ(r.exit_code, 3) << make << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << make << "\n" << r.output;
+    EXPECT_EQ(files_in(out), before) << make << ": something was run or written";
+  }
+}
+
+TEST(StudyCli, EmptyValuesAndListsAreRefused) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  const std::string out = " --out-dir " + dir + "/out";
+  const struct {
+    std::string args, says;
+  } options[] = {
+      {"--out-dir ''", "--out-dir is empty"},
+      {"--hosts ''" + out, "--hosts is empty"},
+      {"--hosts ," + out, "--hosts ',' has an empty item"},
+      {"--hosts a,,b" + out, "--hosts 'a,,b' has an empty item"},
+      {"--hosts a," + out, "--hosts 'a,' has an empty item"},
+      {"--hostfile ''" + out, "--hostfile is empty"},
+  };
+  for (const auto& c : options) {
+    const CliRun r = run_scalebench("study " + file + " " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+  const std::string head = "study: e\nworkload: gemm\n";
+  const struct {
+    std::string body, says;
+  } files[] = {
+      {head + "sweep: {backend: ['', openblas]}\n", "a value of sweep.backend is empty"},
+      {head + "args: {backend: ''}\n", "args.backend is empty"},
+      {head + "sweep: {ranks: [1]}\nhosts: []\n", "hosts is empty"},
+      {head + "hosts: 'a,'\n", "'a,' has an empty item"},
+      {head + "hosts: ''\n", "hosts is empty"},
+      {head + "hostfile: ''\n", "hostfile is empty"},
+      {head + "mpirun_args: [--oversubscribe, '']\n", "a value of mpirun_args is empty"},
+      {head + "sweep: {n: []}\n", "sweep.n is empty"},
+      {head + "sweep: {ranks: [1, 2, 1]}\n", "sweep.ranks lists 1 twice"},
+      {head + "sweep: {backend: [openblas]}\nbaseline: {backend: ''}\n", "baseline.backend is empty"},
+  };
+  int i = 0;
+  for (const auto& c : files) {
+    const std::string path = write_study(dir, std::to_string(100 + i++), c.body);
+    const CliRun r = run_scalebench("study " + path + out);
+    EXPECT_EQ(r.exit_code, 2) << c.body << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.body << "\n" << r.output;
+  }
+  EXPECT_FALSE(file_exists(dir + "/out"));
+}
+
+TEST(StudyCli, UnusableLinesOfRunsJsonlAreLeftAndNotUsed) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  const std::string out = dir + "/res";
+  run_command("mkdir -p " + out);
+  // JSON, but not a study's line: an array, a number, a string, an object whose key is a number, an
+  // ok line whose record is a string.
+  const std::string key = "gemm ranks=1 backend=openblas n=96 reps=1 threads=1 warmup=0";
+  std::ofstream(out + "/runs.jsonl") << "[1,2]\n42\n\"ok\"\n{\"key\":1,\"status\":\"ok\"}\n"
+                                     << R"({"key":")" << key << R"(","status":"ok","record":"x"})"
+                                     << "\n";
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out + " --no-report");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_of(r.output, "is cut or garbled, or not a study's line"), 5) << r.output;
+  EXPECT_NE(r.output.find("2 run now, 0 from earlier"), std::string::npos) << r.output;
+  // The unusable lines stay where they were; the two runs are appended after them.
+  EXPECT_EQ(count_of(read_file(out + "/runs.jsonl"), "\n"), 7) << read_file(out + "/runs.jsonl");
+}
+
+TEST(StudyCli, ABaselineThatCannotRunHereIsSkippedWithItsReason) {
+  if (run_scalebench("--version").output.find("CUDA on") != std::string::npos) {
+    GTEST_SKIP() << "needs a build without CUDA: its cublas runs are the runs this machine cannot do";
+  }
+  const std::string dir = make_temp_dir();
+  // 18 runs: more than are checked before the first starts, so that most cublas runs (the
+  // baseline) find out only when they run that this build cannot do them.
+  const std::string file = write_study(dir, "base", R"(study: base
+workload: gemm
+args: {threads: 1, reps: 1, warmup: 0}
+sweep:
+  n: [16, 24, 32, 40, 48, 56, 64, 72, 80]
+  backend: [openblas, cublas]
+baseline: {backend: cublas}
+mpirun_args: [--oversubscribe, --bind-to, none]
+timeout_s: 60
+)");
+  const std::string out = dir + "/res";
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out + " --no-report");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("0 failed, 9 cannot run here"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("baseline run 2 (gemm ranks=1 backend=cublas n=16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is skipped: cannot run here: scalebench: error: --backend cublas needs CUDA"),
+            std::string::npos)
+      << r.output;
+  const json summary = json::parse(read_file(out + "/summary.json"));
+  for (const auto& run : summary["runs"]) {
+    const bool cublas = run["options"]["backend"] == "cublas";
+    EXPECT_EQ(run["status"], cublas ? "skipped" : "ok") << run.dump();
+    if (cublas) {
+      EXPECT_NE(run["reason"].get<std::string>().find("needs CUDA"), std::string::npos) << run.dump();
+    }
+  }
+  ASSERT_EQ(summary["baseline"]["baseline_runs_missing"].size(), 9u);
+  for (const auto& m : summary["baseline"]["baseline_runs_missing"]) {
+    EXPECT_EQ(m["reason"].get<std::string>().rfind("skipped: cannot run here: ", 0), 0u) << m.dump();
+  }
 }

@@ -12,17 +12,22 @@ struct HostEntry {
   std::string name;
   int slots = 0;
 };
-// "a,b:4,c": comma-separated host names, each with an optional ":slots". UsageError when bad.
+// "a,b:4,c": comma-separated host names, each with an optional ":slots". UsageError when bad,
+// empty, or with an empty item ("a,,b", "a,", ",").
 std::vector<HostEntry> parse_hosts(const std::string& list);
-// An Open MPI hostfile ("name [slots=N] [max_slots=M]" per line, '#' comments). UsageError naming
-// the file and line when unreadable, empty or malformed. A host named twice is one host.
-std::vector<HostEntry> read_hostfile(const std::string& path);
+// An Open MPI hostfile ("name [slots=N] [max_slots=M]" per line, '#' comments), read as
+// input_file.hpp reads any file (never blocks on a FIFO; a folder or device is refused by kind; at
+// most 4 MiB). UsageError naming `origin` ("--hostfile", "hostfile of jobs/x.yaml"), the file and
+// line when the path is empty, the file unreadable, empty or malformed. A host named twice is one
+// host.
+std::vector<HostEntry> read_hostfile(const std::string& path, const std::string& origin = "--hostfile");
 
 // What the user asked of the launch (the drivers' options, a study file's keys).
 struct LaunchRequest {
   std::string launcher = "auto";                    // auto | mpirun | srun
   std::string hosts;                                // --hosts a,b,...
   std::string hostfile;                             // --hostfile FILE
+  std::string hostfile_origin = "--hostfile";       // where its path came from, for messages
   std::vector<std::string> mpirun_args, srun_args;  // extra launcher arguments
   bool dry_run = false;                             // the launcher need not exist
 };

@@ -26,6 +26,10 @@ struct StepOutcome {
 // step is left running.
 StepOutcome run_step(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s);
 
+// A descriptor the watchdogs of later steps keep open (-1: none): a driver's results-folder lock,
+// so that a driver killed mid-step leaves its folder locked until its step is stopped too.
+void keep_in_watchdogs(int fd) noexcept;
+
 // True if `program` is an executable path or found on PATH.
 bool program_available(const std::string& program);
 

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -17,6 +17,7 @@
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/launch.hpp"
 #include "scalebench/drivers/process.hpp"
@@ -26,6 +27,7 @@
 #include "study/contrast_sizing.hpp"
 #include "study/files.hpp"
 #include "study/prediction_columns.hpp"
+#include "study/results_dir.hpp"
 #include "study/time_left.hpp"
 
 namespace scalebench {
@@ -172,13 +174,8 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
   // A run killed at its time limit counts as exit code 7 (timeout), as documented.
   s.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
   s.timed_out = out.timed_out;
-  if (std::ifstream in(s.record_path); in) {
-    try {
-      in >> s.record;
-    } catch (const std::exception&) {
-      s.record = nullptr;
-    }
-  }
+  s.record = nlohmann::json::parse(study::read_run_output(s.record_path, "record"), nullptr, false);
+  if (!s.record.is_object()) s.record = nullptr;
   if (out.exit_code != 0) {
     s.launch_failed = !out.timed_out && !has_scalebench_error(s.log_path);
     const std::string why = failure_lines(s.log_path);
@@ -187,7 +184,12 @@ void run_one(const ContrastOptions& o, ContrastStep& s) {
                : why.empty()   ? fmt::format("exit code {} (see {})", out.exit_code, s.log_path)
                                : why;
   }
-  s.summary = summarize(s);
+  try {
+    s.summary = summarize(s);
+  } catch (const nlohmann::json::exception&) {
+    s.record = nullptr;  // a record of another shape than a run writes: the row shows no figures
+    s.summary = summarize(s);
+  }
 }
 
 // A step's work for the estimate of the time left (study::run_work): its size over its cores, a
@@ -307,6 +309,27 @@ nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const st
   return sizing;
 }
 
+// The paths a contrast writes in its folder (contrast.json, contrast.csv, report.html, each row's
+// and each probe's record and log), checked by kind before the folder is made or anything runs: a
+// folder or FIFO in the place of a log would otherwise be found by the run that writes it.
+void check_contrast_paths(
+    const std::string& out_dir,
+    const std::vector<std::pair<const Workload*, std::pair<std::string, PlacementPlan>>>& planned) {
+  if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
+  std::vector<std::string> names = {"contrast.json", "contrast.csv", "report.html", study::kLockFileName};
+  for (const auto& [w, row] : planned) {
+    const std::string mode = row.first.empty() ? std::string(mode_name(row.second.mode)) : row.first;
+    for (const std::string& stem : {fmt::format("{}-{}", w->name(), mode), fmt::format("{}-probe-gpu", w->name()),
+                                    fmt::format("{}-probe-{}", w->name(), mode)}) {
+      names.push_back(stem + ".json");
+      names.push_back(stem + ".log");
+    }
+  }
+  for (const auto& name : names) {
+    study::check_own_file(out_dir + "/" + name, name == study::kLockFileName ? "lock file" : name);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& contrast_row_names() {
@@ -380,12 +403,15 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                                   : o.out_dir;
   if (o.json_path) study::check_output_file(*o.json_path, "--json");
   if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
+  if (o.json_path) study::check_not_in_results_folder(*o.json_path, "--json", out_dir);
+  if (o.csv_path) study::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
   if (!o.dry_run) study::check_output_dir(out_dir, "--out-dir");
-  if (!o.dry_run && access((out_dir + "/contrast.json").c_str(), F_OK) == 0) {
+  if (!o.dry_run && !path_kind(out_dir + "/contrast.json").empty()) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
                                     "another --out-dir",
                                     out_dir));
   }
+  if (!o.dry_run) study::check_folder_is_ours(out_dir, study::DriverKind::contrast, "--out-dir");
 
   ContrastResult result;
   const StepContext ctx{&setup, binary, out_dir};
@@ -406,7 +432,12 @@ ContrastResult run_contrast(const ContrastOptions& o) {
       }
     }
   }
-  if (!o.dry_run) make_dirs(out_dir);
+  std::optional<study::FolderLock> lock;
+  if (!o.dry_run) {
+    check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
+    make_dirs(out_dir);
+    lock.emplace(out_dir, study::DriverKind::contrast, "--out-dir");
+  }
   const nlohmann::json sizing = choose_sizes(sized, ctx, plans);
   for (const auto& [w, row] : planned) result.steps.push_back(make_step(sized, ctx, *w, row.second, row.first));
 

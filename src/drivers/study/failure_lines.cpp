@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "scalebench/drivers/launch.hpp"
 #include "study/files.hpp"
+#include "study/results_dir.hpp"
 
 namespace scalebench {
 
@@ -172,7 +172,7 @@ std::string join_distinct(const std::vector<const std::string*>& picked, bool fr
 std::string failure_lines(const std::string& log_path) {
   std::string own = study::last_error_line(log_path);
   if (!own.empty()) return own;
-  std::ifstream in(log_path);
+  std::istringstream in(study::read_run_output(log_path, "run log"));
   const std::vector<std::string> messages = log_messages(in);
   std::vector<const std::string*> causes, all;
   for (const auto& m : messages) {

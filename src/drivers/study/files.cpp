@@ -8,13 +8,13 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "study/results_dir.hpp"
 
 namespace scalebench::study {
 
@@ -53,7 +53,7 @@ RunFigures run_figures(const nlohmann::json& r) {
 
 std::string last_error_line(const std::string& log_path) {
   std::string last;
-  std::ifstream log(log_path);
+  std::istringstream log(read_run_output(log_path, "run log"));
   for (std::string line; std::getline(log, line);) {
     if (line.find("scalebench: error") != std::string::npos) last = line;
   }
@@ -121,23 +121,6 @@ void check_output_dir(const std::string& path, const std::string& option) {
   }
   if (access(existing.c_str(), W_OK | X_OK) != 0) {
     throw ResourceError(fmt::format("{} {}: folder {} is not writable; choose another path", option, path, existing));
-  }
-}
-
-void check_input_file(const std::string& path, const std::string& what, long long max_bytes) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    throw UsageError(fmt::format("cannot read {} {}: {}; check the path", what, path, std::strerror(errno)));
-  }
-  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{} {} is a folder; give a file", what, path));
-  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{} {} is not a regular file; give a file", what, path));
-  if (st.st_size > max_bytes) {
-    throw UsageError(fmt::format("{} {} is {:.1f} MiB; at most {:.1f} MiB is read: is it the right file?", what, path,
-                                 static_cast<double>(st.st_size) / (1 << 20),
-                                 static_cast<double>(max_bytes) / (1 << 20)));
-  }
-  if (access(path.c_str(), R_OK) != 0) {
-    throw UsageError(fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
   }
 }
 

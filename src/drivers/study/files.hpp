@@ -28,9 +28,6 @@ std::string last_error_line(const std::string& log_path);
 void check_output_file(const std::string& path, const std::string& option);
 // The same for a folder the driver will create or fill (a file in its place, an unwritable parent).
 void check_output_dir(const std::string& path, const std::string& option);
-// An input file the driver reads whole: UsageError unless it is a readable regular file of at most
-// `max_bytes`.
-void check_input_file(const std::string& path, const std::string& what, long long max_bytes);
 // "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
 std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.

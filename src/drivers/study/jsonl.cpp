@@ -7,12 +7,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/input_file.hpp"
+#include "study/files.hpp"
+#include "study/prediction_columns.hpp"
 
 namespace scalebench::study {
 namespace {
@@ -71,13 +72,38 @@ void append_jsonl(const std::string& path, const nlohmann::json& line) {
   }
 }
 
-JsonlContents read_jsonl(const std::string& path) {
+namespace {
+
+// The summary's figures can be read from the record (its fields have their types).
+bool readable_record(const nlohmann::json& record) {
+  try {
+    run_figures(record);
+    predicted_figures(record);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// A line a study can use: an object whose fields the summary reads have their types (a line that
+// is JSON but of another shape, say written by hand or by another program, is not used).
+bool usable_line(const nlohmann::json& j) {
+  if (!j.is_object()) return false;
+  const auto is = [&](const char* k, bool (nlohmann::json::*test)() const noexcept) {
+    return !j.contains(k) || (j[k].*test)();
+  };
+  return j.contains("key") && j["key"].is_string() && j.contains("status") && j["status"].is_string() &&
+         is("reason", &nlohmann::json::is_string) && is("record_path", &nlohmann::json::is_string) &&
+         is("launch_failed", &nlohmann::json::is_boolean) &&
+         (!j.contains("record") || j["record"].is_null() || (j["record"].is_object() && readable_record(j["record"])));
+}
+
+}  // namespace
+
+JsonlContents read_jsonl(const std::string& path, const std::string& origin) {
   JsonlContents out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  if (!check_input_file(path, origin)) return out;
+  const std::string text = read_input_file(path, origin);
   int number = 0;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = text.find('\n', start);
@@ -85,11 +111,10 @@ JsonlContents read_jsonl(const std::string& path) {
     start = end == std::string::npos ? text.size() : end + 1;
     ++number;
     if (line.empty()) continue;
-    try {
-      nlohmann::json j = nlohmann::json::parse(line);
-      if (!j.is_object()) throw std::runtime_error("not an object");
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (usable_line(j)) {
       out.lines.push_back(std::move(j));
-    } catch (const std::exception&) {
+    } else {
       out.unusable.push_back(number);
     }
   }

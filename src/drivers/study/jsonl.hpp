@@ -15,10 +15,14 @@ namespace scalebench::study {
 void append_jsonl(const std::string& path, const nlohmann::json& line);
 
 struct JsonlContents {
-  std::vector<nlohmann::json> lines;  // every complete line that parses as a JSON object
+  std::vector<nlohmann::json> lines;  // every complete line that is a usable JSON object (below)
   std::vector<int> unusable;          // 1-based numbers of the lines that do not (cut, garbled)
 };
-// Reads `path` (missing: empty). A torn last line (no newline, not valid JSON) counts as unusable.
-JsonlContents read_jsonl(const std::string& path);
+// Reads `path` (missing: empty) as input_file.hpp reads any file (a folder, FIFO or device is
+// refused with ResourceError naming `origin`, e.g. "runs.jsonl of results/x"). A torn last line (no
+// newline, not valid JSON) counts as unusable, and so does a line that is JSON but not an object
+// with a string "key" and "status" (and, when present, a string "reason" and "record_path", a
+// boolean "launch_failed", an object or null "record").
+JsonlContents read_jsonl(const std::string& path, const std::string& origin);
 
 }  // namespace scalebench::study

@@ -13,11 +13,15 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/drivers/process.hpp"
 #include "study/files.hpp"
 
 namespace scalebench {
 namespace {
+
+// A hostfile is a page of names; a larger file is the wrong file.
+constexpr std::size_t kMaxHostfileBytes = std::size_t{4} << 20;
 
 bool valid_host(const std::string& h) {
   return !h.empty() && std::all_of(h.begin(), h.end(), [](unsigned char c) {
@@ -75,9 +79,16 @@ bool names_option(const std::vector<std::string>& args, const std::string& optio
 }  // namespace
 
 std::vector<HostEntry> parse_hosts(const std::string& list) {
+  if (list.empty()) throw UsageError("--hosts is empty; write a comma-separated list, e.g. node1,node2");
   std::vector<HostEntry> hosts;
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');) {
+  // Every item, the empty ones too ("a,,b", "a,", ","): std::getline drops a trailing empty one.
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = list.find(',', start);
+    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) {
+      throw UsageError(
+          fmt::format("--hosts '{}' has an empty item; write a comma-separated list, e.g. node1,node2", list));
+    }
     HostEntry h{item, 0};
     if (const auto colon = item.find(':'); colon != std::string::npos) {
       h.name = item.substr(0, colon);
@@ -90,14 +101,21 @@ std::vector<HostEntry> parse_hosts(const std::string& list) {
           fmt::format("--hosts: '{}' is not a host name; write a comma-separated list, e.g. node1,node2", item));
     }
     add_host(hosts, h);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  if (hosts.empty()) throw UsageError("--hosts is empty; write a comma-separated list, e.g. node1,node2");
   return hosts;
 }
 
-std::vector<HostEntry> read_hostfile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read hostfile {}: check the path", path));
+std::vector<HostEntry> read_hostfile(const std::string& path, const std::string& origin) {
+  if (path.empty()) throw UsageError(fmt::format("{} is empty; give a hostfile", origin));
+  std::string text;
+  try {
+    text = read_input_file(path, origin, kMaxHostfileBytes);
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a hostfile named wrongly is the request's fault, as a bad host is
+  }
+  std::istringstream in(text);
   std::vector<HostEntry> hosts;
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
@@ -119,7 +137,7 @@ std::vector<HostEntry> read_hostfile(const std::string& path) {
     }
     add_host(hosts, h);
   }
-  if (hosts.empty()) throw UsageError(fmt::format("hostfile {} names no host", path));
+  if (hosts.empty()) throw UsageError(fmt::format("{} {} names no host", origin, path));
   return hosts;
 }
 
@@ -149,7 +167,7 @@ LaunchSetup resolve_launch(const LaunchRequest& r) {
     s.hosts = parse_hosts(r.hosts);
     s.nodes_from = "--hosts";
   } else if (!r.hostfile.empty()) {
-    s.hosts = read_hostfile(r.hostfile);
+    s.hosts = read_hostfile(r.hostfile, r.hostfile_origin);
     s.hostfile = r.hostfile;
     s.nodes_from = "--hostfile";
   }

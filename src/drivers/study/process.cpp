@@ -96,7 +96,12 @@ void sleep_ms(long ms) {
 // pipe from the driver. A byte means the step ended; end of file without one means the driver
 // died, and the watchdog stops the step's session: SIGTERM to the leader, then SIGKILL to all.
 
+// The descriptor every watchdog keeps (keep_in_watchdogs), -1: none.
+int g_watchdog_keeps = -1;
+
 [[noreturn]] void watchdog_main(int read_fd, pid_t sid) {
+  // Out of the way of the descriptors set up below; kept as 4 (the driver's folder lock).
+  const int keep = g_watchdog_keeps >= 0 ? ::fcntl(g_watchdog_keeps, F_DUPFD_CLOEXEC, 100) : -1;
   ::setsid();
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
@@ -104,7 +109,9 @@ void sleep_ms(long ms) {
   const int null_fd = ::open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3; ++fd) ::dup2(null_fd, fd);
   ::dup2(read_fd, 3);
-  ::close_range(4, ~0U, 0);  // the driver's other pipes (a caller reading its output) stay unheld
+  if (keep >= 0) ::dup2(keep, 4);
+  // The driver's other pipes (a caller reading its output) stay unheld.
+  ::close_range(keep >= 0 ? 5 : 4, ~0U, 0);
   char c = 0;
   ssize_t n = 0;
   do {
@@ -121,6 +128,12 @@ struct Watchdog {
   pid_t pid = -1;
   int fd = -1;  // write end; closing it without a byte fires the watchdog
 };
+
+}  // namespace
+
+void keep_in_watchdogs(int fd) noexcept { g_watchdog_keeps = fd; }
+
+namespace {
 
 Watchdog start_watchdog(pid_t sid) {
   int fds[2];

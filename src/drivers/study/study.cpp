@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -17,6 +17,7 @@
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/launch.hpp"
 #include "scalebench/drivers/process.hpp"
@@ -28,6 +29,7 @@
 #include "study/files.hpp"
 #include "study/jsonl.hpp"
 #include "study/prediction_columns.hpp"
+#include "study/results_dir.hpp"
 #include "study/time_left.hpp"
 #include "study/yaml_keys.hpp"
 
@@ -43,11 +45,13 @@ constexpr const char* kKeys =
 const std::set<std::string> kKeySet = {"study",       "description", "workload", "args",     "sweep",    "baseline",
                                        "mpirun_args", "srun_args",   "hosts",    "hostfile", "timeout_s"};
 // Early, cheap limits: a study file is a page of YAML, a sweep a few hundred runs at most in practice.
-constexpr long long kMaxStudyFileBytes = 1 << 20;
+constexpr std::size_t kMaxStudyFileBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxRuns = 10'000;
 // Up to this many runs, every run is checked with --dry-run before the first starts; above it, a
 // covering set (see runs_to_check).
 constexpr std::size_t kCheckEveryRunUpTo = 16;
+// Baseline runs that did not finish ok, each named with its reason under the table up to this many.
+constexpr std::size_t kBaselineLinesShown = 3;
 
 [[noreturn]] void bad(const std::string& file, const YAML::Node& at, const std::string& what) {
   const auto mark = at.Mark();
@@ -60,10 +64,18 @@ std::string scalar(const std::string& file, const YAML::Node& n, const std::stri
   return n.Scalar();
 }
 
+// A value that must say something: an empty string is refused (it would be an option without its
+// value, a host or file without a name).
+std::string nonempty_scalar(const std::string& file, const YAML::Node& n, const std::string& what) {
+  std::string v = scalar(file, n, what);
+  if (v.empty()) bad(file, n, fmt::format("{} is empty; give a value", what));
+  return v;
+}
+
 std::vector<std::string> scalar_list(const std::string& file, const YAML::Node& n, const std::string& what) {
   if (!n.IsSequence()) bad(file, n, fmt::format("{} must be a list, e.g. [1, 2, 4]", what));
   std::vector<std::string> out;
-  for (const auto& item : n) out.push_back(scalar(file, item, fmt::format("each value of {}", what)));
+  for (const auto& item : n) out.push_back(nonempty_scalar(file, item, fmt::format("a value of {}", what)));
   return out;
 }
 
@@ -173,7 +185,8 @@ std::vector<const Row*> baselines(const StudySpec& spec, const std::vector<Row>&
 // With a named baseline: each group's ratio to it per size and its crossover, as summary.json's
 // "baseline" and as lines for the table (and summary.md).
 nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& rows,
-                                const std::vector<const Row*>& base_of, std::string& lines) {
+                                const std::vector<const Row*>& base_of, const std::vector<std::string>& why_not,
+                                std::string& lines) {
   const std::string size_key = study::size_key_of(spec.workload);
   const bool size_swept = std::any_of(spec.sweep.begin(), spec.sweep.end(),
                                       [&](const auto& e) { return e.first == size_key && e.second.size() > 1; });
@@ -210,9 +223,27 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
     if (g.contains("crossover")) lines += "; crossover " + g["crossover"]["text"].get<std::string>();
     lines += "\n";
   }
+  // The baseline runs that did not finish ok (skipped here, failed, not run): the runs compared with
+  // them have no speed-up, and the summary says why.
+  nlohmann::json missing = nlohmann::json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto c = coordinates(*rows[i].run);
+    if (rows[i].ok() || study::baseline_coordinates(c, spec.baseline) != c) continue;
+    missing.push_back({{"index", rows[i].run->index}, {"key", rows[i].run->key}, {"reason", why_not[i]}});
+    // The first few in the table; every one in summary.json.
+    if (missing.size() <= kBaselineLinesShown) {
+      lines += fmt::format("  baseline run {} ({}) is {}: the runs compared with it have no speed-up\n",
+                           rows[i].run->index, rows[i].run->key, why_not[i]);
+    }
+  }
+  if (missing.size() > kBaselineLinesShown) {
+    lines +=
+        fmt::format("  and {} more baseline runs did not finish ok (summary.json baseline.baseline_runs_missing)\n",
+                    missing.size() - kBaselineLinesShown);
+  }
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : spec.baseline) options[k] = v;
-  return {{"options", options}, {"size_key", size_key}, {"groups", groups}};
+  return {{"options", options}, {"size_key", size_key}, {"groups", groups}, {"baseline_runs_missing", missing}};
 }
 
 // Where the summary goes and what it says of the launch.
@@ -276,6 +307,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   for (std::size_t i = 0; i < swept.size() + 10; ++i) md += " --- |";
   md += "\n";
 
+  std::vector<std::string> why_not;  // each row's status and reason, for the baseline's lines
   for (const auto& row : rows) {
     const auto& r = *row.run;
     const auto skip = cannot_run.find(r.index);
@@ -313,11 +345,14 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
       j["record_path"] = (*row.line)["record_path"];
       j["predicted"] = study::predicted_json(predicted);
     } else if (row.line) {
-      j["reason"] = (*row.line)["reason"];
+      j["reason"] = row.line->value("reason", std::string());
     } else if (skip != cannot_run.end()) {
       j["reason"] = "cannot run here: " + skip->second;
     }
     out_rows.push_back(j);
+    why_not.push_back(!j.value("reason", std::string()).empty()
+                          ? fmt::format("{}: {}", status, j["reason"].get<std::string>())
+                          : status);
 
     auto swept_value = [&](const std::string& k) {
       if (k == "ranks") return std::to_string(r.ranks);
@@ -339,7 +374,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
                         ok ? human_rate(row.f.rate, row.f.rate_unit) : "-",
                         speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-",
                         eff > 0 ? fmt::format("{:.0f}%", 100 * eff) : "-", shares,
-                        ok ? status : status + (j.contains("reason") ? ": " + j["reason"].get<std::string>() : ""));
+                        ok ? status : status + (j.contains("reason") ? ": " + j.value("reason", std::string()) : ""));
     table += line;
     csv += fmt::format("{},{},{},{},{}", r.index, csv_escape(r.key), r.ranks, r.nodes, r.ranks_per_node);
     for (const auto& k : swept) {
@@ -364,7 +399,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   nlohmann::json baseline = nullptr;
   if (!spec.baseline.empty()) {
     std::string notes;
-    baseline = baseline_section(spec, rows, base_of, notes);
+    baseline = baseline_section(spec, rows, base_of, why_not, notes);
     table += notes;
     md += "\n" + notes;
   }
@@ -403,11 +438,16 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
 // The study file as a YAML tree, after the cheap checks: a readable regular file of sane size, no
 // unknown or repeated keys (found while streaming, before any tree is built).
 YAML::Node load_yaml(const std::string& path) {
-  study::check_input_file(path, "study file", kMaxStudyFileBytes);
+  std::string text;
   try {
-    std::ifstream in(path, std::ios::binary);
+    text = read_input_file(path, "study file", kMaxStudyFileBytes);
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // the file named on the command line: the request's fault (exit 2)
+  }
+  try {
+    std::istringstream in(text);
     study::check_yaml_keys(path, in, kKeySet);
-    return YAML::LoadFile(path);
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw UsageError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
   } catch (const YAML::Exception& e) {
@@ -440,7 +480,7 @@ std::vector<std::pair<std::string, std::string>> load_baseline(
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& kv : node) {
     const std::string k = kv.first.Scalar();
-    const std::string v = scalar(file, kv.second, fmt::format("baseline.{}", k));
+    const std::string v = nonempty_scalar(file, kv.second, fmt::format("baseline.{}", k));
     const auto swept = std::find_if(sweep.begin(), sweep.end(), [&](const auto& e) { return e.first == k; });
     if (swept == sweep.end()) {
       bad(file, kv.first,
@@ -483,7 +523,7 @@ StudySpec load_study(const std::string& path) {
     if (!args.IsMap()) bad(path, args, "args must be a map of options, e.g. {n: 4096, backend: openblas}");
     for (const auto& kv : args) {
       const std::string k = option_key(path, kv.first, "args");
-      s.args.emplace_back(k, scalar(path, kv.second, fmt::format("args.{}", k)));
+      s.args.emplace_back(k, nonempty_scalar(path, kv.second, fmt::format("args.{}", k)));
       seen.insert(k);
     }
   }
@@ -494,6 +534,12 @@ StudySpec load_study(const std::string& path) {
       if (seen.count(k) != 0) bad(path, kv.first, fmt::format("'{}' is both in args and in sweep; keep one", k));
       auto values = scalar_list(path, kv.second, fmt::format("sweep.{}", k));
       if (values.empty()) bad(path, kv.second, fmt::format("sweep.{} is empty", k));
+      // A value twice would plan the same run twice: two records for one run, timed against each other.
+      std::set<std::string> listed;
+      for (const auto& v : values) {
+        if (!listed.insert(v).second)
+          bad(path, kv.second, fmt::format("sweep.{} lists {} twice; list each value once", k, v));
+      }
       s.sweep.emplace_back(k, std::move(values));
       seen.insert(k);
     }
@@ -506,9 +552,18 @@ StudySpec load_study(const std::string& path) {
       std::string joined;
       for (const auto& name : scalar_list(path, h, "hosts")) joined += (joined.empty() ? "" : ",") + name;
       return joined;
-    }() : scalar(path, h, "hosts");
+    }() : nonempty_scalar(path, h, "hosts");
+    if (s.hosts.empty()) bad(path, h, "hosts is empty; name at least one host, or leave the key out");
+    try {
+      parse_hosts(s.hosts);
+    } catch (const UsageError& e) {
+      bad(path, h, e.what());
+    }
   }
-  if (const auto h = root["hostfile"]) s.hostfile = scalar(path, h, "hostfile");
+  if (const auto h = root["hostfile"]) s.hostfile = nonempty_scalar(path, h, "hostfile");
+  if (!s.hosts.empty() && !s.hostfile.empty()) {
+    throw UsageError(fmt::format("{}: give hosts or hostfile, not both", path));
+  }
   if (const auto t = root["timeout_s"]) {
     const std::string v = scalar(path, t, "timeout_s");
     char* end = nullptr;
@@ -635,6 +690,7 @@ StudyLauncher make_launcher(const StudyOptions& o, const StudySpec& spec) {
   const bool cli_hosts = !o.hosts.empty() || !o.hostfile.empty();
   request.hosts = cli_hosts ? o.hosts : spec.hosts;
   request.hostfile = cli_hosts ? o.hostfile : spec.hostfile;
+  request.hostfile_origin = cli_hosts ? "--hostfile" : fmt::format("hostfile of {}", spec.file);
   request.mpirun_args = spec.mpirun_args;
   request.srun_args = spec.srun_args;
   request.dry_run = o.dry_run;
@@ -663,6 +719,12 @@ std::vector<const StudyRun*> runs_to_check(const std::vector<const StudyRun*>& t
     if (adds) out.push_back(r);
   }
   return out;
+}
+
+// scalebench's own exit codes that say this machine cannot hold a run (memory, GPUs, CUDA), not
+// that the run or the study is wrong.
+bool cannot_run_here(int exit_code) {
+  return exit_code == static_cast<int>(ExitCode::resource) || exit_code == static_cast<int>(ExitCode::no_cuda);
 }
 
 // Checks the runs (--dry-run under the launcher): a bad option stops the study here, before
@@ -696,9 +758,7 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
       throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", l.spec->name,
                                    r->index, r->key, failure_lines(log), l.spec->file));
     }
-    const bool limit = out.exit_code == static_cast<int>(ExitCode::resource) ||
-                       out.exit_code == static_cast<int>(ExitCode::no_cuda);
-    if (out.exit_code != 0 && limit && own) {
+    if (out.exit_code != 0 && cannot_run_here(out.exit_code) && own) {
       // Not the file's fault: this machine cannot hold the run (memory, GPUs, CUDA), as scalebench says.
       cannot_run[r->index] = fmt::format("{} (exit code {}; {})", failure_lines(log), out.exit_code, log);
       continue;
@@ -726,25 +786,24 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   throw_if_stopped(fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: "
                                "run the study again to go on",
                                r.index));
-  nlohmann::json record = nullptr;
-  if (std::ifstream in(stem + ".json"); in) {
-    try {
-      in >> record;
-    } catch (const std::exception&) {
-      record = nullptr;
-    }
-  }
+  nlohmann::json record = nlohmann::json::parse(study::read_run_output(stem + ".json", "record"), nullptr, false);
+  if (!record.is_object()) record = nullptr;
   const int code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
+  const bool own = code != 0 && !out.timed_out && has_scalebench_error(stem + ".log");
+  // A run not checked before (a large study checks a covering set) may still find that this
+  // machine cannot hold it: skipped with the reason, as the check would have, not failed.
+  const bool cannot_run = own && cannot_run_here(code);
   std::string reason;
   if (code != 0) {
     const std::string why = failure_lines(stem + ".log");
     reason = out.timed_out ? fmt::format("timed out after {:.0f} s", timeout)
              : why.empty() ? fmt::format("exit code {} (see {}.log)", code, stem)
+             : cannot_run  ? fmt::format("cannot run here: {} (exit code {}; {}.log)", why, code, stem)
                            : why;
   }
   nlohmann::json opts = nlohmann::json::object();
   for (const auto& [k, v] : r.options) opts[k] = v;
-  const bool launch_failed = code != 0 && !out.timed_out && !has_scalebench_error(stem + ".log");
+  const bool launch_failed = code != 0 && !out.timed_out && !own;
   return {{"study", l.spec->name},
           {"index", r.index},
           {"key", r.key},
@@ -758,6 +817,7 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
           {"exit_code", code},
           {"status", code == 0       ? "ok"
                      : out.timed_out ? "timeout"
+                     : cannot_run    ? "skipped"
                                      : "failed"},
           {"reason", reason},
           {"record_path", stem + ".json"},
@@ -792,6 +852,51 @@ std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>&
   return out;
 }
 
+// The runs not done yet (every run with --rerun): those without an ok line in runs.jsonl.
+std::vector<const StudyRun*> runs_to_do(const StudyOptions& o, const std::vector<StudyRun>& runs,
+                                        const study::JsonlContents& earlier) {
+  std::set<std::string> done;
+  for (const auto& l : earlier.lines) {
+    if (l["status"] == "ok") done.insert(l["key"].get<std::string>());
+  }
+  std::vector<const StudyRun*> todo;
+  for (const auto& r : runs) {
+    if (o.rerun || done.count(r.key) == 0) todo.push_back(&r);
+  }
+  return todo;
+}
+
+// A study's folder holds one study: runs.jsonl lines of another study (another `study:` name) mean
+// the folder is that study's, and its runs would be mixed with this one's.
+void check_same_study(const StudySpec& spec, const std::string& out_dir, const study::JsonlContents& earlier) {
+  for (const auto& l : earlier.lines) {
+    if (l.contains("study") && l["study"].is_string() && l["study"] != spec.name) {
+      throw ResourceError(fmt::format("--out-dir {} holds the runs of study '{}' (runs.jsonl), not of '{}' ({}); a "
+                                      "folder holds one study: choose another --out-dir",
+                                      out_dir, l["study"].get<std::string>(), spec.name, spec.file));
+    }
+  }
+}
+
+// Every path of the study's folder, checked by kind before anything is made or run: runs.jsonl
+// (read and appended to), the summaries and the report (written), runs/ and the check logs in it.
+// A run's own record and log carry this invocation's time and pid and so are new files.
+void check_study_paths(const std::string& out_dir, const std::vector<StudyRun>& runs) {
+  const std::string jsonl = out_dir + "/runs.jsonl";
+  if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
+  check_input_file(jsonl, std::string("the study's runs.jsonl"));
+  study::check_own_file(jsonl, "runs.jsonl");
+  for (const char* name : {"summary.json", "summary.csv", "summary.md", "report.html"}) {
+    study::check_own_file(out_dir + "/" + name, name);
+  }
+  study::check_own_file(out_dir + "/" + study::kLockFileName, "lock file");
+  study::check_own_folder(out_dir + "/runs", "runs folder");
+  if (path_kind(out_dir + "/runs") != "a folder") return;
+  for (const auto& r : runs) {
+    study::check_own_file(fmt::format("{}/runs/check-{}.log", out_dir, r.index), "check log");
+  }
+}
+
 }  // namespace
 
 StudyResult run_study(const StudyOptions& o) {
@@ -804,36 +909,40 @@ StudyResult run_study(const StudyOptions& o) {
   const StudyLauncher launcher = make_launcher(o, spec);
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
   const std::string jsonl = out_dir + "/runs.jsonl";
+  const std::string jsonl_origin = std::string("the study's runs.jsonl");
   const double timeout = o.timeout_s > 0 ? o.timeout_s : spec.timeout_s;
   study::check_output_dir(out_dir, "--out-dir");
+  study::check_folder_is_ours(out_dir, study::DriverKind::study, "--out-dir");
+  check_same_study(spec, out_dir, study::read_jsonl(jsonl, jsonl_origin));
+  if (o.dry_run) {
+    const study::JsonlContents earlier = study::read_jsonl(jsonl, jsonl_origin);
+    const auto todo = runs_to_do(o, runs, earlier);
+    std::fputs(dry_run_listing(launcher, runs, todo, jsonl).c_str(), stdout);
+    StudyResult result;
+    result.from_earlier = static_cast<int>(runs.size() - todo.size());
+    return result;
+  }
+  check_study_paths(out_dir, runs);  // every path read or written, by kind, before the folder is made
 
-  // What earlier invocations finished: runs.jsonl is only ever appended to.
-  study::JsonlContents earlier = study::read_jsonl(jsonl);
+  study::make_dirs(out_dir);
+  const study::FolderLock lock(out_dir, study::DriverKind::study, "--out-dir");
+  study::make_dirs(out_dir + "/runs");
+  // What earlier invocations finished, read under the lock: runs.jsonl is only ever appended to.
+  study::JsonlContents earlier = study::read_jsonl(jsonl, jsonl_origin);
+  check_same_study(spec, out_dir, earlier);
   for (int n : earlier.unusable) {
     std::fprintf(stderr,
-                 "scalebench: warning: %s line %d is cut or garbled (a crash or a full disk mid-write); "
-                 "left in place and not used\n",
+                 "scalebench: warning: %s line %d is cut or garbled, or not a study's line (a crash or a full "
+                 "disk mid-write, an edit); left in place and not used\n",
                  jsonl.c_str(), n);
   }
   std::vector<nlohmann::json>& lines = earlier.lines;
-  std::set<std::string> done;
-  for (const auto& l : lines) {
-    if (l.value("status", std::string()) == "ok") done.insert(l.value("key", std::string()));
-  }
-  std::vector<const StudyRun*> todo;
-  for (const auto& r : runs) {
-    if (o.rerun || done.count(r.key) == 0) todo.push_back(&r);
-  }
+  std::vector<const StudyRun*> todo = runs_to_do(o, runs, earlier);
   StudyResult result;
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
-  if (o.dry_run) {
-    std::fputs(dry_run_listing(launcher, runs, todo, jsonl).c_str(), stdout);
-    return result;
-  }
 
-  study::make_dirs(out_dir + "/runs");
   const std::size_t to_do = todo.size();
-  const std::map<int, std::string> cannot_run = check_runs(o, launcher, out_dir, todo);
+  std::map<int, std::string> cannot_run = check_runs(o, launcher, out_dir, todo);
   todo.erase(std::remove_if(todo.begin(), todo.end(),
                             [&](const StudyRun* r) { return cannot_run.count(r->index) != 0; }),
              todo.end());
@@ -852,7 +961,11 @@ StudyResult run_study(const StudyOptions& o) {
     nlohmann::json line = run_one(launcher, *r, stem, timeout);
     left.finished(run_work(spec, *r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     work_to_come -= run_work(spec, *r);
-    if (line["status"] != "ok") ++result.failed;
+    if (line["status"] == "skipped") {
+      cannot_run[r->index] = line["reason"].get<std::string>();
+    } else if (line["status"] != "ok") {
+      ++result.failed;
+    }
     if (line["launch_failed"].get<bool>()) ++result.launch_failed;
     study::append_jsonl(jsonl, line);
     lines.push_back(std::move(line));
@@ -869,7 +982,7 @@ StudyResult run_study(const StudyOptions& o) {
                               [](const nlohmann::json& r) { return r.value("status", std::string()) == "ok"; })) {
     write_report_after_run(out_dir, o.quiet);
   }
-  if (to_do > 0 && result.ran == 0) {
+  if (to_do > 0 && cannot_run.size() >= to_do) {
     result.exit_code = static_cast<int>(ExitCode::launch);
     std::fprintf(stderr,
                  "scalebench: error: none of the %zu runs of study %s to do can run here (%s); see the "
