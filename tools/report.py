@@ -993,14 +993,18 @@ class Output:
             self.tmp = None
 
 
+def load_matplotlib():
+    try:
+        return plt_module()
+    except ImportError:
+        raise Bad(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)") from None
+
+
 def report(a, state):
     if a.out is not None:
         state["out"] = Output(a.out, "--out")  # before any work
-    try:
-        plt = plt_module()
-    except ImportError:
-        raise Bad(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)") from None
     if a.check:
+        load_matplotlib()
         return
     if not a.folder:
         raise Bad(2, "give the folder of a contrast or a study, e.g. scalebench report results/smoke")
@@ -1015,7 +1019,7 @@ def report(a, state):
                      "(scalebench contrast) or of a study (scalebench study)")
     if not any(r["status"] == "ok" for r in data["rows"]):
         raise Bad(2, f"no finished run in {a.folder}: nothing to draw")
-    figs = Figures(plt)
+    figs = Figures(load_matplotlib())
     (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
     out.write(page(data, figs))
     if a.page_path_file:
