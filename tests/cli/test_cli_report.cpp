@@ -224,7 +224,11 @@ std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
 
 // The two ways to run the report: the binary's subcommand and the checkout's script.
 std::vector<std::string> runners() {
-  return {"'" + binary() + "' report", "'" + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tools/report'"};
+  std::string script = "'";
+  script.append(std::getenv("SCALEBENCH_SOURCE_DIR")).append("/tools/report'");
+  std::string subcommand = "'";
+  subcommand.append(binary()).append("' report");
+  return {subcommand, script};
 }
 
 // `runner args`, its stdout apart (in `stdout_of` when given), under a time limit.
@@ -510,6 +514,10 @@ TEST(ReportCli, APythonThatFailsOrSaysNothingIsAnError) {
     EXPECT_EQ(out, "") << "nothing but a page path goes to stdout";
     EXPECT_FALSE(file_exists(c + "/report.html"));
   }
+  // tools/report says the same of a SCALEBENCH_PYTHON it cannot run.
+  const CliRun missing = report_with(runners()[1], c, nullptr, "SCALEBENCH_PYTHON=" + dir + "/no-such-python");
+  EXPECT_EQ(missing.exit_code, 3) << missing.output;
+  EXPECT_NE(missing.output.find("no such program, or not executable"), std::string::npos) << missing.output;
   // A "Python" that prints a path of its own and exits 0 has written no page.
   std::ofstream(dir + "/liar") << "#!/bin/sh\necho " << c << "/contrast.json\n";
   ASSERT_EQ(run_command("chmod +x " + dir + "/liar").exit_code, 0);

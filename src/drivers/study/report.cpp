@@ -1,5 +1,6 @@
 #include "scalebench/drivers/report.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -39,6 +41,15 @@ std::vector<Python> python_candidates() {
   out.push_back({"python3", "python3", false});
   out.push_back({"/usr/bin/python3", "/usr/bin/python3", false});
   return out;
+}
+
+// Whether a StopSignals guard is live already: the drivers hold one while they run and call
+// write_report under it; `scalebench report` holds none. Guards do not nest (each restores the
+// handlers it replaced), so write_report makes one only where none is held.
+bool stop_signals_held() {
+  struct sigaction current {};
+  ::sigaction(SIGTERM, nullptr, &current);
+  return current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
 }
 
 // A temporary file in TMPDIR (else /tmp), removed when this goes out of scope: on success, on an
@@ -128,7 +139,8 @@ ReportOutcome check_written(const Python& py, const std::string& page_path_file)
 ReportOutcome write_report(const std::string& folder, const std::string& out) {
   // A stop signal while the page is drawn goes to the script (it removes its temporary file), then
   // ends this report with 128 + the signal; the temporary files below go on the way out.
-  const StopSignals stop_signals;
+  std::optional<StopSignals> stop_signals;
+  if (!stop_signals_held()) stop_signals.emplace();
   const TempFile log("log");
   const TempFile page_path("page");
   ReportOutcome result{3, "", "no python3 found: install python3 and python3-matplotlib (tools/setup does)"};
