@@ -562,4 +562,19 @@ TEST(ReportCli, AStopSignalWhileDrawingLeavesNothingBehind) {
     EXPECT_FALSE(file_exists(page)) << "a partial page";
     EXPECT_EQ(listing(dir), "c\n") << "a temporary page beside it";
   }
+  // A contrast stopped while it draws its report: 143, its results kept, no page, nothing left.
+  const std::string tmp = make_temp_dir();
+  const CliRun r = run_command(
+      "(TMPDIR=" + tmp + " MPLCONFIGDIR=/dev/null/none '" + binary() +
+      "' contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 --quiet --out-dir " +
+      dir + "/k & pid=$!; for i in $(seq 600); do ls " + tmp +
+      " | grep -q matplotlib && break; sleep 0.05; done; sleep 0.5; kill -TERM $pid; " +
+      "for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; kill -KILL $pid 2>/dev/null; " +
+      "wait $pid; echo rc=$?)");
+  EXPECT_NE(r.output.find("rc=143"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the report was stopped"), std::string::npos) << r.output;
+  EXPECT_TRUE(file_exists(dir + "/k/contrast.json"));
+  EXPECT_FALSE(file_exists(dir + "/k/report.html"));
+  EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
+  EXPECT_EQ(run_command("ls -A " + dir + "/k | grep -c scalebench-report").output, "0\n");
 }

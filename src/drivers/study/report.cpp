@@ -149,13 +149,16 @@ ReportOutcome write_report(const std::string& folder, const std::string& out) {
       if (!py.from_env) continue;
       return {3, "", fmt::format("{}: no such program, or not executable; name a Python with matplotlib", py.shown)};
     }
-    std::vector<std::string> argv{py.program, "-c", std::string(report_script()), folder};
-    if (!out.empty()) argv.insert(argv.end(), {"--out", out});
-    argv.insert(argv.end(), {"--page-path-file", page_path.path()});
+    // "--opt=value" and "--" before the folder: a name that starts with '-' stays a name.
+    std::vector<std::string> argv{py.program, "-c", std::string(report_script()),
+                                  "--page-path-file=" + page_path.path()};
+    if (!out.empty()) argv.push_back("--out=" + out);
+    argv.insert(argv.end(), {"--", folder});
     std::FILE* truncate = std::fopen(log.path().c_str(), "w");
     if (truncate != nullptr) std::fclose(truncate);
     const StepOutcome step = run_step(argv, log.path(), kReportTimeoutS);
-    throw_if_stopped("the report was stopped: no page written, nothing of it left behind");
+    throw_if_stopped("the report was stopped: no page written and nothing of it left behind (results written "
+                     "before it are kept)");
     const std::string said = read_back(log.path(), "the report script's output");
     if (step.timed_out) {
       return {3, "", fmt::format("the report script's Python {} did not finish in {:g} s", py.shown, kReportTimeoutS)};
