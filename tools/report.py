@@ -1026,7 +1026,10 @@ def report(a, state):
         # The binary reads the page's path here, where nothing printed (a library's warning) can mix in.
         with open(a.page_path_file, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(out.path)
-    print(out.path, flush=True)
+    try:
+        print(out.path, flush=True)
+    except (OSError, ValueError):
+        pass  # stdout closed: the page is written all the same
 
 
 def main():

@@ -578,3 +578,22 @@ TEST(ReportCli, AStopSignalWhileDrawingLeavesNothingBehind) {
   EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
   EXPECT_EQ(run_command("ls -A " + dir + "/k | grep -c scalebench-report").output, "0\n");
 }
+
+TEST(ReportCli, AnErrorNoCheckForesawIsOneLineNotATraceback) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 2);
+  // The script with its drawing made to fail as a bug would: one line, exit 3, nothing written.
+  const CliRun r = run_command(
+      "cd '" + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tools' && timeout 60 " + python_with_matplotlib() +
+      " -B -c 'import sys, report; report.contrast_figures = lambda *a: 1 / 0; sys.argv = [\"report\", sys.argv[1]]; "
+      "sys.exit(report.main())' " +
+      c);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("scalebench report: error: internal error in the report script: ZeroDivisionError"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+  EXPECT_EQ(listing(c), "contrast.json\nruns\n");
+}
