@@ -15,8 +15,29 @@ every command line), the table, and the figures as inline SVG (no network, no sc
   scalebench report DIR [--out FILE]      (tools/report DIR runs this script the same way)
   report.py --check                        (exit 0 if matplotlib loads, else 3)
 
-Needs python3-matplotlib. Exit codes: 0 written, 2 not a contrast or study folder (or nothing
-finished in it), 3 matplotlib missing or the page cannot be written.
+Inputs: every file read (contrast.json, summary.json, runs.jsonl, each record they name) must be a
+regular file (or a link to one) of at most 256 MiB; its kind is checked on the opened file without
+blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused at once. Its shape is
+checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
+included), a field of the wrong type, a negative or non-finite number, a runs.jsonl line that is
+not an object — each is one line naming the file and the field. A record path outside the folder
+is not followed (the record of the same name inside the folder is read instead). Every string is
+drawn as plain text (no TeX) and escaped in the page.
+
+Output (--out, default DIR/report.html), the rule of every scalebench output file: a regular file
+or a new path is replaced atomically (written beside it, then renamed; a link is followed); a
+character device or a FIFO (/dev/null, /dev/stdout) is written in place, never replaced (a FIFO
+nobody reads is refused, not waited on); a folder, a socket or a block device is refused before
+any work. SIGINT, SIGTERM and SIGHUP stop the drawing: no partial page and no temporary file
+stays, and the exit code is 128 + the signal.
+
+Needs python3-matplotlib. Exit codes:
+  0    the page is written (its path is printed, and written to --page-path-file when given)
+  2    not a contrast or study folder (or nothing finished in it), an input that is not valid
+       (not UTF-8, not JSON, a field of the wrong type), an empty --out
+  3    matplotlib missing; an input that cannot be read (not a regular file, too large,
+       unreadable); the page cannot be written; an internal error of this script
+  128+n  stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP)
 """
 import argparse
 import datetime
@@ -26,27 +47,74 @@ import json
 import math
 import os
 import re
+import signal
+import stat
 import sys
+import tempfile
 
 PHASES = (("compute", "compute", "#4c72b0"), ("communication", "communication", "#dd8452"),
           ("transfer", "host<->device", "#55a868"))
+INPUT_LIMIT = 256 << 20  # bytes, as the binary's input files (include/scalebench/base/input_file.hpp)
+HTML_TEXT_LIMIT = 4000  # characters of one string on the page
+FIGURE_TEXT_LIMIT = 48  # characters of one label in a figure
+STOP_SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 
 
-def fail(code, message):
-    print(f"scalebench report: error: {message}", file=sys.stderr)
-    sys.exit(code)
+class Bad(Exception):
+    """Ends the script with one line and an exit code (2 bad input, 3 resource)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class Stopped(BaseException):
+    """A stop signal arrived (BaseException: no `except Exception` in a library swallows it)."""
+
+    def __init__(self, sig):
+        super().__init__(sig)
+        self.sig = sig
+
+
+def on_stop_signal(sig, _frame):
+    raise Stopped(sig)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Bad(2, message)
+
+
+def one_line(text, limit=600):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def esc(v):
-    return html.escape(str(v), quote=True)
+    return html.escape(clip(v), quote=True)
 
 
-def read_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+def clean(s):
+    """A string safe to draw and to encode: control characters and lone surrogates replaced."""
+    return _CONTROL.sub("\ufffd", s)
+
+
+def clip(v, limit=HTML_TEXT_LIMIT):
+    s = clean(str(v))
+    return s if len(s) <= limit else f"{s[:limit]}… ({len(s) - limit} more characters)"
+
+
+def fig_text(v):
+    """A label for a figure: short, and never read as TeX (see plt_module)."""
+    s = clean(str(v))
+    s = s if len(s) <= FIGURE_TEXT_LIMIT else s[:FIGURE_TEXT_LIMIT - 1] + "…"
+    return s if PARSE_MATH_OFF else s.replace("$", r"\$")
+
+
+PARSE_MATH_OFF = False  # set by plt_module where matplotlib has text.parse_math
 
 
 def fmt_rate(v, unit):
@@ -65,120 +133,389 @@ def fmt_num(v, digits=4):
 
 
 # ---------------------------------------------------------------------------------------------
-# What the folder holds.
+# Reading: the kind checked on the opened file, a bounded read, then the shape of every field.
 
 
-def record_of(folder, path):
-    """A run record: the path as written, else the same name inside the folder (moved folders)."""
+def kind_of(mode):
+    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
+def read_input(path, origin=""):
+    """The text of a regular file; None when nothing is there. Never blocks, never reads without end."""
+    named = f"{path}{f' (named by {origin})' if origin else ''}"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        try:
+            what = kind_of(os.stat(path).st_mode)  # a socket cannot be opened (ENXIO)
+        except OSError:
+            what = ""
+        if what and e.errno != 13:
+            raise Bad(3, f"cannot read {named}: it is {what}; give a regular file") from None
+        raise Bad(3, f"cannot read {named}: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Bad(3, f"cannot read {named}: it is {kind_of(st.st_mode)}; give a regular file")
+        if st.st_size > INPUT_LIMIT:
+            raise Bad(3, f"cannot read {named}: it is {st.st_size} bytes, more than the {INPUT_LIMIT >> 20} MiB "
+                         "an input may hold")
+        chunks, total = [], 0
+        while total <= INPUT_LIMIT:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > INPUT_LIMIT:
+            raise Bad(3, f"cannot read {named}: more than the {INPUT_LIMIT >> 20} MiB an input may hold")
+    except OSError as e:
+        raise Bad(3, f"cannot read {named}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise Bad(2, f"{named} is not valid UTF-8 (byte {e.start}, line {line})") from None
+
+
+def no_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_json(text, where):
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as e:
+        raise Bad(2, f"{where} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    except ValueError as e:
+        raise Bad(2, f"{where} is not valid JSON ({e})") from None
+    except RecursionError:
+        raise Bad(2, f"{where} is not valid JSON (nested too deeply)") from None
+
+
+def read_json(path, origin=""):
+    text = read_input(path, origin)
+    return None if text is None else parse_json(text, f"{path}{f' (named by {origin})' if origin else ''}")
+
+
+class Shape:
+    """Typed access to one JSON object, each wrong field one line naming the file and the field."""
+
+    def __init__(self, value, where):
+        if not isinstance(value, dict):
+            raise Bad(2, f"{where}: expected a JSON object, found {type_name(value)}")
+        self.d = value
+        self.where = where
+
+    def bad(self, key, expected):
+        return Bad(2, f"{self.where}: \"{clip(key, 80)}\" must be {expected}, found {type_name(self.d.get(key))}")
+
+    def has(self, key):
+        return self.d.get(key) is not None
+
+    def text(self, key, default=None):
+        """A string, or a number or boolean shown as text."""
+        v = self.d.get(key)
+        if v is None:
+            return default
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return clean(v)
+        if isinstance(v, (int, float)) and is_finite(v):
+            return f"{v:g}" if isinstance(v, float) else str(v)
+        raise self.bad(key, "a string")
+
+    def string(self, key, default=None):
+        v = self.d.get(key)
+        if v is None:
+            return default
+        if not isinstance(v, str):
+            raise self.bad(key, "a string")
+        return clean(v)
+
+    def number(self, key, default=None):
+        """A finite number >= 0."""
+        v = self.d.get(key)
+        if v is None:
+            return default
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v) or v < 0:
+            raise self.bad(key, "a finite number >= 0")
+        return float(v)
+
+    def integer(self, key, default=None):
+        v = self.d.get(key)
+        if v is None:
+            return default
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 1 << 53:
+            raise self.bad(key, "a whole number >= 0")
+        return v
+
+    def boolean(self, key, default=None):
+        v = self.d.get(key)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            raise self.bad(key, "true or false")
+        return v
+
+    def obj(self, key):
+        """The object under `key` (an empty one when absent)."""
+        v = self.d.get(key)
+        if v is None:
+            return Shape({}, f"{self.where} {key}")
+        if not isinstance(v, dict):
+            raise self.bad(key, "an object")
+        return Shape(v, f"{self.where} {key}")
+
+    def objects(self, key):
+        """The objects of the list under `key`."""
+        v = self.d.get(key)
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise self.bad(key, "a list")
+        return [Shape(x, f"{self.where} {key}[{i}]") for i, x in enumerate(v)]
+
+    def texts(self, key):
+        """A list of strings, or one string, as one string (None when absent)."""
+        v = self.d.get(key)
+        if isinstance(v, list):
+            for i, x in enumerate(v):
+                if not isinstance(x, (str, int, float)) or isinstance(x, bool):
+                    raise Bad(2, f"{self.where}: \"{key}\"[{i}] must be a string, found {type_name(x)}")
+            return clean(" ".join(str(x) for x in v))
+        return self.text(key)
+
+    def text_map(self, key):
+        """An object of strings (numbers shown as text), its keys and values cleaned."""
+        o = self.obj(key)
+        return {clean(k): o.text(k, "") for k in o.d}
+
+    def number_map(self, key):
+        o = self.obj(key)
+        return {k: o.number(k, 0.0) for k in o.d}
+
+
+def is_finite(v):
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def type_name(v):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return clip(repr(v), 40)
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "nothing"}.get(type(v), type(v).__name__)
+
+
+def inside(folder, path):
+    """Whether `path` (links followed) lies inside `folder`."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip("/") + "/")
+
+
+def record_of(folder, path, origin):
+    """A run record's facts: the path as written when it lies inside the folder, else the same name
+    inside the folder or its runs/ (a moved folder). None when no record is there."""
     if not path:
         return None
-    for p in (path, os.path.join(folder, os.path.basename(path)), os.path.join(folder, "runs", os.path.basename(path))):
-        r = read_json(p)
-        if isinstance(r, dict):
-            return r
+    name = os.path.basename(path)
+    candidates = [path] if inside(folder, path) else []
+    if name not in ("", ".", ".."):
+        candidates += [os.path.join(folder, name), os.path.join(folder, "runs", name)]
+    for p in candidates:
+        r = read_json(p, origin)
+        if r is not None:
+            return record_facts(Shape(r, f"{p} (named by {origin})"))
     return None
 
 
-def prediction_of(record):
+def record_facts(rec):
+    """What the page shows of a record, its shape checked."""
+    versions = rec.obj("versions")
+    ob = versions.d.get("openblas")
+    cuda = versions.d.get("cuda")
+    gpu = rec.obj("gpu")
+    return {
+        "hosts": rec.texts("hosts"),
+        "cpu": rec.text("cpu_model"),
+        "gpus": ", ".join(sorted({g.text("name", "") for g in gpu.objects("devices")})) or None,
+        "scalebench": versions.text("scalebench"),
+        "git": versions.text("git"),
+        "mpi": versions.text("mpi_library"),
+        "openblas": versions.obj("openblas").text("config") if isinstance(ob, dict) else versions.text("openblas"),
+        "cuda": clean(json.dumps(cuda, sort_keys=True)) if isinstance(cuda, (dict, list)) else versions.text("cuda"),
+        "prediction": prediction_of(rec),
+    }
+
+
+def prediction_of(rec):
     """(predicted, measured) end-to-end seconds, from a record's "prediction" section, else None."""
-    p = (record or {}).get("prediction")
-    if not isinstance(p, dict) or not p.get("available", True):
+    if not rec.has("prediction"):
         return None
-    e = p.get("end_to_end")
-    if isinstance(e, dict) and e.get("predicted_s") and e.get("measured_s"):
-        return float(e["predicted_s"]), float(e["measured_s"])
-    return None
+    p = rec.obj("prediction")
+    if not p.boolean("available", True):
+        return None
+    e = p.obj("end_to_end")
+    pred, meas = e.number("predicted_s"), e.number("measured_s")
+    return (pred, meas) if pred and meas else None
+
+
+def command_line_of(doc):
+    return doc.texts("command_line")
 
 
 def load_contrast(folder):
-    c = read_json(os.path.join(folder, "contrast.json"))
-    if not isinstance(c, dict):
+    path = os.path.join(folder, "contrast.json")
+    c = read_json(path)
+    if c is None:
         return None
+    doc = Shape(c, path)
     rows = []
-    for r in c.get("runs", []):
-        rec = record_of(folder, r.get("record"))
-        ok = r.get("status") == "ok"
-        share = r.get("share", {})
-        time = r.get("time_s") if ok else None
+    for i, r in enumerate(doc.objects("runs")):
+        ok = r.string("status", "") == "ok"
+        share = r.number_map("share")
+        time = r.number("time_s") if ok else None
+        rec = record_of(folder, r.string("record"), f"{path} runs[{i}] record")
         rows.append({
-            "label": f"{r.get('mode')}",
-            "workload": r.get("workload"),
-            "mode": r.get("mode"),
-            "size": r.get("size", ""),
-            "ranks": r.get("ranks"),
-            "threads": r.get("threads_per_rank"),
-            "gpus": r.get("gpus", 0),
-            "nodes": r.get("nodes"),
+            "workload": r.text("workload", "?"),
+            "mode": r.text("mode", "?"),
+            "size": r.text("size", ""),
+            "ranks": r.integer("ranks"),
+            "threads": r.integer("threads_per_rank"),
+            "gpus": r.integer("gpus", 0),
+            "nodes": r.integer("nodes"),
             "time": time,
-            "rate": r.get("rate") if ok else None,
-            "unit": r.get("rate_unit", ""),
-            "speedup": r.get("speedup_vs_single_core"),
-            "efficiency": r.get("parallel_efficiency"),
+            "rate": r.number("rate") if ok else None,
+            "unit": r.text("rate_unit", ""),
+            "speedup": r.number("speedup_vs_single_core"),
+            "efficiency": r.number("parallel_efficiency"),
             "phases": {k: share.get(k, 0.0) * time for k, _, _ in PHASES} if ok and time else None,
-            "status": r.get("status", ""),
-            "reason": r.get("reason", ""),
-            "command": r.get("command", ""),
+            "status": r.text("status", ""),
+            "reason": r.text("reason", ""),
+            "command": r.texts("command") or "",
             "record": rec,
-            "prediction": prediction_of(rec),
+            "prediction": rec["prediction"] if rec else None,
         })
-    return {"kind": "contrast", "title": f"contrast on {c.get('host', '?')}", "doc": c, "rows": rows}
+    context = [("host", doc.text("host")), ("launcher", doc.text("launcher")), ("nodes", doc.text("nodes")),
+               ("results", doc.text("out_dir"))]
+    return {"kind": "contrast", "title": f"contrast on {doc.text('host', '?')}", "rows": rows, "context": context,
+            "command_line": command_line_of(doc), "finished": doc.text("finished_at"), "description": None}
+
+
+def load_runs_jsonl(folder):
+    """runs.jsonl's lines by record path. A last line without its newline that is not JSON is a line
+    cut by a crash (the study keeps it apart) and is left out; any other bad line is an error."""
+    path = os.path.join(folder, "runs.jsonl")
+    text = read_input(path)
+    lines = {}
+    if text is None:
+        return lines
+    parts = text.split("\n")
+    for n, part in enumerate(parts, 1):
+        if not part.strip():
+            continue
+        where = f"{path} line {n}"
+        try:
+            value = json.loads(part, parse_constant=no_constant)
+        except RecursionError:
+            raise Bad(2, f"{where} is not valid JSON (nested too deeply)") from None
+        except ValueError as e:
+            if n == len(parts):  # no newline after it: cut
+                continue
+            raise Bad(2, f"{where} is not valid JSON ({one_line(e, 120)})") from None
+        line = Shape(value, where)
+        rec = line.d.get("record")
+        lines[line.string("record_path")] = {
+            "command": line.texts("command") or "",
+            "record": record_facts(line.obj("record")) if rec is not None else None,
+        }
+    return lines
 
 
 def load_study(folder):
-    s = read_json(os.path.join(folder, "summary.json"))
-    if not isinstance(s, dict):
+    path = os.path.join(folder, "summary.json")
+    s = read_json(path)
+    if s is None:
         return None
-    lines = {}
-    try:
-        with open(os.path.join(folder, "runs.jsonl")) as f:
-            for text in f:
-                try:
-                    line = json.loads(text)
-                except ValueError:
-                    continue
-                lines[line.get("record_path")] = line
-    except OSError:
-        pass
+    doc = Shape(s, path)
+    lines = load_runs_jsonl(folder)
     rows = []
-    for r in s.get("runs", []):
-        line = lines.get(r.get("record_path")) or {}
-        rec = line.get("record") if isinstance(line.get("record"), dict) else record_of(folder, r.get("record_path"))
-        ok = r.get("status") == "ok"
-        ph = r.get("phases_s", {})
-        coords = dict(r.get("options", {}))
-        coords["ranks"] = str(r.get("ranks"))
+    for i, r in enumerate(doc.objects("runs")):
+        record_path = r.string("record_path")
+        line = lines.get(record_path) if record_path else None
+        rec = (line or {}).get("record") or record_of(folder, record_path, f"{path} runs[{i}] record_path")
+        ok = r.string("status", "") == "ok"
+        ph = r.number_map("phases_s")
+        coords = r.text_map("options")
+        coords["ranks"] = str(r.integer("ranks"))
         rows.append({
-            "index": r.get("index"),
+            "index": r.integer("index", 0),
             "options": coords,
-            "ranks": r.get("ranks"),
-            "nodes": r.get("nodes"),
-            "resources": r.get("resources"),
-            "gpu": r.get("gpu", False),
-            "time": r.get("time_s") if ok else None,
-            "rate": r.get("rate") if ok else None,
-            "unit": r.get("rate_unit", ""),
-            "speedup": r.get("speedup"),
-            "efficiency": r.get("efficiency"),
+            "ranks": r.integer("ranks"),
+            "nodes": r.integer("nodes"),
+            "resources": r.number("resources"),
+            "gpu": r.boolean("gpu", False),
+            "time": r.number("time_s") if ok else None,
+            "rate": r.number("rate") if ok else None,
+            "unit": r.text("rate_unit", ""),
+            "speedup": r.number("speedup"),
+            "efficiency": r.number("efficiency"),
             "phases": {k: ph.get(k, 0.0) for k, _, _ in PHASES} if ok else None,
-            "status": r.get("status", ""),
-            "reason": r.get("reason", ""),
-            "command": line.get("command", ""),
+            "status": r.text("status", ""),
+            "reason": r.text("reason", ""),
+            "command": (line or {}).get("command", ""),
             "record": rec,
-            "prediction": prediction_of(rec),
+            "prediction": rec["prediction"] if rec else None,
         })
-    return {"kind": "study", "title": f"study {s.get('study', '?')}", "doc": s, "rows": rows}
+    baseline = None
+    if doc.has("baseline"):
+        b = doc.obj("baseline")
+        groups = []
+        for g in b.objects("groups"):
+            cross = None
+            if g.has("crossover"):
+                c = g.obj("crossover")
+                cross = {"kind": c.string("kind", ""), "size": c.number("size"), "text": c.text("text", "")}
+                if cross["kind"] == "at" and cross["size"] is None:
+                    raise g.bad("crossover", "an object with the size it is at")
+            groups.append({"group": g.text("group", "runs"), "crossover": cross,
+                           "points": [{"size": p.number("size"), "ratio": p.number("ratio", 0.0)}
+                                      for p in g.objects("points")]})
+        baseline = {"size_key": b.text("size_key") or None, "options": b.text_map("options"), "groups": groups}
+    context = [("study", doc.text("study")), ("description", doc.text("description")), ("file", doc.text("file")),
+               ("launcher", doc.text("launcher")), ("runs file", doc.text("runs_file"))]
+    return {"kind": "study", "title": f"study {doc.text('study', '?')}", "rows": rows, "context": context,
+            "command_line": command_line_of(doc), "finished": doc.text("finished_at"),
+            "description": doc.text("description"), "name": doc.text("study", "study"),
+            "workload": doc.text("workload"), "baseline": baseline}
 
 
 # ---------------------------------------------------------------------------------------------
-# Figures: matplotlib drawn to SVG, inlined.
+# Figures: matplotlib drawn to SVG, inlined. Every string is drawn as text: no TeX, no mathtext.
 
 
 def plt_module():
+    global PARSE_MATH_OFF
     import matplotlib
 
     matplotlib.use("Agg")
-    matplotlib.rcParams.update({"svg.fonttype": "none", "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
-                                "svg.hashsalt": "scalebench"})
+    settings = {"svg.fonttype": "none", "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
+                "svg.hashsalt": "scalebench", "text.usetex": False}
+    if "text.parse_math" in matplotlib.rcParams:  # matplotlib >= 3.5; else fig_text escapes "$"
+        settings["text.parse_math"] = False
+        PARSE_MATH_OFF = True
+    matplotlib.rcParams.update(settings)
     import matplotlib.pyplot as plt
 
     return plt
@@ -206,11 +543,15 @@ class Figures:
         svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}{m.group(1)})", svg)
         svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}{m.group(1)}"', svg)
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{esc(caption)}"', 1)
-        self.items.append((fig_id, caption, svg))
+        self.items.append((clip(fig_id, 120), caption, svg))
+
+
+def width_for(count):
+    return min(60.0, max(5.5, 0.55 * count + 2))
 
 
 def bar_phases(plt, labels, phases, title, ylabel):
-    fig, ax = plt.subplots(figsize=(max(5.5, 0.55 * len(labels) + 2), 4))
+    fig, ax = plt.subplots(figsize=(width_for(len(labels)), 4))
     x = list(range(len(labels)))
     bottom = [0.0] * len(labels)
     for key, name, color in PHASES:
@@ -218,9 +559,9 @@ def bar_phases(plt, labels, phases, title, ylabel):
         ax.bar(x, vals, bottom=bottom, label=name, color=color)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, rotation=40, ha="right", fontsize="small")
+    ax.set_xticklabels([fig_text(s) for s in labels], rotation=40, ha="right", fontsize="small")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(fig_text(title))
     ax.legend(fontsize="small")
     return fig
 
@@ -238,13 +579,13 @@ def prediction_figure(figs, rows, title):
     ax.plot([lo, hi], [lo, hi], "--", color="grey", label="predicted = measured")
     ax.scatter(pred, meas, color="#c44e52", zorder=3, label="runs")
     for (p, r) in pts:
-        ax.annotate(str(r.get("label") or f"#{r.get('index')}"), (p[0], p[1]), fontsize="x-small",
+        ax.annotate(fig_text(r.get("label") or f"#{r.get('index')}"), (p[0], p[1]), fontsize="x-small",
                     xytext=(3, 3), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("predicted end to end, s")
     ax.set_ylabel("measured end to end, s")
-    ax.set_title(title)
+    ax.set_title(fig_text(title))
     ax.legend(fontsize="small")
     figs.add("fig-prediction", "Predicted against measured end-to-end time per run (the model's ±15% band).", fig)
 
@@ -256,10 +597,11 @@ def contrast_figures(figs, data):
         ok = [r for r in rows if r["workload"] == w and r["status"] == "ok"]
         if not ok:
             continue
+        wt = fig_text(w)
         labels = [r["mode"] for r in ok]
         x = list(range(len(ok)))
         # Speed-up over single-core, with the ideal (its cores) for the CPU rows.
-        fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(ok) + 2), 4))
+        fig, ax = plt.subplots(figsize=(width_for(len(ok)), 4))
         sp = [r["speedup"] or 0 for r in ok]
         ax.bar(x, sp, color=["#8172b3" if r["gpus"] else "#4c72b0" for r in ok], label="measured")
         ideal = [(i, (r["ranks"] or 0) * (r["threads"] or 0)) for i, r in enumerate(ok)
@@ -269,94 +611,100 @@ def contrast_figures(figs, data):
                        label="ideal (cores)")
         ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
         ax.set_xticks(x)
-        ax.set_xticklabels(labels, rotation=40, ha="right", fontsize="small")
+        ax.set_xticklabels([fig_text(s) for s in labels], rotation=40, ha="right", fontsize="small")
         if max(sp) > 50:
             ax.set_yscale("log")
         ax.set_ylabel("speed-up over single-core (rate ratio)")
-        ax.set_title(f"{w}: speed-up")
+        ax.set_title(f"{wt}: speed-up")
         ax.legend(fontsize="small")
         figs.add(f"fig-speedup-{w}", f"{w}: speed-up over one core (rates: the naive rows run a smaller problem); "
                  "the bars' ideal is the cores they use.", fig)
         # Efficiency of the CPU rows.
         eff = [(r["mode"], r["efficiency"]) for r in ok if r["efficiency"]]
         if eff:
-            fig, ax = plt.subplots(figsize=(5.5, 3.6))
+            fig, ax = plt.subplots(figsize=(width_for(len(eff)), 3.6))
             ax.bar(range(len(eff)), [100 * e for _, e in eff], color="#4c72b0")
             ax.axhline(100, color="grey", linestyle="--", label="ideal")
             ax.set_xticks(range(len(eff)))
-            ax.set_xticklabels([m for m, _ in eff], rotation=40, ha="right", fontsize="small")
+            ax.set_xticklabels([fig_text(m) for m, _ in eff], rotation=40, ha="right", fontsize="small")
             ax.set_ylabel("parallel efficiency, %")
-            ax.set_title(f"{w}: efficiency per core")
+            ax.set_title(f"{wt}: efficiency per core")
             ax.legend(fontsize="small")
             figs.add(f"fig-efficiency-{w}", f"{w}: parallel efficiency = speed-up / cores.", fig)
         fig = bar_phases(plt, labels, [r["phases"] for r in ok], f"{w}: where the time goes",
                          "seconds per repeat (median)")
         figs.add(f"fig-phases-{w}", f"{w}: compute, communication and host<->device time per row.", fig)
-        fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(ok) + 2), 4))
-        ax.bar(x, [r["rate"] for r in ok], color=["#8172b3" if r["gpus"] else "#4c72b0" for r in ok])
-        ax.set_yscale("log")
+        fig, ax = plt.subplots(figsize=(width_for(len(ok)), 4))
+        ax.bar(x, [r["rate"] or 0 for r in ok], color=["#8172b3" if r["gpus"] else "#4c72b0" for r in ok])
+        if any(r["rate"] for r in ok):
+            ax.set_yscale("log")
         ax.set_xticks(x)
-        ax.set_xticklabels([f"{r['mode']}\n{r['size']}" for r in ok], rotation=40, ha="right", fontsize="small")
-        ax.set_ylabel(f"rate, end to end ({ok[0]['unit']})")
-        ax.set_title(f"{w}: rate")
+        ax.set_xticklabels([f"{fig_text(r['mode'])}\n{fig_text(r['size'])}" for r in ok], rotation=40, ha="right",
+                           fontsize="small")
+        ax.set_ylabel(f"rate, end to end ({fig_text(ok[0]['unit'])})")
+        ax.set_title(f"{wt}: rate")
         figs.add(f"fig-rate-{w}", f"{w}: rate end to end per row (log scale).", fig)
     prediction_figure(figs, [dict(r, label=f"{r['workload']} {r['mode']}") for r in rows], "predicted against measured")
 
 
-def study_size_key(doc):
-    base = doc.get("baseline")
-    if isinstance(base, dict) and base.get("size_key"):
+def study_size_key(data):
+    base = data["baseline"]
+    if base and base["size_key"]:
         return base["size_key"]
-    return "samples" if doc.get("workload") == "montecarlo" else "n"
+    return "samples" if data["workload"] == "montecarlo" else "n"
 
 
 def num(v):
+    """A size from an option's text (1_000_000, 1e6): a finite number > 0, else None."""
     try:
-        return float(str(v).replace("_", ""))
+        x = float(str(v).replace("_", ""))
     except ValueError:
         return None
+    return x if math.isfinite(x) and x > 0 else None
 
 
 def mark_crossovers(ax, groups, size_key):
     for g in groups:
-        c = g.get("crossover") or {}
-        if c.get("kind") == "at":
+        c = g["crossover"] or {}
+        if c.get("kind") == "at" and c["size"]:
             ax.axvline(c["size"], color="#c44e52", linestyle=":", linewidth=1.5)
-            ax.annotate(f"{g['group']}: {size_key} ≈ {c['size']:.0f}", (c["size"], 0.03), xycoords=("data", "axes fraction"),
-                        fontsize="small", color="#c44e52", ha="center", va="bottom",
-                        bbox={"boxstyle": "round", "fc": "white", "ec": "#c44e52", "alpha": 0.9})
+            ax.annotate(f"{fig_text(g['group'])}: {fig_text(size_key)} ≈ {c['size']:.0f}", (c["size"], 0.03),
+                        xycoords=("data", "axes fraction"), fontsize="small", color="#c44e52", ha="center",
+                        va="bottom", bbox={"boxstyle": "round", "fc": "white", "ec": "#c44e52", "alpha": 0.9})
 
 
 def study_figures(figs, data):
     plt = figs.plt
-    doc = data["doc"]
     ok = [r for r in data["rows"] if r["status"] == "ok"]
     if not ok:
         return
-    size_key = study_size_key(doc)
-    sizes = {num(r["options"].get(size_key)) for r in ok if size_key in r["options"]}
-    base = doc.get("baseline") if isinstance(doc.get("baseline"), dict) else None
-    name = doc.get("study", "study")
-    if base:
-        groups = base.get("groups", [])
-        named = " ".join(f"{k}={v}" for k, v in base.get("options", {}).items())
+    size_key = study_size_key(data)
+    sizes = {num(r["options"].get(size_key)) for r in ok if size_key in r["options"]} - {None}
+    base = data["baseline"]
+    name = data["name"]
+    swept = [k for k, _ in doc_sweep(data)]
+    # Log axes only where there are values > 0 to draw (matplotlib refuses others).
+    drawn = [(g, [(p["size"], p["ratio"]) for p in g["points"] if p["size"] and p["ratio"]])
+             for g in (base["groups"] if base else [])]
+    if base and any(pts for _, pts in drawn):
+        groups = base["groups"]
+        named = " ".join(f"{k}={v}" for k, v in base["options"].items())
         fig, ax = plt.subplots(figsize=(6.2, 4.4))
-        for g in groups:
-            pts = [(p["size"], p["ratio"]) for p in g["points"]]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=g["group"])
-        ax.axhline(1.0, color="grey", linestyle="--", label=f"break-even with {named}")
-        if len(sizes) > 1:
+        for g, pts in drawn:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=fig_text(g["group"]))
+        ax.axhline(1.0, color="grey", linestyle="--", label=fig_text(f"break-even with {named}"))
+        if len({p[0] for _, pts in drawn for p in pts}) > 1:
             ax.set_xscale("log", base=2)
             mark_crossovers(ax, groups, size_key)
         ax.set_yscale("log")
-        ax.set_xlabel(size_key)
-        ax.set_ylabel(f"speed-up over {named}")
-        ax.set_title(f"{name}: speed-up over the baseline")
+        ax.set_xlabel(fig_text(size_key))
+        ax.set_ylabel(fig_text(f"speed-up over {named}"))
+        ax.set_title(fig_text(f"{name}: speed-up over the baseline"))
         ax.legend(fontsize="small")
-        texts = "; ".join(f"{g['group']}: crossover {g['crossover']['text']}" for g in groups if g.get("crossover"))
+        texts = "; ".join(f"{g['group']}: crossover {g['crossover']['text']}" for g in groups if g["crossover"])
         figs.add("fig-speedup", f"Speed-up over the baseline ({named}) per group against {size_key}"
                  + (f"; {texts}" if texts else "") + ".", fig)
-    else:
+    elif not base:
         series = {}
         for r in ok:
             key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k not in ("threads", "ranks"))
@@ -367,53 +715,53 @@ def study_figures(figs, data):
                 fig, ax = plt.subplots(figsize=(6.2, 4.4))
                 most = 1
                 for key, rs in multi.items():
-                    rs = sorted(rs, key=lambda r: r["resources"] or 0)
+                    rs = sorted((r for r in rs if r["resources"] is not None), key=lambda r: r["resources"])
                     xs = [r["resources"] for r in rs if r[what]]
                     ys = [r[what] * (100 if what == "efficiency" else 1) for r in rs if r[what]]
                     most = max([most] + xs)
-                    ax.plot(xs, ys, marker="o", label=key or "runs")
+                    ax.plot(xs, ys, marker="o", label=fig_text(key or "runs"))
                 ideal = [1, most] if what == "speedup" else [100, 100]
                 ax.plot([1, most], ideal, "--", color="grey", label="ideal")
                 ax.set_xlabel("cores (CPU runs) or GPUs")
                 ax.set_ylabel("speed-up (end to end)" if what == "speedup" else "efficiency, %")
-                ax.set_title(f"{name}: {'speed-up' if what == 'speedup' else 'efficiency'}")
+                ax.set_title(fig_text(f"{name}: {'speed-up' if what == 'speedup' else 'efficiency'}"))
                 ax.legend(fontsize="x-small")
                 figs.add(fig_id, ("Speed-up" if what == "speedup" else "Parallel efficiency")
                          + " per series against cores or GPUs, with the ideal line.", fig)
-    labels = [f"#{r['index']} " + " ".join(f"{v}" for k, v in r["options"].items()
-                                            if any(k == s for s, _ in doc_sweep(doc))) for r in ok]
+    labels = [f"#{r['index']} " + " ".join(f"{v}" for k, v in r["options"].items() if k in swept) for r in ok]
     fig = bar_phases(plt, labels, [r["phases"] for r in ok], f"{name}: where the time goes",
                      "seconds (median, slowest rank)")
     figs.add("fig-phases", "Compute, communication and host<->device seconds per run.", fig)
-    if len(sizes) > 1:
+    series = {}
+    for r in ok:
+        if num(r["options"].get(size_key)) is None or not r["rate"]:
+            continue  # not drawable on log axes
+        key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k in swept and k not in ("threads", size_key))
+        series.setdefault(key, []).append(r)
+    if len(sizes) > 1 and series:
         fig, ax = plt.subplots(figsize=(6.2, 4.4))
-        series = {}
-        swept = {k for k, _ in doc_sweep(doc)}
-        for r in ok:
-            key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k in swept and k not in ("threads", size_key))
-            series.setdefault(key, []).append(r)
         for key, rs in series.items():
-            rs = sorted(rs, key=lambda r: num(r["options"].get(size_key)) or 0)
+            rs = sorted(rs, key=lambda r: num(r["options"].get(size_key)))
             ax.plot([num(r["options"].get(size_key)) for r in rs], [r["rate"] for r in rs], marker="o",
-                    label=key or "runs")
+                    label=fig_text(key or "runs"))
         if base:
-            mark_crossovers(ax, base.get("groups", []), size_key)
+            mark_crossovers(ax, base["groups"], size_key)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel(size_key)
-        ax.set_ylabel(f"rate, end to end ({ok[0]['unit']})")
-        ax.set_title(f"{name}: rate against size")
+        ax.set_xlabel(fig_text(size_key))
+        ax.set_ylabel(f"rate, end to end ({fig_text(ok[0]['unit'])})")
+        ax.set_title(fig_text(f"{name}: rate against size"))
         ax.legend(fontsize="x-small")
         figs.add("fig-rate", f"Rate against {size_key} per series (log-log)"
                  + (", the crossover marked." if base else "."), fig)
     prediction_figure(figs, ok, f"{name}: predicted against measured")
 
 
-def doc_sweep(doc):
+def doc_sweep(data):
     """The swept keys, as the summary's runs show them (options that differ between runs)."""
     values = {}
-    for r in doc.get("runs", []):
-        for k, v in dict(r.get("options", {}), ranks=str(r.get("ranks"))).items():
+    for r in data["rows"]:
+        for k, v in r["options"].items():
             values.setdefault(k, set()).add(v)
     return [(k, vs) for k, vs in values.items() if len(vs) > 1]
 
@@ -446,42 +794,21 @@ pre { background: #f5f5f7; padding: .5rem; overflow-x: auto; white-space: pre-wr
 
 
 def context_items(data):
-    doc = data["doc"]
-    recs = [r["record"] for r in data["rows"] if isinstance(r.get("record"), dict)]
-    items = []
-    if data["kind"] == "contrast":
-        items += [("host", doc.get("host")), ("launcher", doc.get("launcher")), ("nodes", doc.get("nodes")),
-                  ("results", doc.get("out_dir"))]
-    else:
-        items += [("study", doc.get("study")), ("description", doc.get("description")), ("file", doc.get("file")),
-                  ("launcher", doc.get("launcher")), ("runs file", doc.get("runs_file"))]
-    items += [("driver command", " ".join(doc.get("command_line", [])) if isinstance(doc.get("command_line"), list)
-               else doc.get("command_line")), ("finished", doc.get("finished_at"))]
+    recs = [r["record"] for r in data["rows"] if r.get("record")]
+    items = list(data["context"])
+    items += [("driver command", data["command_line"]), ("finished", data["finished"])]
 
-    def distinct(fn):
+    def distinct(key):
         seen = []
         for r in recs:
-            try:
-                v = fn(r)
-            except (KeyError, TypeError, AttributeError):
-                v = None
-            if v not in (None, "", [], {}) and v not in seen:
+            v = r.get(key)
+            if v not in (None, "") and v not in seen:
                 seen.append(v)
         return ", ".join(str(v) for v in seen) or None
 
-    items += [
-        ("hosts", distinct(lambda r: ", ".join(r["hosts"]) if isinstance(r.get("hosts"), list) else r.get("hosts"))),
-        ("CPU", distinct(lambda r: r.get("cpu_model"))),
-        ("GPUs", distinct(lambda r: ", ".join(sorted({g.get("name", "") for g in r["gpu"]["devices"]}))
-                          if isinstance(r.get("gpu"), dict) and r["gpu"].get("devices") else None)),
-        ("scalebench", distinct(lambda r: r["versions"].get("scalebench"))),
-        ("git", distinct(lambda r: r["versions"].get("git"))),
-        ("MPI", distinct(lambda r: r["versions"].get("mpi_library"))),
-        ("OpenBLAS", distinct(lambda r: r["versions"].get("openblas", {}).get("config")
-                              if isinstance(r["versions"].get("openblas"), dict) else r["versions"].get("openblas"))),
-        ("CUDA", distinct(lambda r: json.dumps(r["versions"]["cuda"]) if isinstance(r["versions"].get("cuda"), dict)
-                          else r["versions"].get("cuda"))),
-    ]
+    items += [("hosts", distinct("hosts")), ("CPU", distinct("cpu")), ("GPUs", distinct("gpus")),
+              ("scalebench", distinct("scalebench")), ("git", distinct("git")), ("MPI", distinct("mpi")),
+              ("OpenBLAS", distinct("openblas")), ("CUDA", distinct("cuda"))]
     return [(k, v) for k, v in items if v not in (None, "")]
 
 
@@ -492,7 +819,7 @@ def table_html(data):
         head = ["workload", "mode", "nodes", "size", "ranks × thr", "time s", "rate", "speed-up", "eff.",
                 "compute / comm / transfer", "status"]
     else:
-        sweep = [k for k, _ in doc_sweep(data["doc"])]
+        sweep = [k for k, _ in doc_sweep(data)]
         head = ["#", "nodes"] + sweep + ["cores or GPUs", "time s", "rate", "speed-up", "eff.",
                                                   "compute / comm / transfer s", "status"]
     if has_pred:
@@ -526,16 +853,16 @@ def table_html(data):
     return "".join(out)
 
 
-def crossover_html(doc):
-    base = doc.get("baseline") if isinstance(doc.get("baseline"), dict) else None
+def crossover_html(data):
+    base = data["baseline"]
     if not base:
         return ""
-    named = " ".join(f"{k}={v}" for k, v in base.get("options", {}).items())
+    named = " ".join(f"{k}={v}" for k, v in base["options"].items())
     items = []
-    for g in base.get("groups", []):
-        ratios = ", ".join(f"{p['ratio']:.2f}× at {base.get('size_key', 'n')}={p['size']:g}" if p.get("size")
-                           else f"{p['ratio']:.2f}×" for p in g.get("points", []))
-        cross = g.get("crossover", {}).get("text")
+    for g in base["groups"]:
+        ratios = ", ".join(f"{p['ratio']:.2f}× at {base['size_key'] or 'n'}={p['size']:g}" if p["size"]
+                           else f"{p['ratio']:.2f}×" for p in g["points"])
+        cross = (g["crossover"] or {}).get("text")
         items.append(f"<li>{esc(g['group'])}: {esc(ratios)}"
                      + (f'; crossover <span class="crossover">{esc(cross)}</span>' if cross else "") + "</li>")
     return (f'<section id="baseline"><h2>Against the baseline ({esc(named)})</h2>'
@@ -544,10 +871,10 @@ def crossover_html(doc):
 
 
 def page(data, figs):
-    doc = data["doc"]
+    description = data["description"]
     ctx = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in context_items(data))
-    cmds = "\n".join(f"{r.get('workload', '') + ' ' + r['mode'] if data['kind'] == 'contrast' else '#' + str(r['index'])}: "
-                     f"{r['command']}" for r in data["rows"] if r["command"])
+    cmds = "\n".join(clip(f"{r['workload'] + ' ' + r['mode'] if data['kind'] == 'contrast' else '#' + str(r['index'])}: "
+                          f"{r['command']}") for r in data["rows"] if r["command"])
     fig_html = "".join(f'<figure id="{esc(i)}">{svg}<figcaption>{esc(c)}</figcaption></figure>'
                        for i, c, svg in figs.items)
     ids = " ".join(i for i, _, _ in figs.items)
@@ -557,59 +884,189 @@ def page(data, figs):
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>scalebench {esc(data['title'])}</title>
 <style>{CSS}</style></head>
-<body data-kind="{esc(data['kind'])}" data-figures="{esc(ids)}">
+<body data-kind="{esc(data['kind'])}" data-figures="{html.escape(ids, quote=True)}">
 <h1>scalebench {esc(data['title'])}</h1>
-<p class="note">{esc((doc.get('description') or '').rstrip('.') + '.' if doc.get('description') else '')} Report written {generated}; every figure is drawn from the
+<p class="note">{esc(description.rstrip('.') + '.' if description else '')} Report written {generated}; every figure is drawn from the
 records in this folder.</p>
 <section id="context"><h2>What ran, and where</h2><dl class="context">{ctx}</dl>
-<details><summary>Every command line ({sum(1 for r in data['rows'] if r['command'])})</summary><pre id="commands">{esc(cmds)}</pre></details>
+<details><summary>Every command line ({sum(1 for r in data['rows'] if r['command'])})</summary><pre id="commands">{html.escape(cmds)}</pre></details>
 </section>
 <section id="table"><h2>Results</h2>{table_html(data)}</section>
-{crossover_html(doc) if data['kind'] == 'study' else ''}
+{crossover_html(data) if data['kind'] == 'study' else ''}
 <section id="figures"><h2>Figures</h2><div class="figures">{fig_html}</div></section>
 </body></html>
 """
 
 
-def main():
-    ap = argparse.ArgumentParser(prog="scalebench report", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folder", nargs="?", help="a contrast's or a study's results folder")
-    ap.add_argument("--out", help="the page to write [FOLDER/report.html]")
-    ap.add_argument("--check", action="store_true", help="only check that matplotlib can be loaded (exit 0 or 3)")
-    a = ap.parse_args()
+# ---------------------------------------------------------------------------------------------
+# Writing: the rule of every scalebench output file (include/scalebench/base/output_file.hpp).
+
+
+class Output:
+    """Where the page goes, checked before any work: `stream` (a character device or FIFO, written in
+    place) or a regular file / new path (`real`, its links followed) replaced atomically."""
+
+    def __init__(self, path, option):
+        if path == "":
+            raise Bad(2, f"{option} needs a file name (got an empty string)")
+        self.path, self.shown = path, f"{option} {path}" if option else path
+        self.stream, self.mode, self.tmp = False, None, None
+        if path.endswith("/"):
+            raise Bad(3, f"{self.shown} names a folder; give a file name")
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            self.real = os.path.realpath(path)  # a dangling link: made where it leads
+            self.check_folder()
+            return
+        except OSError as e:
+            raise Bad(3, f"cannot write {self.shown}: {e.strerror}") from None
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            if not os.access(path, os.W_OK):
+                raise Bad(3, f"cannot write {self.shown}: permission denied")
+            self.stream, self.real = True, path
+            return
+        if not stat.S_ISREG(st.st_mode):
+            raise Bad(3, f"cannot write {self.shown}: it is {kind_of(st.st_mode)}; give a regular file (or a "
+                         "character device or pipe, written in place)")
+        self.real, self.mode = os.path.realpath(path), stat.S_IMODE(st.st_mode)
+        self.check_folder()
+
+    def check_folder(self):
+        folder = os.path.dirname(self.real) or "."
+        if not os.path.isdir(folder):
+            raise Bad(3, f"cannot write {self.shown}: folder {folder} does not exist; create it or choose another path")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise Bad(3, f"cannot write {self.shown}: folder {folder} is not writable; choose another path")
+
+    def write(self, text):
+        data = text.encode("utf-8")
+        try:
+            if self.stream:
+                self.write_in_place(data)
+            else:
+                self.replace(data)
+        except OSError as e:
+            self.discard()
+            raise Bad(3, f"cannot write {self.shown}: {e.strerror or e}") from None
+
+    def write_in_place(self, data):
+        # Non-blocking open: a FIFO nobody reads is an error (ENXIO), not a hang.
+        try:
+            fd = os.open(self.real, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        except OSError as e:
+            if e.errno == 6:  # ENXIO
+                raise Bad(3, f"cannot write {self.shown}: no process reads the pipe") from None
+            raise
+        try:
+            os.set_blocking(fd, True)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+
+    def replace(self, data):
+        fd, self.tmp = tempfile.mkstemp(prefix=".scalebench-report-", dir=os.path.dirname(self.real) or ".")
+        try:
+            if self.mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                self.mode = 0o666 & ~umask
+            os.fchmod(fd, self.mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(self.tmp, self.real)
+        self.tmp = None
+
+    def discard(self):
+        """Removes the half-written file beside the page, if any (errors, signals)."""
+        if self.tmp:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
+
+def load_matplotlib():
     try:
-        plt = plt_module()
+        return plt_module()
     except ImportError:
-        fail(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)")
+        raise Bad(3, "matplotlib is missing: install python3-matplotlib (tools/setup does)") from None
+
+
+def report(a, state):
+    if a.out is not None:
+        state["out"] = Output(a.out, "--out")  # before any work
     if a.check:
+        load_matplotlib()
         return
     if not a.folder:
-        fail(2, "give the folder of a contrast or a study, e.g. scalebench report results/smoke")
+        raise Bad(2, "give the folder of a contrast or a study, e.g. scalebench report results/smoke")
     if not os.path.isdir(a.folder):
-        fail(2, f"{a.folder} is not a folder: give the results folder of a contrast or a study")
+        raise Bad(2, f"{a.folder} is not a folder: give the results folder of a contrast or a study")
+    if a.out is None:
+        state["out"] = Output(os.path.join(a.folder, "report.html"), "")
+    out = state["out"]
     data = load_contrast(a.folder) or load_study(a.folder)
     if data is None:
-        fail(2, f"{a.folder} holds neither contrast.json nor summary.json: give the results folder of a contrast "
-                "(scalebench contrast) or of a study (scalebench study)")
+        raise Bad(2, f"{a.folder} holds neither contrast.json nor summary.json: give the results folder of a contrast "
+                     "(scalebench contrast) or of a study (scalebench study)")
     if not any(r["status"] == "ok" for r in data["rows"]):
-        fail(2, f"no finished run in {a.folder}: nothing to draw")
-    figs = Figures(plt)
+        raise Bad(2, f"no finished run in {a.folder}: nothing to draw")
+    figs = Figures(load_matplotlib())
     (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
-    out = a.out or os.path.join(a.folder, "report.html")
-    tmp = f"{out}.tmp{os.getpid()}"
+    out.write(page(data, figs))
+    if a.page_path_file:
+        # The binary reads the page's path here, where nothing printed (a library's warning) can mix in.
+        with open(a.page_path_file, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(out.path)
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(page(data, figs))
-        os.replace(tmp, out)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        fail(3, f"cannot write {out}: {e.strerror}")
-    print(out)
+        print(out.path, flush=True)
+    except (OSError, ValueError):
+        pass  # stdout closed: the page is written all the same
+
+
+def main():
+    state = {}
+    try:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, on_stop_signal)
+        ap = Parser(prog="scalebench report", description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+        ap.add_argument("folder", nargs="?", help="a contrast's or a study's results folder")
+        ap.add_argument("--out", help="the page to write [FOLDER/report.html]")
+        ap.add_argument("--check", action="store_true", help="only check that matplotlib can be loaded (exit 0 or 3)")
+        ap.add_argument("--page-path-file", help=argparse.SUPPRESS)  # for the binary: where to write the page's path
+        report(ap.parse_args(), state)
+        return 0
+    except Stopped as s:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        code, message = 128 + s.sig, (f"stopped by {STOP_SIGNALS.get(s.sig, s.sig)} (exit code {128 + s.sig}); "
+                                      "no page was written")
+    except Bad as b:
+        code, message = b.code, str(b)
+    except MemoryError:
+        code, message = 3, "out of memory while drawing the report"
+    except RecursionError:
+        code, message = 3, "internal error in the report script: input nested too deeply"
+    except Exception as e:  # the last resort: one line, never a traceback
+        code, message = 3, f"internal error in the report script: {type(e).__name__}: {e}"
+    finally:
+        if state.get("out"):
+            state["out"].discard()
+    try:
+        print(f"scalebench report: error: {one_line(clip(message, 2000))}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,8 +1,13 @@
 // report.html, as a browser shows it: a real contrast and a study on made-up records with a known
 // crossover, each page rendered by headless Chromium (it loads without console errors, the DOM
 // holds the table and every figure, a screenshot is not blank); the study's summary against its
-// baseline; a report that cannot be written loses no result.
+// baseline; a report that cannot be written loses no result. Hostile input, through both ways to
+// run the report (`scalebench report` and tools/report): --out by the output-file rule, every
+// input a regular file, malformed inputs one line naming file and field, strings drawn as text
+// and escaped, a Python that fails, a stop signal while drawing. Every command runs under a time
+// limit: a hang fails the test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -209,4 +214,388 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(out + "/report.html", {"fig-speedup", "fig-phases", "fig-rate", "fig-prediction"}, dir);
+}
+
+// --- Hostile input. Made-up folders (no run): a contrast and a study, each row with its record.
+
+namespace {
+
+std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
+
+// The two ways to run the report: the binary's subcommand and the checkout's script.
+std::vector<std::string> runners() {
+  std::string script = "'";
+  script.append(std::getenv("SCALEBENCH_SOURCE_DIR")).append("/tools/report'");
+  std::string subcommand = "'";
+  subcommand.append(binary()).append("' report");
+  return {subcommand, script};
+}
+
+// `runner args`, its stdout apart (in `stdout_of` when given), under a time limit.
+CliRun report_with(const std::string& runner, const std::string& args, std::string* stdout_of = nullptr,
+                   const std::string& env = "") {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_command("(" + env + " timeout 60 " + runner + " " + args + " >" + dir + "/stdout)");
+  if (stdout_of != nullptr) *stdout_of = read_file(dir + "/stdout");
+  return {r.exit_code, r.output + read_file(dir + "/stdout")};
+}
+
+bool is_kind(const std::string& path, unsigned kind) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+std::string listing(const std::string& dir) { return run_command("ls -A '" + dir + "'").output; }
+
+json made_up_record(const std::string& host) {
+  return {{"hosts", {host}},
+          {"cpu_model", "Made-up CPU"},
+          {"versions", {{"scalebench", "0.1.0"}, {"git", "0123456789ab"}, {"mpi_library", "Open MPI"}}},
+          {"prediction", {{"available", true}, {"end_to_end", {{"predicted_s", 0.11}, {"measured_s", 0.1}}}}}};
+}
+
+// A contrast folder of `rows` gemm rows; `mode` names the last row; each row's record in runs/.
+std::string made_up_contrast(const std::string& dir, int rows, const std::string& mode = "multi-thread",
+                             const std::string& text = "made-up") {
+  run_command("mkdir -p '" + dir + "/runs'");
+  json runs = json::array();
+  for (int i = 1; i <= rows; ++i) {
+    const std::string record = dir + "/runs/" + std::to_string(i) + ".json";
+    std::ofstream(record) << made_up_record(text).dump();
+    runs.push_back({{"workload", "gemm"},
+                    {"mode", i == rows ? mode : "mode-" + std::to_string(i)},
+                    {"size", "n=128"},
+                    {"ranks", 1},
+                    {"threads_per_rank", i},
+                    {"gpus", 0},
+                    {"nodes", 1},
+                    {"time_s", 0.1},
+                    {"rate", 1.0 + i},
+                    {"rate_unit", "GFLOP/s"},
+                    {"share", {{"compute", 0.8}, {"communication", 0.1}, {"transfer", 0.1}}},
+                    {"speedup_vs_single_core", 1.0 + i},
+                    {"parallel_efficiency", 0.9},
+                    {"status", "ok"},
+                    {"command", "scalebench gemm --n 128 " + text},
+                    {"record", record}});
+  }
+  runs.push_back({{"workload", "gemm"}, {"mode", "failed-" + text}, {"status", "failed"}, {"reason", text}});
+  std::ofstream(dir + "/contrast.json") << json{{"host", text}, {"launcher", "mpirun"}, {"runs", runs}}.dump();
+  return dir;
+}
+
+// A study folder: summary.json, runs.jsonl (the commands) and the records in runs/.
+std::string made_up_study(const std::string& dir, const std::string& text = "made-up") {
+  run_command("mkdir -p '" + dir + "/runs'");
+  json runs = json::array();
+  std::ofstream jsonl(dir + "/runs.jsonl");
+  for (int i = 1; i <= 4; ++i) {
+    const std::string record = dir + "/runs/" + std::to_string(i) + ".json";
+    std::ofstream(record) << made_up_record(text).dump();
+    const double n = 256.0 * i;
+    runs.push_back({{"index", i},
+                    {"ranks", 1},
+                    {"nodes", 1},
+                    {"status", "ok"},
+                    {"options", {{"n", std::to_string(256 * i)}, {"label", text}}},
+                    {"time_s", 0.01 * i},
+                    {"rate", 2 * n * n * n / (0.01 * i) / 1e9},
+                    {"rate_unit", "GFLOP/s"},
+                    {"resources", 1},
+                    {"gpu", false},
+                    {"phases_s", {{"compute", 0.008 * i}, {"communication", 0.0}, {"transfer", 0.001}}},
+                    {"record_path", record}});
+    jsonl << json{{"record_path", record}, {"command", "mpirun scalebench gemm " + text}}.dump() << "\n";
+  }
+  std::ofstream(dir + "/summary.json")
+      << json{{"study", text}, {"description", text}, {"workload", "gemm"}, {"runs", runs}}.dump();
+  return dir;
+}
+
+#define NEED_MATPLOTLIB()               \
+  if (python_with_matplotlib().empty()) \
+  GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)"
+
+}  // namespace
+
+TEST(ReportCli, OutFollowsTheOutputFileRule) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 3);
+  for (const auto& runner : runners()) {
+    SCOPED_TRACE(runner);
+    // A character device is written in place: /dev/null stays a device; the path is all on stdout.
+    std::string out;
+    CliRun r = report_with(runner, c + " --out /dev/null", &out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(out, "/dev/null\n");
+    EXPECT_TRUE(is_kind("/dev/null", S_IFCHR));
+    // A FIFO nobody reads: exit 3 at once, no hang, the FIFO stays.
+    const std::string fifo = dir + "/fifo";
+    ASSERT_EQ(run_command("rm -f " + fifo + " && mkfifo " + fifo).exit_code, 0);
+    r = report_with(runner, c + " --out " + fifo);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("no process reads the pipe"), std::string::npos) << r.output;
+    EXPECT_TRUE(is_kind(fifo, S_IFIFO));
+    // A FIFO someone reads gets the whole page, and stays a FIFO.
+    r = run_command("(timeout 60 cat " + fifo + " > " + dir + "/got &) ; timeout 60 " + runner + " " + c + " --out " +
+                    fifo + "; rc=$?; sleep 0.3; exit $rc");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(read_file(dir + "/got").find("</html>"), std::string::npos);
+    EXPECT_TRUE(is_kind(fifo, S_IFIFO));
+    // A link is followed: the file it names is replaced, the link stays a link.
+    std::ofstream(dir + "/target.html") << "old";
+    ASSERT_EQ(run_command("ln -sfn " + dir + "/target.html " + dir + "/link.html").exit_code, 0);
+    r = report_with(runner, c + " --out " + dir + "/link.html");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(is_kind(dir + "/link.html", S_IFLNK));
+    EXPECT_NE(read_file(dir + "/target.html").find("</html>"), std::string::npos);
+    // Refused before any work (the folder is not even a results folder): a folder, a socket; an
+    // empty name is a usage error.
+    ASSERT_EQ(run_command("rm -f " + dir + "/sock; " + python_with_matplotlib() +
+                          " -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' " + dir + "/sock")
+                  .exit_code,
+              0);
+    for (const auto& [target, said] :
+         std::vector<std::pair<std::string, std::string>>{{dir, "it is a folder"}, {dir + "/sock", "it is a socket"}}) {
+      r = report_with(runner, dir + "/nothing-here --out " + target);
+      EXPECT_EQ(r.exit_code, 3) << r.output;
+      EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+      EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    }
+    r = report_with(runner, c + " --out ''");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--out needs a file name"), std::string::npos) << r.output;
+    EXPECT_EQ(listing(dir + "/c"), "contrast.json\nruns\n") << "no page, no temporary file";
+  }
+}
+
+TEST(ReportCli, EveryInputMustBeARegularFile) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"c", "contrast.json"}, {"c", "runs/2.json"}, {"s", "summary.json"}, {"s", "runs.jsonl"}, {"s", "runs/3.json"}};
+  // How to put each kind of thing in a file's place, and what the message calls it.
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"mkfifo P", "a FIFO"},
+      {"ln -s /dev/zero P", "a character device"},
+      {"mkdir P", "a folder"},
+      {python_with_matplotlib() + " -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' P",
+       "a socket"}};
+  for (const auto& runner : runners()) {
+    for (const auto& [folder, name] : inputs) {
+      for (const auto& [make, kind] : kinds) {
+        SCOPED_TRACE(runner + " " + name + " as " + kind);
+        const std::string base = make_temp_dir();
+        const std::string f = folder == "c" ? made_up_contrast(base + "/f", 3) : made_up_study(base + "/f");
+        std::string place = make;
+        place.replace(place.find('P'), 1, f + "/" + name);
+        ASSERT_EQ(run_command("rm -f " + f + "/" + name + " && " + place).exit_code, 0);
+        const CliRun r = report_with(runner, f);
+        EXPECT_EQ(r.exit_code, 3) << r.output;
+        EXPECT_NE(r.output.find(f + "/" + name), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("it is " + kind), std::string::npos) << r.output;
+        EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+        EXPECT_FALSE(file_exists(f + "/report.html"));
+      }
+    }
+  }
+  // A record path outside the folder is not followed (here: /dev/zero).
+  const std::string c = made_up_contrast(dir + "/out", 2);
+  json doc = json::parse(read_file(c + "/contrast.json"));
+  doc["runs"][0]["record"] = "/dev/zero";
+  std::ofstream(c + "/contrast.json") << doc.dump();
+  const CliRun r = report_with(runners()[0], c);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(ReportCli, MalformedInputIsOneLineNamingTheFileAndTheField) {
+  NEED_MATPLOTLIB();
+  struct Case {
+    std::string folder, file, content, said;
+  };
+  const std::string dir = make_temp_dir();
+  made_up_contrast(dir + "/c", 2);
+  made_up_study(dir + "/s");
+  const std::string contrast = read_file(dir + "/c/contrast.json"), summary = read_file(dir + "/s/summary.json");
+  const std::string jsonl = read_file(dir + "/s/runs.jsonl");
+  json wrong = json::parse(contrast);
+  wrong["runs"][1]["time_s"] = "fast";
+  json options = json::parse(summary);
+  options["runs"][2]["options"]["n"] = json::array({1});
+  json negative = json::parse(contrast);
+  negative["runs"][0]["rate"] = -5;
+  const std::vector<Case> cases = {
+      {"c", "contrast.json", contrast.substr(0, contrast.size() / 2), "is not valid JSON (line 1 column"},
+      {"s", "summary.json", summary.substr(0, summary.size() - 7), "is not valid JSON (line 1 column"},
+      {"c", "contrast.json", wrong.dump(), "runs[1]: \"time_s\" must be a finite number >= 0, found a string"},
+      {"c", "contrast.json", negative.dump(), "runs[0]: \"rate\" must be a finite number >= 0, found -5"},
+      {"c", "contrast.json", "[1, 2]", "expected a JSON object, found a list"},
+      {"c", "contrast.json", R"({"runs": [{"status": "ok", "time_s": NaN}]})", "NaN is not a number JSON allows"},
+      {"c", "contrast.json", "{\"host\": \"\xff\xfe\"}", "is not valid UTF-8 (byte 10, line 1)"},
+      {"c", "runs/1.json", R"({"versions": "3"})", "\"versions\" must be an object"},
+      {"s", "summary.json", options.dump(), "runs[2] options: \"n\" must be a string, found a list"},
+      {"s", "runs.jsonl", jsonl + "[1]\n", "runs.jsonl line 5: expected a JSON object, found a list"},
+      {"s", "runs.jsonl", jsonl + "17\n{}\n", "runs.jsonl line 5: expected a JSON object, found 17"},
+      {"s", "runs.jsonl", "not json\n" + jsonl, "runs.jsonl line 1 is not valid JSON"},
+      {"s", "runs.jsonl", "{\"command\": \"\xc3\x28\"}\n", "runs.jsonl is not valid UTF-8 (byte 13, line 1)"},
+      {"s", "runs/2.json", R"({"prediction": {"end_to_end": {"predicted_s": "soon"}}})", "\"predicted_s\" must be"},
+      {"s", "summary.json", std::string(200000, '['), "nested too deeply"},
+  };
+  for (const auto& runner : runners()) {
+    for (const auto& k : cases) {
+      SCOPED_TRACE(runner + " " + k.file + ": " + k.content.substr(0, 80));
+      const std::string f = make_temp_dir() + "/f";
+      k.folder == "c" ? made_up_contrast(f, 2) : made_up_study(f);
+      std::ofstream(f + "/" + k.file, std::ios::binary) << k.content;
+      const CliRun r = report_with(runner, f);
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_NE(r.output.find(f + "/" + k.file), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find(k.said), std::string::npos) << r.output;
+      EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+      EXPECT_FALSE(file_exists(f + "/report.html"));
+    }
+  }
+  // A last runs.jsonl line cut by a crash (no newline after it) is left out, as the study does.
+  const std::string f = make_temp_dir() + "/cut";
+  made_up_study(f);
+  std::ofstream(f + "/runs.jsonl", std::ios::app) << R"({"record_path": "x", "comm)";
+  const CliRun r = report_with(runners()[0], f);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(ReportCli, HostileStringsAreDrawnAsTextAndEscaped) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string hostile = R"($\frac{1}{0}$ <script>alert(1)</script> $x^{)";
+  const std::string c = made_up_contrast(dir + "/c", 3, hostile, hostile);
+  const std::string s = made_up_study(dir + "/s", hostile);
+  for (const auto& runner : runners()) {
+    for (const auto& f : {c, s}) {
+      SCOPED_TRACE(runner + " " + f);
+      const CliRun r = report_with(runner, f);
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      std::string page = read_file(f + "/report.html");
+      std::string lower = page;
+      for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      EXPECT_EQ(lower.find("<script"), std::string::npos);
+      EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+      EXPECT_NE(page.find("$\\frac{1}{0}$"), std::string::npos) << "drawn as text, not as TeX";
+    }
+  }
+  // A huge label (1 MB) and numbers at the edges (0, 1e300) are drawn, clipped on the page.
+  json doc = json::parse(read_file(c + "/contrast.json"));
+  doc["runs"][0]["mode"] = std::string(1 << 20, 'm');
+  doc["runs"][1]["rate"] = 0;
+  doc["runs"][1]["time_s"] = 1e300;
+  std::ofstream(c + "/contrast.json") << doc.dump();
+  const CliRun r = report_with(runners()[0], c);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LT(read_file(c + "/report.html").size(), 1u << 20);
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  ASSERT_EQ(report_with(runners()[0], s).exit_code, 0);
+  check_in_browser(s + "/report.html", {"fig-phases", "fig-rate", "fig-prediction"}, dir);
+}
+
+TEST(ReportCli, APythonThatFailsOrSaysNothingIsAnError) {
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 2);
+  const std::string report = "'" + binary() + "' report ";
+  for (const auto& [python, said] : std::vector<std::pair<std::string, std::string>>{
+           {"/bin/true", "SCALEBENCH_PYTHON=/bin/true exited 0 but printed no page path"},
+           {"/bin/false", "SCALEBENCH_PYTHON=/bin/false ended with exit status 1 and printed nothing"},
+           {dir + "/no-such-python", "no such program, or not executable"}}) {
+    SCOPED_TRACE(python);
+    std::string out;
+    const CliRun r = report_with(report, c, &out, "SCALEBENCH_PYTHON=" + python);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+    EXPECT_EQ(out, "") << "nothing but a page path goes to stdout";
+    EXPECT_FALSE(file_exists(c + "/report.html"));
+  }
+  // tools/report says the same of a SCALEBENCH_PYTHON it cannot run.
+  const CliRun missing = report_with(runners()[1], c, nullptr, "SCALEBENCH_PYTHON=" + dir + "/no-such-python");
+  EXPECT_EQ(missing.exit_code, 3) << missing.output;
+  EXPECT_NE(missing.output.find("no such program, or not executable"), std::string::npos) << missing.output;
+  // A "Python" that prints a path of its own and exits 0 has written no page.
+  std::ofstream(dir + "/liar") << "#!/bin/sh\necho " << c << "/contrast.json\n";
+  ASSERT_EQ(run_command("chmod +x " + dir + "/liar").exit_code, 0);
+  CliRun r = report_with(report, c, nullptr, "SCALEBENCH_PYTHON=" + dir + "/liar");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("printed no page path"), std::string::npos) << r.output;
+  NEED_MATPLOTLIB();
+  // Warnings on the Python's stdout do not take the page path's place.
+  std::ofstream(dir + "/chatty") << "#!/bin/sh\necho 'UserWarning: something'\nexec " << python_with_matplotlib()
+                                 << " \"$@\"\n";
+  ASSERT_EQ(run_command("chmod +x " + dir + "/chatty").exit_code, 0);
+  std::string out;
+  r = report_with(report, c, &out, "SCALEBENCH_PYTHON=" + dir + "/chatty");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(out, c + "/report.html\n");
+}
+
+TEST(ReportCli, AStopSignalWhileDrawingLeavesNothingBehind) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  // Enough rows that drawing takes seconds; matplotlib's cache made in TMPDIR (its config folder
+  // cannot be made), so that TMPDIR shows what the script and the binary leave.
+  const std::string c = made_up_contrast(dir + "/c", 800);
+  struct Case {
+    std::string runner, signal;
+    int code;
+  };
+  for (const auto& k :
+       std::vector<Case>{{runners()[0], "TERM", 143}, {runners()[0], "HUP", 129}, {runners()[1], "TERM", 143}}) {
+    SCOPED_TRACE(k.runner + " SIG" + k.signal);
+    const std::string tmp = make_temp_dir();
+    const std::string page = dir + "/page.html";
+    // Started, then signalled once matplotlib is loading (its folder in TMPDIR) and a moment more.
+    // SCALEBENCH_PYTHON named: tools/report then runs no matplotlib check of its own first.
+    const CliRun r = run_command(
+        "(TMPDIR=" + tmp + " MPLCONFIGDIR=/dev/null/none SCALEBENCH_PYTHON=" + python_with_matplotlib() + " " +
+        k.runner + " " + c + " --out " + page + " & pid=$!; " + "for i in $(seq 300); do ls " + tmp +
+        " | grep -q matplotlib && break; sleep 0.05; done; sleep 1.5; " + "kill -" + k.signal +
+        " $pid; for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; " +
+        "kill -KILL $pid 2>/dev/null; wait $pid; echo rc=$?)");
+    EXPECT_NE(r.output.find("rc=" + std::to_string(k.code)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("stopped by SIG" + k.signal), std::string::npos) << r.output;
+    EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
+    EXPECT_FALSE(file_exists(page)) << "a partial page";
+    EXPECT_EQ(listing(dir), "c\n") << "a temporary page beside it";
+  }
+  // A contrast stopped while it draws its report: 143, its results kept, no page, nothing left.
+  const std::string tmp = make_temp_dir();
+  const CliRun r = run_command(
+      "(TMPDIR=" + tmp + " MPLCONFIGDIR=/dev/null/none '" + binary() +
+      "' contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 --quiet --out-dir " +
+      dir + "/k & pid=$!; for i in $(seq 600); do ls " + tmp +
+      " | grep -q matplotlib && break; sleep 0.05; done; sleep 0.5; kill -TERM $pid; " +
+      "for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; kill -KILL $pid 2>/dev/null; " +
+      "wait $pid; echo rc=$?)");
+  EXPECT_NE(r.output.find("rc=143"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the report was stopped"), std::string::npos) << r.output;
+  EXPECT_TRUE(file_exists(dir + "/k/contrast.json"));
+  EXPECT_FALSE(file_exists(dir + "/k/report.html"));
+  EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
+  EXPECT_EQ(run_command("ls -A " + dir + "/k | grep -c scalebench-report").output, "0\n");
+}
+
+TEST(ReportCli, AnErrorNoCheckForesawIsOneLineNotATraceback) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 2);
+  // The script with its drawing made to fail as a bug would: one line, exit 3, nothing written.
+  const CliRun r = run_command(
+      "cd '" + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tools' && timeout 60 " + python_with_matplotlib() +
+      " -B -c 'import sys, report; report.contrast_figures = lambda *a: 1 / 0; sys.argv = [\"report\", sys.argv[1]]; "
+      "sys.exit(report.main())' " +
+      c);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("scalebench report: error: internal error in the report script: ZeroDivisionError"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+  EXPECT_EQ(listing(c), "contrast.json\nruns\n");
 }

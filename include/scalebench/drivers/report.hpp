@@ -11,18 +11,25 @@ namespace scalebench {
 std::string_view report_script();
 
 struct ReportOutcome {
-  int exit_code = 0;    // 0 written; 2 not a contrast or study folder, nothing finished; 3 no Python
-                        // with matplotlib, or the page cannot be written
-  std::string path;     // the page written
-  std::string message;  // the report script's error line (exit_code != 0)
+  int exit_code = 0;    // 0 written; 2 not a contrast or study folder, nothing finished, an input
+                        // that is not valid (JSON, UTF-8, a field's type); 3 no Python with
+                        // matplotlib, a Python that failed or wrote no page, an input that cannot
+                        // be read (not a regular file), or the page cannot be written
+  std::string path;     // the page written (it exists, and is not empty unless a device or FIFO)
+  std::string message;  // one line: the report script's error, or what its Python did (exit_code != 0)
 };
 
-// Writes `out` (empty: `folder`/report.html). The Python: SCALEBENCH_PYTHON, else python3 on PATH,
-// else /usr/bin/python3 — the first of them that has matplotlib.
+// Writes `out` (empty: `folder`/report.html) by the output-file rule (output_file.hpp). The
+// Python: SCALEBENCH_PYTHON (an error if it cannot be run), else python3 on PATH, else
+// /usr/bin/python3 — the first of them that has matplotlib. A stop signal (SIGINT, SIGTERM,
+// SIGHUP) while it draws stops the script, which leaves no partial page and no temporary file,
+// and throws Stopped (exit code 128 + the signal). Temporary files go in TMPDIR (else /tmp) and
+// are removed on every way out.
 ReportOutcome write_report(const std::string& folder, const std::string& out = "");
 
 // What the drivers do at their end: writes the report, or says on stderr why it could not (their
-// results are written already and their exit code stays theirs). `quiet`: no line on success.
+// results are written already and their exit code stays theirs; Stopped still goes through).
+// `quiet`: no line on success.
 void write_report_after_run(const std::string& folder, bool quiet);
 
 }  // namespace scalebench

@@ -1,81 +1,190 @@
 #include "scalebench/drivers/report.hpp"
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/drivers/process.hpp"
 
 namespace scalebench {
 namespace {
 
+// The report script's limit; a Python that runs longer is stopped.
+constexpr double kReportTimeoutS = 600;
+// What is read back of the script's output (its error line is near the end).
+constexpr std::size_t kLogLimit = std::size_t{16} << 20;
+
+struct Python {
+  std::string program;  // as run
+  std::string shown;    // as messages name it: "SCALEBENCH_PYTHON=/x" or "python3"
+  bool from_env = false;
+};
+
 // The Pythons to try, in order (see write_report).
-std::vector<std::string> python_candidates() {
-  std::vector<std::string> out;
-  if (const char* p = std::getenv("SCALEBENCH_PYTHON"); p != nullptr && *p != '\0') out.emplace_back(p);
-  out.emplace_back("python3");
-  out.emplace_back("/usr/bin/python3");
+std::vector<Python> python_candidates() {
+  std::vector<Python> out;
+  if (const char* p = std::getenv("SCALEBENCH_PYTHON"); p != nullptr && *p != '\0') {
+    out.push_back({p, fmt::format("SCALEBENCH_PYTHON={}", p), true});
+  }
+  out.push_back({"python3", "python3", false});
+  out.push_back({"/usr/bin/python3", "/usr/bin/python3", false});
   return out;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// Whether a StopSignals guard is live already: the drivers hold one while they run and call
+// write_report under it; `scalebench report` holds none. Guards do not nest (each restores the
+// handlers it replaced), so write_report makes one only where none is held.
+bool stop_signals_held() {
+  struct sigaction current {};
+  ::sigaction(SIGTERM, nullptr, &current);
+  return current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
 }
 
-// The script's own error line ("scalebench report: error: …"), else the last non-empty line.
-std::string error_line(const std::string& log) {
-  std::string last, error;
+// A temporary file in TMPDIR (else /tmp), removed when this goes out of scope: on success, on an
+// error and on a stop signal alike (the drivers hold stop signals off while a StopSignals lives).
+class TempFile {
+ public:
+  explicit TempFile(const std::string& stem) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = fmt::format("{}/scalebench-report-{}-XXXXXX", dir != nullptr && *dir != '\0' ? dir : "/tmp",
+                                   stem);
+    const int fd = mkstemp(path.data());
+    if (fd < 0) {
+      throw ResourceError(fmt::format("cannot make a temporary file for the report script in {} (TMPDIR): {}",
+                                      path.substr(0, path.rfind('/')), std::strerror(errno)));
+    }
+    close(fd);
+    path_ = path;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_back(const std::string& path, std::string_view what) {
+  try {
+    return read_input_file(path, what, kLogLimit);
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+// The script's own error line ("scalebench report: error: …"); empty when it printed none.
+std::string script_error(const std::string& log) {
+  std::string error;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    last = line;
     if (line.rfind("scalebench report: error: ", 0) == 0) error = line.substr(26);
   }
-  return error.empty() ? last : error;
+  return error;
+}
+
+// The last line with something on it, for a Python that failed without the script's error line.
+std::string last_line(const std::string& log) {
+  std::string last;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  return last.size() > 300 ? last.substr(0, 300) + "…" : last;
+}
+
+// What a Python that did not write the page did, as one message (exit code 3).
+std::string failed_python(const Python& py, const StepOutcome& step, const std::string& said) {
+  const std::string what = step.exit_code > 128 ? fmt::format("was killed by signal {}", step.exit_code - 128)
+                                                : fmt::format("ended with exit status {}", step.exit_code);
+  const std::string last = last_line(said);
+  return fmt::format("the report script's Python {} {}{}", py.shown, what,
+                     last.empty() ? " and printed nothing" : ": " + last);
+}
+
+// A Python that exited 0: the page it names in `page_path_file` must be there, and not empty when
+// it is a regular file (a device or a FIFO is written in place and stays what it is).
+ReportOutcome check_written(const Python& py, const std::string& page_path_file) {
+  const std::string path = read_back(page_path_file, "the report script's page path");
+  if (path.empty()) {
+    return {3, "",
+            fmt::format("the report script's Python {} exited 0 but printed no page path (is it a Python with "
+                        "matplotlib?)",
+                        py.shown)};
+  }
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    return {3, "", fmt::format("the report script's Python {} named the page {}, which is missing", py.shown, path)};
+  }
+  if (S_ISREG(st.st_mode) && st.st_size == 0) {
+    return {3, "", fmt::format("the report script's Python {} named the page {}, which is empty", py.shown, path)};
+  }
+  return {0, path, ""};
 }
 
 }  // namespace
 
 ReportOutcome write_report(const std::string& folder, const std::string& out) {
-  char log_template[] = "/tmp/scalebench-report-XXXXXX";
-  const int fd = mkstemp(log_template);
-  if (fd < 0) return {3, "", "cannot make a temporary file for the report script's output"};
-  close(fd);
-  const std::string log = log_template;
+  // A stop signal while the page is drawn goes to the script (it removes its temporary file), then
+  // ends this report with 128 + the signal; the temporary files below go on the way out.
+  std::optional<StopSignals> stop_signals;
+  if (!stop_signals_held()) stop_signals.emplace();
+  const TempFile log("log");
+  const TempFile page_path("page");
   ReportOutcome result{3, "", "no python3 found: install python3 and python3-matplotlib (tools/setup does)"};
-  for (const auto& python : python_candidates()) {
-    if (!program_available(python)) continue;
-    std::vector<std::string> argv{python, "-c", std::string(report_script()), folder};
-    if (!out.empty()) argv.insert(argv.end(), {"--out", out});
-    std::ofstream(log, std::ios::trunc).close();
-    const StepOutcome step = run_step(argv, log, 600);
-    const std::string said = slurp(log);
-    if (step.exit_code == 0) {
-      std::string path = said.substr(0, said.find('\n'));
-      result = {0, path, ""};
-      break;
+  for (const auto& py : python_candidates()) {
+    if (!program_available(py.program)) {
+      if (!py.from_env) continue;
+      return {3, "", fmt::format("{}: no such program, or not executable; name a Python with matplotlib", py.shown)};
     }
-    result = {step.exit_code == 2 ? 2 : 3, "", error_line(said)};
-    if (step.timed_out) result.message = "the report script did not finish in 600 s";
+    // "--opt=value" and "--" before the folder: a name that starts with '-' stays a name.
+    std::vector<std::string> argv{py.program, "-c", std::string(report_script()),
+                                  "--page-path-file=" + page_path.path()};
+    if (!out.empty()) argv.push_back("--out=" + out);
+    argv.insert(argv.end(), {"--", folder});
+    std::FILE* truncate = std::fopen(log.path().c_str(), "w");
+    if (truncate != nullptr) std::fclose(truncate);
+    const StepOutcome step = run_step(argv, log.path(), kReportTimeoutS);
+    throw_if_stopped("the report was stopped: no page written and nothing of it left behind (results written "
+                     "before it are kept)");
+    const std::string said = read_back(log.path(), "the report script's output");
+    if (step.timed_out) {
+      return {3, "", fmt::format("the report script's Python {} did not finish in {:g} s", py.shown, kReportTimeoutS)};
+    }
+    if (step.exit_code == 0) return check_written(py, page_path.path());
+    const std::string error = script_error(said);
     // Another Python may have matplotlib; any other failure is the folder's or the page's.
-    if (said.find("matplotlib is missing") == std::string::npos) break;
+    if (step.exit_code == 3 && error.find("matplotlib is missing") != std::string::npos) {
+      result = {3, "", error};
+      continue;
+    }
+    if ((step.exit_code == 2 || step.exit_code == 3) && !error.empty()) return {step.exit_code, "", error};
+    return {3, "", failed_python(py, step, said)};
   }
-  std::remove(log.c_str());
   return result;
 }
 
 void write_report_after_run(const std::string& folder, bool quiet) {
-  const ReportOutcome r = write_report(folder);
+  ReportOutcome r;
+  try {
+    r = write_report(folder);
+  } catch (const Stopped&) {
+    throw;
+  } catch (const Error& e) {
+    r = {3, "", e.what()};
+  }
   if (r.exit_code != 0) {
     std::fprintf(stderr,
                  "scalebench: warning: report.html not written: %s; the results are in %s (`scalebench "
