@@ -18,3 +18,8 @@ endforeach()
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME gemm_distribution KIND mpi SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
 endforeach()
+# --distribution shared where the shared-memory backing folder cannot hold the windows (a 64 MiB
+# /dev/shm; the folder missing, a file, read-only, full): the agreed fallback to replicated, in a
+# private mount namespace (skips, saying why, where that is not permitted).
+scalebench_add_script_test(NAME gemm_distribution_backing KIND cli TIMEOUT 600
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/test_shared_backing.sh)
