@@ -133,15 +133,15 @@ std::string mib(double bytes) { return fmt::format("{:.1f} MiB ({:.0f} bytes)", 
 // Kept free in the backing folder beyond the windows: other processes may use the same folder
 // (MPI's own shared-memory transport among them, whose sparse files grow as they are touched).
 constexpr double kBackingMarginMin = 8.0 * 0x1p20;  // bytes
-constexpr double kBackingMarginShare = 16.0;         // 1/16 of the windows, where that is more
+constexpr double kBackingMarginShare = 16.0;        // 1/16 of the windows, where that is more
 
 // Why `f` cannot hold `need` bytes of this node's windows (empty: it can). Checks that it is a
 // folder, that a file can be made in it (a probe file created and removed: catches read-only
 // mounts and full inode tables), and that its free bytes (statvfs f_bavail) cover `need` and the
 // margin. Not collective.
 std::string backing_refusal(const BackingFolder& f, std::int64_t need) {
-  const std::string where =
-      fmt::format("the shared-memory backing folder {} ({}) on {}", f.path, f.origin, host_name());
+  const std::string where = fmt::format("the shared-memory backing folder {} ({}) on {}", f.path, f.origin,
+                                        host_name());
   struct stat st {};
   if (stat(f.path.c_str(), &st) != 0) return fmt::format("{}: {}", where, std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a folder", where);
@@ -215,8 +215,9 @@ std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm) 
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const std::string limit = "the largest 64-bit byte count";
   // The peer's C_i to each rank.
-  const std::int64_t peer =
-      cfg.peer ? product_within("bytes of the peer's C_i", {mine, cfg.shape.n, e}, kInt64Max, limit) : 0;
+  const std::int64_t peer = cfg.peer
+                                ? product_within("bytes of the peer's C_i", {mine, cfg.shape.n, e}, kInt64Max, limit)
+                                : 0;
   return sum_within("host bytes of one rank", {windows, peer}, kInt64Max, limit);
 }
 
