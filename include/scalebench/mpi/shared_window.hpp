@@ -21,7 +21,10 @@ class SharedWindow {
   // Collective over `node` (ranks of one shared-memory domain: Communicator::split_shared). This
   // rank contributes `bytes` (0 allowed); segments are separate (alloc_shared_noncontig), so each
   // is first-touched, and placed, by whoever writes it first. Throws RuntimeLibraryError when the
-  // MPI library refuses (no shared-memory window support, no room in its shared-memory backing).
+  // MPI library refuses on every rank (no shared-memory window support). Where only the node's
+  // first rank fails (Open MPI: it cannot make the backing file — no folder, not writable, no
+  // room) the others wait for it for ever, and a backing file larger than a tmpfs's room SIGBUSes
+  // on first touch: check the backing folder first (shared_windows_refusal, node_shared.hpp).
   SharedWindow(const Communicator& node, std::int64_t bytes);
   ~SharedWindow();
   SharedWindow(SharedWindow&& other) noexcept;

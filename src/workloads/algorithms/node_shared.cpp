@@ -128,6 +128,12 @@ BackingFolder backing_folder() {
   return f;
 }
 
+// `text` for a one-line message: control characters shown as '?'.
+std::string printable(std::string text) {
+  for (char& ch : text) ch = std::isprint(static_cast<unsigned char>(ch)) != 0 ? ch : '?';
+  return text;
+}
+
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB ({:.0f} bytes)", bytes / 0x1p20, bytes); }
 
 // Kept free in the backing folder beyond the windows: other processes may use the same folder
@@ -140,7 +146,7 @@ constexpr double kBackingMarginShare = 16.0;        // 1/16 of the windows, wher
 // mounts and full inode tables), and that its free bytes (statvfs f_bavail) cover `need` and the
 // margin. Not collective.
 std::string backing_refusal(const BackingFolder& f, std::int64_t need) {
-  const std::string where = fmt::format("the shared-memory backing folder {} ({}) on {}", f.path, f.origin,
+  const std::string where = fmt::format("the shared-memory backing folder {} ({}) on {}", printable(f.path), f.origin,
                                         host_name());
   struct stat st {};
   if (stat(f.path.c_str(), &st) != 0) return fmt::format("{}: {}", where, std::strerror(errno));
@@ -233,10 +239,9 @@ std::optional<std::string> shared_windows_disabled() {
   for (const char* yes : {"1", "yes", "true", "on"}) {
     if (word == yes) return value;
   }
-  for (char& ch : value) ch = std::isprint(static_cast<unsigned char>(ch)) != 0 ? ch : '?';
   throw UsageError(fmt::format("SCALEBENCH_NO_SHARED_WINDOWS='{}' (environment): use 1 (or yes, true, on) to run "
                                "--distribution shared as replicated, 0 (or unset) for shared windows",
-                               value));
+                               printable(value)));
 }
 
 template <class T>
