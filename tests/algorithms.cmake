@@ -23,3 +23,8 @@ endforeach()
 # private mount namespace (skips, saying why, where that is not permitted).
 scalebench_add_script_test(NAME gemm_distribution_backing KIND cli TIMEOUT 600
                            COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/test_shared_backing.sh)
+# The same on 2 hosts of the test cluster (tests/cluster/start), only the second host's /dev/shm
+# too small: each host checks its own, every rank falls back together (skips, saying why, where
+# the cluster cannot start).
+scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOUT 300 SERIAL
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_shared_backing.sh)
