@@ -28,3 +28,5 @@ scalebench_add_script_test(NAME gemm_distribution_backing KIND cli TIMEOUT 600
 # the cluster cannot start).
 scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOUT 300 SERIAL
                            COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_shared_backing.sh)
+# The node-shared windows' pages faulted in before they are written: no room is an error, not a SIGBUS.
+scalebench_add_test(NAME shared_window_prefault KIND unit SOURCES unit/test_shared_prefault.cpp)

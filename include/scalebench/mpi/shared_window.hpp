@@ -15,6 +15,13 @@ namespace scalebench {
 
 class Communicator;
 
+// Faults in the pages of [p, p + bytes) writable now (madvise MADV_POPULATE_WRITE, Linux 5.14), as
+// a store to each would: where the memory's backing store has no room for them (a tmpfs that is
+// full) this returns EFAULT instead of the SIGBUS that store would get; ENOMEM where memory runs
+// out. The range is widened to whole pages. Returns 0 when done, and where the kernel cannot do it
+// (EINVAL: nothing checked). Not collective.
+int prefault_writable(void* p, std::int64_t bytes);
+
 class SharedWindow {
  public:
   SharedWindow() = default;

@@ -124,7 +124,7 @@ BackingFolder backing_folder() {
     f.path = "/dev/shm";
     f.origin = "the usual shared-memory folder";
   }
-  if (f.path.empty()) f.path = "/";  // Open MPI then makes "/osc_sm..."
+  if (f.path.empty()) f.path.assign(1, '/');  // Open MPI then makes "/osc_sm..."
   return f;
 }
 
@@ -282,6 +282,32 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
     b_ = static_cast<T*>(b_win_.segment(b_owner));
     c_ = static_cast<T*>(c_win_.segment(0));
   });
+  // Agreed: where one rank's pages have no room every rank falls back (the windows are freed
+  // together as this constructor unwinds).
+  agree(comm, [&] { prefault(); });
+}
+
+template <class T>
+void NodeSharedMatrices<T>::prefault() const {
+  const auto& s = cfg_.shape;
+  const Block mine = rows_.block(comm_.rank());
+  const auto e = static_cast<std::int64_t>(sizeof(T));
+  std::vector<std::pair<T*, std::int64_t>> ranges = {{a_mine(), mine.count * s.k}, {c_mine(), mine.count * s.n}};
+  if (comm_.is_root()) {
+    for_remote_blocks([&](int, Block b) {
+      ranges.emplace_back(a_ + b.offset * s.k, b.count * s.k);
+      ranges.emplace_back(c_ + b.offset * s.n, b.count * s.n);
+    });
+  }
+  if (domain_.rank() == 0) ranges.emplace_back(b_, s.k * s.n);
+  for (const auto& [p, count] : ranges) {
+    if (const int err = prefault_writable(p, count * e); err != 0) {
+      const BackingFolder f = backing_folder();
+      throw ResourceError(fmt::format("rank {} on {} could not fault in its pages of the node's windows ({}): the "
+                                      "shared-memory backing folder {} ({}) has filled since it was checked",
+                                      comm_.rank(), host_name(), std::strerror(err), printable(f.path), f.origin));
+    }
+  }
 }
 
 template <class T>

@@ -89,6 +89,10 @@ class NodeSharedMatrices {
   // Each block of a rank on another node than rank 0, in rank order: (rank, rows).
   template <class F>
   void for_remote_blocks(F&& f) const;
+  // Faults in, writable, the pages this rank first writes in generate(): a backing folder filled
+  // by another process since shared_windows_refusal checked it is a ResourceError here rather
+  // than a SIGBUS there. Not collective.
+  void prefault() const;
 
   const GemmConfig& cfg_;
   const Communicator& comm_;
