@@ -5,7 +5,8 @@
 # in bounded time (no hang, no SIGBUS), exit 0, run the replicated scheme with a warning naming the
 # folder and its figures (table and record), and give the same C as a replicated run. A small run
 # that fits, and a 1-rank run (no backing file at all), still use shared windows; a bad
-# SCALEBENCH_NO_SHARED_WINDOWS is a usage error (exit 2) naming the variable.
+# SCALEBENCH_NO_SHARED_WINDOWS is a usage error (exit 2) naming the variable. Where the replicated
+# fallback itself does not fit the memory available, the memory check says so (exit 3).
 #
 # Runs inside a private mount namespace (unshare -m) with its own tmpfs on /dev/shm: skipped
 # (exit 77, saying why) where namespaces or mounts are not permitted.
@@ -29,7 +30,7 @@ fi
 
 work=$(mktemp -d)
 cleanup() {
-  umount "$work/ro" "$work/full" 2>/dev/null
+  umount /proc/meminfo "$work/ro" "$work/full" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -157,6 +158,26 @@ for v in maybe 2 " 1"; do
     fail "SCALEBENCH_NO_SHARED_WINDOWS='$v': not one error line naming the variable: $out"
   [ ! -e "$work/env_bad.json" ] || fail "SCALEBENCH_NO_SHARED_WINDOWS='$v': a record was written"
 done
+
+# 5. The fallback's own memory: with 500 MiB available (/proc/meminfo bound over in this
+#    namespace), 384 MiB of shared windows fit but the replicated scheme's 640 MiB do not: where
+#    the windows cannot be made the memory check counts the replicated scheme and ends with exit 3
+#    naming the fallback; where they can (a 1 GiB /dev/shm), the shared run goes ahead.
+printf 'MemTotal:       1048576 kB\nMemAvailable:    512000 kB\n' >"$work/meminfo"
+if mount --bind "$work/meminfo" /proc/meminfo 2>/dev/null; then
+  run memory_fallback 2 -- --distribution shared "${big[@]}"
+  [ "$rc" = 3 ] || fail "memory_fallback: exit $rc, expected 3 (the replicated fallback does not fit): $out"
+  [ "$(printf '%s\n' "$out" | grep -c "error: .* needs 0.62 GiB of host memory .*A_i + B + C_i.*--distribution shared falls back to replicated: .*/dev/shm.* but only 0.49 GiB is available")" = 1 ] ||
+    fail "memory_fallback: not one error line with the replicated need and the fallback's reason: $out"
+  umount /dev/shm
+  mount -t tmpfs -o size=1g tmpfs /dev/shm
+  run memory_shared 2 -- --distribution shared "${big[@]}"
+  [ "$rc" = 0 ] || fail "memory_shared: exit $rc, expected 0 (384 MiB of windows fit 500 MiB): $out"
+  [ "$(field memory_shared "r['distribution']['scheme']")" = shared ] || fail "memory_shared: did not use shared windows"
+  umount /proc/meminfo
+else
+  fail "could not bind a file over /proc/meminfo in this mount namespace"
+fi
 
 # Nothing left in the backing folders: no probe file, no window file.
 leftover=$(find /dev/shm "$work/full" -maxdepth 1 \( -name '.scalebench-probe*' -o -name 'osc_sm.*' \))
