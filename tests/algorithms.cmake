@@ -18,3 +18,15 @@ endforeach()
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME gemm_distribution KIND mpi SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
 endforeach()
+# --distribution shared where the shared-memory backing folder cannot hold the windows (a 64 MiB
+# /dev/shm; the folder missing, a file, read-only, full): the agreed fallback to replicated, in a
+# private mount namespace (skips, saying why, where that is not permitted).
+scalebench_add_script_test(NAME gemm_distribution_backing KIND cli TIMEOUT 600
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/test_shared_backing.sh)
+# The same on 2 hosts of the test cluster (tests/cluster/start), only the second host's /dev/shm
+# too small: each host checks its own, every rank falls back together (skips, saying why, where
+# the cluster cannot start).
+scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOUT 300 SERIAL
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_shared_backing.sh)
+# The node-shared windows' pages faulted in before they are written: no room is an error, not a SIGBUS.
+scalebench_add_test(NAME shared_window_prefault KIND unit SOURCES unit/test_shared_prefault.cpp)

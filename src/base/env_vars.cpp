@@ -50,8 +50,11 @@ const std::vector<EnvVar>& honoured_env_vars() {
        "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to "
        "stderr"},
       {"SCALEBENCH_NO_SHARED_WINDOWS", "unset",
-       "gemm --distribution shared: if set (not 0) on any rank, run the replicated scheme instead, with a warning in "
-       "the record"},
+       "gemm --distribution shared: 1 (yes, true, on) on any rank runs the replicated scheme instead, with a warning "
+       "in the record; 0 (no, false, off, empty) does not; any other value is a usage error"},
+      {"OMPI_MCA_osc_sm_backing_directory", "/dev/shm (Open MPI's default where writable)",
+       "Open MPI's folder for shared windows' backing files: gemm --distribution shared checks it (room, writable) "
+       "on each node first and falls back to replicated, saying why"},
   };
   return vars;
 }

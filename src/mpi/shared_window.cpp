@@ -1,10 +1,26 @@
 #include "scalebench/mpi/shared_window.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <utility>
 
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
+
+int prefault_writable(void* p, std::int64_t bytes) {
+  if (p == nullptr || bytes <= 0) return 0;
+  const long page_size = sysconf(_SC_PAGESIZE);
+  const auto page = static_cast<std::uintptr_t>(page_size > 0 ? page_size : 4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes) + page - 1) / page * page;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the page-aligned start of the caller's mapping
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return 0;
+  return errno == EINVAL ? 0 : errno;  // EINVAL: a kernel before 5.14
+}
 
 SharedWindow::SharedWindow(const Communicator& node, std::int64_t bytes) : comm_(node.get()) {
   MPI_Info info = MPI_INFO_NULL;

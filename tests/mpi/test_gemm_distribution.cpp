@@ -14,8 +14,11 @@
 #include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
+#include "scalebench/base/partition.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
+#include "workloads/algorithms/node_shared.hpp"
 
 using namespace scalebench;
 
@@ -129,4 +132,35 @@ TEST(SharedDistribution, WithoutSharedWindowsFallsBackToReplicatedAndSaysWhy) {
     ok = ok && warned;
   }
   EXPECT_TRUE(all_ranks(ok));
+}
+
+// The memory check charges a run that will fall back the replicated scheme's memory (rank 0: A,
+// B and C whole), not the windows' it will not make.
+TEST(SharedDistribution, FallbackIsChargedTheReplicatedMemory) {
+  const auto comm = Communicator::world();
+  const GemmConfig cfg = distribution_config({64, 48, 40}, Precision::fp64, GemmDistribution::shared);
+  setenv("SCALEBENCH_NO_SHARED_WINDOWS", "1", 1);
+  const std::int64_t fallback = shared_host_bytes(cfg, comm);
+  unsetenv("SCALEBENCH_NO_SHARED_WINDOWS");
+  const RowPartition rows(cfg.shape.m, comm.size());
+  EXPECT_TRUE(all_ranks(fallback == host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root())));
+  EXPECT_TRUE(all_ranks(shared_windows_refusal(cfg, comm).empty()));  // a few MiB: any usable backing folder has that
+}
+
+// A value of SCALEBENCH_NO_SHARED_WINDOWS that is neither yes nor no, on one rank only, is the
+// same usage error on every rank (naming the variable), and no rank is left waiting.
+TEST(SharedDistribution, OddNoSharedWindowsValueIsAnAgreedUsageError) {
+  const auto comm = Communicator::world();
+  const GemmConfig cfg = distribution_config({16, 16, 16}, Precision::fp64, GemmDistribution::shared);
+  const int odd_rank = comm.size() - 1;
+  if (comm.rank() == odd_rank) setenv("SCALEBENCH_NO_SHARED_WINDOWS", "maybe", 1);
+  bool agreed = false;
+  try {
+    (void)shared_windows_refusal(cfg, comm);
+  } catch (const AgreedError& e) {
+    agreed = e.code() == ExitCode::usage && e.failing_rank() == odd_rank &&
+             std::string(e.what()).find("SCALEBENCH_NO_SHARED_WINDOWS='maybe'") != std::string::npos;
+  }
+  unsetenv("SCALEBENCH_NO_SHARED_WINDOWS");
+  EXPECT_TRUE(all_ranks(agreed));
 }

@@ -15,13 +15,23 @@ namespace scalebench {
 
 class Communicator;
 
+// Faults in the pages of [p, p + bytes) writable now (madvise MADV_POPULATE_WRITE, Linux 5.14), as
+// a store to each would: where the memory's backing store has no room for them (a tmpfs that is
+// full) this returns EFAULT instead of the SIGBUS that store would get; ENOMEM where memory runs
+// out. The range is widened to whole pages. Returns 0 when done, and where the kernel cannot do it
+// (EINVAL: nothing checked). Not collective.
+int prefault_writable(void* p, std::int64_t bytes);
+
 class SharedWindow {
  public:
   SharedWindow() = default;
   // Collective over `node` (ranks of one shared-memory domain: Communicator::split_shared). This
   // rank contributes `bytes` (0 allowed); segments are separate (alloc_shared_noncontig), so each
   // is first-touched, and placed, by whoever writes it first. Throws RuntimeLibraryError when the
-  // MPI library refuses (no shared-memory window support, no room in its shared-memory backing).
+  // MPI library refuses on every rank (no shared-memory window support). Where only the node's
+  // first rank fails (Open MPI: it cannot make the backing file — no folder, not writable, no
+  // room) the others wait for it for ever, and a backing file larger than a tmpfs's room SIGBUSes
+  // on first touch: check the backing folder first (shared_windows_refusal, node_shared.hpp).
   SharedWindow(const Communicator& node, std::int64_t bytes);
   ~SharedWindow();
   SharedWindow(SharedWindow&& other) noexcept;

@@ -1,8 +1,15 @@
 #include "algorithms/node_shared.hpp"
 
+#include <fcntl.h>
 #include <numa.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -56,44 +63,185 @@ Communicator split_by_domain(const Communicator& node) {
   return node.split(confined ? domain : 0, node.rank());
 }
 
-// MPI libraries back shared windows with a file in /dev/shm (Open MPI: osc_sm_backing_directory).
-// A window larger than the room there may still be made, and the job then dies of SIGBUS when
-// its pages are first touched: refuse beforehand (the run falls back to replicated).
-void check_backing_room(std::int64_t bytes) {
-  const char* dir = std::getenv("OMPI_MCA_osc_sm_backing_directory");
-  const std::string path = dir != nullptr && *dir != '\0' ? dir : "/dev/shm";
-  struct statvfs st {};
-  if (statvfs(path.c_str(), &st) != 0) return;  // no such folder: the library decides
-  const double room = static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
-  if (static_cast<double>(bytes) > room) {
-    throw ResourceError(fmt::format("the node's windows need {:.2f} GiB but {} has {:.2f} GiB free",
-                                    static_cast<double>(bytes) / 0x1p30, path, room / 0x1p30));
+// Open MPI's folder for shared windows' backing files, and where its value came from. Open MPI
+// 4.1's osc/sm component (ompi/mca/osc/sm/osc_sm_component.c) backs each window of two or more
+// processes with one file, "<folder>/osc_sm.<host>.<jobid>.<vpid>.<cid>", which the node's first
+// rank creates (opal_shmem mmap: open, ftruncate, mmap) while the others wait for it in a
+// broadcast: when that rank fails (no folder, no room) the others wait for ever, and a file larger
+// than a tmpfs's room may still be made (sparse) and SIGBUS on first touch. The folder is the MCA
+// variable osc_sm_backing_directory (mpirun --mca, OMPI_MCA_osc_sm_backing_directory, parameter
+// files); its default is /dev/shm where that is writable (access W_OK), else the job's session
+// directory. A window of one process is plain memory (malloc): no file.
+struct BackingFolder {
+  std::string path;
+  std::string origin;  // where the value came from, for the message
+};
+
+// The string value of MPI tool control variable `name` (MPI_T), or nothing where the library has
+// no such variable. Not collective.
+std::optional<std::string> mpi_t_string(const char* name) {
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return std::nullopt;
+  std::optional<std::string> out;
+  int index = -1;
+  std::array<char, 256> var_name{};
+  std::array<char, 16> desc{};
+  int name_len = static_cast<int>(var_name.size());
+  int desc_len = static_cast<int>(desc.size());
+  int verbosity = 0, bind = 0, scope = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+  if (MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS &&
+      MPI_T_cvar_get_info(index, var_name.data(), &name_len, &verbosity, &type, &enumtype, desc.data(), &desc_len,
+                          &bind, &scope) == MPI_SUCCESS &&
+      type == MPI_CHAR) {
+    MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+    int count = 0;
+    if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
+      // Open MPI announces 2048 characters but copies the whole string: room for any environment value.
+      std::vector<char> buf(static_cast<std::size_t>(std::max(count, 0)) + (std::size_t{1} << 20), '\0');
+      if (MPI_T_cvar_read(handle, buf.data()) == MPI_SUCCESS) {
+        out = std::string(buf.data(), strnlen(buf.data(), buf.size()));
+      }
+      MPI_T_cvar_handle_free(&handle);
+    }
   }
+  MPI_T_finalize();
+  return out;
 }
 
-}  // namespace
+BackingFolder backing_folder() {
+  const char* env = std::getenv("OMPI_MCA_osc_sm_backing_directory");
+  const bool from_env = env != nullptr;
+  BackingFolder f;
+  if (const auto lib = mpi_t_string("osc_sm_backing_directory")) {
+    f.path = *lib;
+    f.origin = from_env ? "OMPI_MCA_osc_sm_backing_directory" : "Open MPI's osc_sm_backing_directory";
+  } else if (from_env) {
+    f.path = env;
+    f.origin = "OMPI_MCA_osc_sm_backing_directory";
+  } else {
+    f.path = "/dev/shm";
+    f.origin = "the usual shared-memory folder";
+  }
+  if (f.path.empty()) f.path.assign(1, '/');  // Open MPI then makes "/osc_sm..."
+  return f;
+}
 
-std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
-  const Communicator node = comm.split_shared();
+// `text` for a one-line message: control characters shown as '?'.
+std::string printable(std::string text) {
+  for (char& ch : text) ch = std::isprint(static_cast<unsigned char>(ch)) != 0 ? ch : '?';
+  return text;
+}
+
+std::string mib(double bytes) { return fmt::format("{:.1f} MiB ({:.0f} bytes)", bytes / 0x1p20, bytes); }
+
+// Kept free in the backing folder beyond the windows: other processes may use the same folder
+// (MPI's own shared-memory transport among them, whose sparse files grow as they are touched).
+constexpr double kBackingMarginMin = 8.0 * 0x1p20;  // bytes
+constexpr double kBackingMarginShare = 16.0;        // 1/16 of the windows, where that is more
+
+// Why `f` cannot hold `need` bytes of this node's windows (empty: it can). Checks that it is a
+// folder, that a file can be made in it (a probe file created and removed: catches read-only
+// mounts and full inode tables), and that its free bytes (statvfs f_bavail) cover `need` and the
+// margin. Not collective.
+std::string backing_refusal(const BackingFolder& f, std::int64_t need) {
+  const std::string where = fmt::format("the shared-memory backing folder {} ({}) on {}", printable(f.path), f.origin,
+                                        host_name());
+  struct stat st {};
+  if (stat(f.path.c_str(), &st) != 0) return fmt::format("{}: {}", where, std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a folder", where);
+  const std::string probe = fmt::format("{}/.scalebench-probe.{}.{}", f.path, host_name(), getpid());
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return fmt::format("{}: no file can be created in it ({})", where, std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+  struct statvfs vfs {};
+  if (statvfs(f.path.c_str(), &vfs) != 0) return fmt::format("{}: {}", where, std::strerror(errno));
+  const double room = static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);
+  const double margin = std::max(kBackingMarginMin, static_cast<double>(need) / kBackingMarginShare);
+  if (static_cast<double>(need) + margin <= room) return {};
+  return fmt::format("{} has {} free, but the node's windows need {} + {} kept free for other users of the folder; "
+                     "give it more room (a container: --shm-size) or set OMPI_MCA_osc_sm_backing_directory to a "
+                     "local folder that has it",
+                     where, mib(room), mib(static_cast<double>(need)), mib(margin));
+}
+
+// This rank's part of its node's windows in bytes: rank 0's node's A and C (whole) charged to
+// rank 0, every other node's rows of A and C to the ranks whose rows they are, B to the holder of
+// each of the node's copies. Collective over `comm`.
+std::int64_t window_bytes(const GemmConfig& cfg, const Communicator& comm, const Communicator& node) {
   const RowPartition rows(cfg.shape.m, comm.size());
   const NodeLayout layout = make_node_layout(comm, node, rows);
   const auto& s = cfg.shape;
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const std::string limit = "the largest 64-bit byte count";
   const std::int64_t mine = rows.block(comm.rank()).count;
-  // The root node's windows (all of A and C) are charged to rank 0, every other node's to the
-  // ranks whose rows they hold; B to the leader; the peer's C_i to each rank.
   const std::int64_t held = comm.is_root() ? s.m : layout.on_root_node(comm.rank()) ? 0 : mine;
   const std::int64_t ac = product_within("bytes of A and C rows", {held, s.k + s.n, e}, kInt64Max, limit);
   const bool holds_b = split_by_domain(node).rank() == 0;  // one B per node, or per NUMA domain
   const std::int64_t b = holds_b ? product_within("bytes of B", {s.k, s.n, e}, kInt64Max, limit) : 0;
-  const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {mine, s.n, e}, kInt64Max, limit) : 0;
-  return sum_within("host bytes of one rank", {ac, b, peer}, kInt64Max, limit);
+  return sum_within("bytes of a rank's windows", {ac, b}, kInt64Max, limit);
 }
 
-bool shared_windows_disabled() {
+// What Open MPI adds to a window of `ranks` processes: each segment rounded up to a page, its
+// state and post pages; kept generous.
+std::int64_t window_overhead(int ranks) {
+  const long page = sysconf(_SC_PAGESIZE);
+  return (static_cast<std::int64_t>(ranks) + 2) * (page > 0 ? page : 4096) + (std::int64_t{1} << 20);
+}
+
+}  // namespace
+
+std::string shared_windows_refusal(const GemmConfig& cfg, const Communicator& comm) {
+  const Communicator node = comm.split_shared();
+  const std::int64_t windows = node.sum(window_bytes(cfg, comm, node));
+  std::string mine;
+  agree(comm, [&] {
+    if (const auto set = shared_windows_disabled()) {
+      mine = fmt::format("SCALEBENCH_NO_SHARED_WINDOWS={} is set on rank {} ({})", *set, comm.rank(), host_name());
+    } else if (node.rank() == 0 && node.size() > 1) {  // the rank that creates the node's backing files
+      mine = backing_refusal(backing_folder(), windows + 3 * window_overhead(node.size()));
+    }
+  });
+  // The lowest refusing rank's reason, on every rank: no rank allocates while another falls back.
+  const int rank = mine.empty() ? comm.size() : comm.rank();
+  int first = comm.size();
+  SCALEBENCH_MPI(MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, comm.get()));
+  return first < comm.size() ? comm.bcast_string(mine, first) : std::string();
+}
+
+std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
+  const RowPartition rows(cfg.shape.m, comm.size());
+  const std::int64_t mine = rows.block(comm.rank()).count;
+  // Where the windows cannot be made the run falls back to replicated: its memory is what counts.
+  if (!shared_windows_refusal(cfg, comm).empty()) return host_bytes_per_rank(cfg, mine, comm.is_root());
+  const Communicator node = comm.split_shared();
+  const std::int64_t windows = window_bytes(cfg, comm, node);
+  const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
+  const std::string limit = "the largest 64-bit byte count";
+  // The peer's C_i to each rank.
+  const std::int64_t peer = cfg.peer
+                                ? product_within("bytes of the peer's C_i", {mine, cfg.shape.n, e}, kInt64Max, limit)
+                                : 0;
+  return sum_within("host bytes of one rank", {windows, peer}, kInt64Max, limit);
+}
+
+std::optional<std::string> shared_windows_disabled() {
   const char* v = std::getenv("SCALEBENCH_NO_SHARED_WINDOWS");
-  return v != nullptr && *v != '\0' && std::string(v) != "0";
+  if (v == nullptr) return std::nullopt;
+  std::string value(v, strnlen(v, 64));
+  std::string word;
+  for (const char ch : value) word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* no : {"", "0", "no", "false", "off"}) {
+    if (word == no) return std::nullopt;
+  }
+  for (const char* yes : {"1", "yes", "true", "on"}) {
+    if (word == yes) return value;
+  }
+  throw UsageError(fmt::format("SCALEBENCH_NO_SHARED_WINDOWS='{}' (environment): use 1 (or yes, true, on) to run "
+                               "--distribution shared as replicated, 0 (or unset) for shared windows",
+                               printable(value)));
 }
 
 template <class T>
@@ -120,14 +268,13 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
   SCALEBENCH_MPI(MPI_Allgather(&copies, 1, MPI_INT, b_copies_.data(), 1, MPI_INT, comm.get()));
   const std::int64_t rows_held = leader ? layout_.node_rows[me] : 0;
   const auto e = static_cast<std::int64_t>(sizeof(T));
-  // Decided together: a rank that skipped the allocation would leave the others in it.
-  const bool disabled = !comm.all(!shared_windows_disabled());
+  // Decided together, before any window: a rank that skipped the allocation would leave the others
+  // in it, and a node leader that Open MPI fails to make a backing file for leaves its node's
+  // other ranks waiting for that file.
+  const std::string refusal = shared_windows_refusal(cfg, comm);
+  if (!refusal.empty()) throw AgreedError(ExitCode::resource, refusal, 0);
   // Window sizes in bytes as MPI_Aint (64-bit): counts above 2^31 elements are one window.
   agree(comm, [&] {
-    if (disabled) throw RuntimeLibraryError("SCALEBENCH_NO_SHARED_WINDOWS is set on a rank");
-    if (leader) {
-      check_backing_room(rows_held * (s.k + s.n) * e + static_cast<std::int64_t>(b_copies_[me]) * s.k * s.n * e);
-    }
     a_win_ = SharedWindow(node_, rows_held * s.k * e);
     b_win_ = SharedWindow(node_, domain_.rank() == 0 ? s.k * s.n * e : 0);
     c_win_ = SharedWindow(node_, rows_held * s.n * e);
@@ -135,6 +282,32 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
     b_ = static_cast<T*>(b_win_.segment(b_owner));
     c_ = static_cast<T*>(c_win_.segment(0));
   });
+  // Agreed: where one rank's pages have no room every rank falls back (the windows are freed
+  // together as this constructor unwinds).
+  agree(comm, [&] { prefault(); });
+}
+
+template <class T>
+void NodeSharedMatrices<T>::prefault() const {
+  const auto& s = cfg_.shape;
+  const Block mine = rows_.block(comm_.rank());
+  const auto e = static_cast<std::int64_t>(sizeof(T));
+  std::vector<std::pair<T*, std::int64_t>> ranges = {{a_mine(), mine.count * s.k}, {c_mine(), mine.count * s.n}};
+  if (comm_.is_root()) {
+    for_remote_blocks([&](int, Block b) {
+      ranges.emplace_back(a_ + b.offset * s.k, b.count * s.k);
+      ranges.emplace_back(c_ + b.offset * s.n, b.count * s.n);
+    });
+  }
+  if (domain_.rank() == 0) ranges.emplace_back(b_, s.k * s.n);
+  for (const auto& [p, count] : ranges) {
+    if (const int err = prefault_writable(p, count * e); err != 0) {
+      const BackingFolder f = backing_folder();
+      throw ResourceError(fmt::format("rank {} on {} could not fault in its pages of the node's windows ({}): the "
+                                      "shared-memory backing folder {} ({}) has filled since it was checked",
+                                      comm_.rank(), host_name(), std::strerror(err), printable(f.path), f.origin));
+    }
+  }
 }
 
 template <class T>

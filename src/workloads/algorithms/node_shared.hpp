@@ -38,9 +38,19 @@ struct NodeLayout {
 // Collective over `comm`; `node` is its shared-memory split.
 NodeLayout make_node_layout(const Communicator& comm, const Communicator& node, const RowPartition& rows);
 
-// Set SCALEBENCH_NO_SHARED_WINDOWS to run --distribution shared as replicated (the fallback
-// path, as on a library without shared windows); the record's warning says so.
-bool shared_windows_disabled();
+// SCALEBENCH_NO_SHARED_WINDOWS=1 (or yes, true, on) runs --distribution shared as replicated (the
+// fallback path, as on a library without shared windows); the record's warning says so. Returns
+// the value when it asks for that; nothing when unset, empty, 0, no, false or off. UsageError for
+// any other value. Not collective.
+std::optional<std::string> shared_windows_disabled();
+
+// Why --distribution shared cannot make its node's windows, the same on every rank of `comm`
+// (empty: it can). Each node's first rank (the one whose Open MPI makes the node's backing files)
+// checks its own node's backing folder before anything is allocated: that it is a folder, that a
+// file can be made in it, and that its free bytes hold the node's A, B and C with their overhead
+// and a margin for other users of the folder (figures in the reason). Collective over `comm`;
+// an AgreedError (usage) on every rank for a bad SCALEBENCH_NO_SHARED_WINDOWS.
+std::string shared_windows_refusal(const GemmConfig& cfg, const Communicator& comm);
 
 template <class T>
 class NodeSharedMatrices {
@@ -79,6 +89,10 @@ class NodeSharedMatrices {
   // Each block of a rank on another node than rank 0, in rank order: (rank, rows).
   template <class F>
   void for_remote_blocks(F&& f) const;
+  // Faults in, writable, the pages this rank first writes in generate(): a backing folder filled
+  // by another process since shared_windows_refusal checked it is a ResourceError here rather
+  // than a SIGBUS there. Not collective.
+  void prefault() const;
 
   const GemmConfig& cfg_;
   const Communicator& comm_;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/node_shared.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
@@ -268,17 +269,26 @@ std::int64_t rank_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
   return host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
 }
 
-// What a rank holds, for the memory lines of --dry-run and the memory error.
-std::string held_text(const GemmConfig& cfg) {
+// What a rank holds, for the memory lines of --dry-run and the memory error; `fallback`: why
+// --distribution shared will run as replicated (shared_windows_refusal), if it will.
+std::string held_text(const GemmConfig& cfg, const std::string& fallback) {
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
     return "A_ij + B_ij + C_ij + a panel of A and of B; rank 0 also holds A, B and C";
   }
-  if (cfg.distribution == GemmDistribution::shared) {
+  if (cfg.distribution == GemmDistribution::shared && fallback.empty()) {
     return fmt::format("one A, B and C per node in shared windows, charged to the ranks whose rows they hold, B to the "
                        "node's leader{}; rank 0's node holds A and C whole",
                        cfg.peer ? ", + peer C_i per rank" : "");
   }
-  return fmt::format("A_i + B + C_i{}; rank 0 also holds A and C", cfg.peer ? " + peer C_i" : "");
+  return fmt::format("A_i + B + C_i{}; rank 0 also holds A and C{}", cfg.peer ? " + peer C_i" : "",
+                     fallback.empty() ? "" : ": --distribution shared falls back to replicated: " + fallback);
+}
+
+// Why this run's --distribution shared will fall back to replicated (empty: it will not, or it is
+// not asked for). Collective.
+std::string shared_fallback(const GemmConfig& cfg, const Communicator& comm) {
+  const bool shared = cfg.algorithm == GemmAlgorithm::row1d && cfg.distribution == GemmDistribution::shared;
+  return shared ? shared_windows_refusal(cfg, comm) : std::string();
 }
 
 // Rank r's share in words: its rows (Row1D) or its block of C (Summa2D).
@@ -337,6 +347,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
     }
   });
   agree(comm, [&] {
+    const std::string fallback = shared_fallback(cfg, comm);  // charged as replicated (rank_host_bytes)
     const std::int64_t mine = rank_host_bytes(cfg, comm);
     const Communicator node = comm.split_shared();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
@@ -346,7 +357,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
       throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} ({}) but only {} is available; use a "
                                       "smaller size or more nodes",
                                       s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(),
-                                      held_text(cfg), gib(static_cast<double>(avail))));
+                                      held_text(cfg, fallback), gib(static_cast<double>(avail))));
     }
   });
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
@@ -360,6 +371,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
   GemmResult result;
   if (cfg.dry_run) {
     if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu, "--backend cublas");
+    const std::string fallback = shared_fallback(cfg, comm);
     const std::int64_t mine = rank_host_bytes(cfg, comm);
     const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));
     if (comm.is_root()) {
@@ -373,7 +385,7 @@ GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& co
           cfg.algorithm == GemmAlgorithm::summa2d ? to_string(resolve_grid(cfg, comm.size()))
                                                   : fmt::format("{}x1", comm.size()),
           cfg.algorithm == GemmAlgorithm::summa2d ? fmt::format("  panel width {}", cfg.panel_width) : std::string(),
-          cfg.json_path.value_or("(none)"), held_text(cfg));
+          cfg.json_path.value_or("(none)"), held_text(cfg, fallback));
       for (int r = 0; r < comm.size(); ++r) {
         int rank = 0;
         char host[256] = {};
