@@ -6,6 +6,7 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_lifecycle\;test_lifecycle.sh"
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
+  "cluster_host_lost\;test_host_lost.sh"
   "cluster_shared\;test_shared.sh"
   "cluster_drivers\;test_drivers.sh"
   "cluster_summa2d\;test_summa2d.sh"
