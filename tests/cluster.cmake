@@ -20,3 +20,8 @@ endforeach()
 # The node-shared distribution's MPI test program, run on 2 hosts by test_shared.sh.
 set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT
              SCALEBENCH_DISTRIBUTION_TEST=$<TARGET_FILE:test_gemm_distribution>)
+# The peer watchdog (a host that goes silent ends the run) among the ranks of this machine, each
+# rank posing as a host; its behaviour across real hosts is cluster_host_lost.
+foreach(np 2 3)
+  scalebench_add_test(NAME peer_watchdog KIND mpi SOURCES mpi/test_peer_watchdog.cpp RANKS ${np} TIMEOUT 120)
+endforeach()
