@@ -54,7 +54,7 @@ struct RankCard {
   std::uint16_t port;  // its UDP port, network order
   std::uint16_t addresses;
   std::array<std::uint32_t, kMaxAddresses> address;  // IPv4, network order
-  std::array<char, 64> name;                          // host name, NUL-terminated
+  std::array<char, 64> name;                         // host name, NUL-terminated
 };
 
 // The IPv4 addresses of this host's interfaces that are up, those other than loopback first.
@@ -187,8 +187,9 @@ void PeerWatchdog::start(const Communicator& comm, const Communicator& host, Pee
   agree(comm, [&] {
     st->sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (st->sock < 0 || ::pipe2(st->wake.data(), O_NONBLOCK | O_CLOEXEC) != 0) {
-      throw RuntimeLibraryError(fmt::format("peer watchdog: cannot open a UDP socket on {}: {} (set {}=0 to run without it)",
-                                            host_name(), std::strerror(errno), kPeerTimeoutVariable));
+      throw RuntimeLibraryError(
+          fmt::format("peer watchdog: cannot open a UDP socket on {}: {} (set {}=0 to run without it)", host_name(),
+                      std::strerror(errno), kPeerTimeoutVariable));
     }
     sockaddr_in any{};
     any.sin_family = AF_INET;
@@ -196,8 +197,9 @@ void PeerWatchdog::start(const Communicator& comm, const Communicator& host, Pee
     socklen_t len = sizeof any;
     if (::bind(st->sock, reinterpret_cast<const sockaddr*>(&any), sizeof any) != 0 ||
         ::getsockname(st->sock, reinterpret_cast<sockaddr*>(&any), &len) != 0) {
-      throw RuntimeLibraryError(fmt::format("peer watchdog: cannot bind a UDP port on {}: {} (set {}=0 to run without it)",
-                                            host_name(), std::strerror(errno), kPeerTimeoutVariable));
+      throw RuntimeLibraryError(
+          fmt::format("peer watchdog: cannot bind a UDP port on {}: {} (set {}=0 to run without it)", host_name(),
+                      std::strerror(errno), kPeerTimeoutVariable));
     }
     st->my_addresses = local_addresses();
     mine.host = st->my_host;

@@ -78,7 +78,8 @@ TEST(PeerWatchdog, SilentRankIsNamedWithinTheTimeout) {
   world.barrier();
   const auto t0 = std::chrono::steady_clock::now();
   if (world.rank() == silent) w.stop(false);  // falls silent without a word
-  while (world.rank() != silent && seen.count() == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+  while (world.rank() != silent && seen.count() == 0 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
     sleep_s(0.05);
   }
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
