@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A host that disappears mid-run (its link taken down) ends the run's ranks within the peer timeout
-# plus a margin, on both sides: every rank exits 7 (timeout); the remaining host's node leader
-# prints one line naming the silent host (the cut-off host's leader says its own link is down); no
+# plus a margin, on both sides: every rank (2 per host) exits 7 (timeout); the remaining host's
+# node leader prints one line naming the silent host and its ranks (the cut-off host's leader says
+# its own link is down); no
 # scalebench or orted is left on the host that remains. scalebench is launched by a plain mpirun
 # (no driver) with SCALEBENCH_PEER_TIMEOUT=10; each rank runs under a shell that records its exit
 # code. Open MPI 4.1's mpirun itself then waits for the unreachable host's daemon (docs/cluster.md):
@@ -14,10 +15,10 @@ bridge=$(sed -n 's/.* bridge=\([^ ]*\) .*/\1/p' "$cluster/links")
 [ -n "$bridge" ] || fail "no bridge named in $cluster/links"
 # Long enough to be cut mid-run: 2e11 samples take minutes on one core.
 # shellcheck disable=SC2016 # expanded by the rank's shell
-"$mpiexec" --hostfile "$cluster/hostfile" -np 2 --map-by ppr:1:node --bind-to none \
+"$mpiexec" --hostfile "$cluster/hostfile" -np 4 --map-by ppr:2:node --bind-to none \
   -x SCALEBENCH_PEER_TIMEOUT -x RCDIR sh -c '
     r=$OMPI_COMM_WORLD_RANK
-    [ "$r" = 1 ] && exec 2>"$RCDIR/err.1"
+    [ "$r" -ge 2 ] && exec 2>"$RCDIR/err.$r"
     "$0" "$@"; rc=$?; echo "$rc" >"$RCDIR/rc.$r"; exit "$rc"' \
   "$bin" montecarlo --problem pi --samples 2e11 --threads 1 --reps 1 --warmup 0 --quiet \
   --json "$work/lost.json" >"$work/out.txt" 2>&1 &
@@ -42,11 +43,11 @@ t0=$(date +%s.%N)
 elapsed() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$t0"; }
 # Both ranks end by themselves: the timeout (10 s), a heartbeat period, a margin.
 for _ in $(seq 1 200); do
-  [ -f "$work/rc.0" ] && [ -f "$work/rc.1" ] && break
+  [ "$(ls "$work" | grep -c '^rc\.')" = 4 ] && break
   sleep 0.1
 done
 ranks_s=$(elapsed)
-if ! [ -f "$work/rc.0" ] || ! [ -f "$work/rc.1" ]; then
+if [ "$(ls "$work" | grep -c '^rc\.')" != 4 ]; then
   stop_job
   cat "$work/out.txt"
   fail "the ranks still ran 20 s after node2's link was cut"
@@ -64,16 +65,18 @@ stop_job
 wait "$job" 2>/dev/null || true
 cat "$work/out.txt"
 echo "node2's stderr:"
-cat "$work/err.1" || true
-[ "$(cat "$work/rc.0")" = 7 ] || fail "rank 0 (node1) exited $(cat "$work/rc.0"), not 7 (timeout)"
-[ "$(cat "$work/rc.1")" = 7 ] || fail "rank 1 (node2, cut off) exited $(cat "$work/rc.1"), not 7 (timeout)"
+cat "$work/err.2" "$work/err.3" || true
+for r in 0 1 2 3; do
+  [ "$(cat "$work/rc.$r")" = 7 ] || fail "rank $r exited $(cat "$work/rc.$r"), not 7 (timeout)"
+done
 [ "$(grep -c '^scalebench: error: ' "$work/out.txt")" = 1 ] || fail "not exactly one error line from scalebench"
-grep -qx 'scalebench: error: host node2 (ranks 1) sent nothing for 10 s; ending the run' "$work/out.txt" ||
+grep -qx 'scalebench: error: host node2 (ranks 2-3) sent nothing for 10 s; ending the run' "$work/out.txt" ||
   fail "no line naming node2 as the silent host"
-grep -qx 'scalebench: error: host node1 (ranks 0) sent nothing for 10 s; ending the run (the network link of this host, node2, is down)' "$work/err.1" ||
-  fail "node2's rank did not say that its own link is down"
+grep -qx 'scalebench: error: host node1 (ranks 0-1) sent nothing for 10 s; ending the run (the network link of this host, node2, is down)' "$work/err.2" ||
+  fail "node2's leader (rank 2) did not say that its own link is down"
+[ ! -s "$work/err.3" ] || fail "node2's second rank printed: $(cat "$work/err.3")"
 [ -z "$left1" ] || fail "processes left on node1: $left1"
 [ -z "$left2" ] || fail "scalebench left on node2: $left2"
 [ ! -f "$work/lost.json" ] || check 'import json, sys; assert not json.load(open(sys.argv[1]))["ok"]' "$work/lost.json"
 python3 -c "import sys; assert float(sys.argv[1]) <= 20, sys.argv[1]" "$ranks_s" || fail "ranks ended after ${ranks_s} s"
-echo "cluster: node2's link cut; both ranks ended ${ranks_s} s later with exit 7, node2 named; nothing left on node1 (mpirun ended by itself: $mpirun_ended)"
+echo "cluster: node2's link cut; all 4 ranks ended ${ranks_s} s later with exit 7, node2 named; nothing left on node1 (mpirun ended by itself: $mpirun_ended)"
