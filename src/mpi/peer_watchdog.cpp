@@ -57,8 +57,53 @@ struct RankCard {
   std::array<char, 64> name;                         // host name, NUL-terminated
 };
 
-// The IPv4 addresses of this host's interfaces that are up, those other than loopback first.
+// Open MPI's choice of networks for its TCP traffic (OMPI_MCA_btl_tcp_if_include, else
+// OMPI_MCA_oob_tcp_if_include): comma-separated interface names or IPv4 subnets a.b.c.d/n. Empty
+// when neither is set. Interface names and subnets it cannot read are kept as names.
+std::vector<std::string> mpi_networks() {
+  for (const char* var : {"OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_oob_tcp_if_include"}) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || *v == '\0') continue;
+    std::vector<std::string> out;
+    std::string item;
+    for (const char* c = v;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        if (!item.empty()) out.push_back(item);
+        item.clear();
+        if (*c == '\0') break;
+      } else {
+        item += *c;
+      }
+    }
+    return out;
+  }
+  return {};
+}
+
+// Whether an interface (name, IPv4 address in network order) is one of `networks`.
+bool in_networks(const std::vector<std::string>& networks, const std::string& name, std::uint32_t address) {
+  for (const std::string& n : networks) {
+    const auto slash = n.find('/');
+    if (slash == std::string::npos) {
+      if (n == name) return true;
+      continue;
+    }
+    in_addr net{};
+    char* end = nullptr;
+    const long bits = std::strtol(n.c_str() + slash + 1, &end, 10);
+    if (inet_pton(AF_INET, n.substr(0, slash).c_str(), &net) != 1 || *end != '\0' || bits < 0 || bits > 32) continue;
+    const std::uint32_t mask = bits == 0 ? 0U : ~std::uint32_t{0} << (32 - bits);
+    if ((ntohl(address) & mask) == (ntohl(net.s_addr) & mask)) return true;
+  }
+  return false;
+}
+
+// The IPv4 addresses heartbeats for this rank may arrive on: those of this host's interfaces that
+// are up and not loopback (only those on Open MPI's networks when it was given some and they
+// match here), at most 8; loopback only when there is nothing else (one machine).
 std::vector<std::uint32_t> local_addresses() {
+  const std::vector<std::string> networks = mpi_networks();
+  std::vector<std::uint32_t> chosen;
   std::vector<std::uint32_t> outside;
   std::vector<std::uint32_t> loopback;
   ifaddrs* list = nullptr;
@@ -67,10 +112,18 @@ std::vector<std::uint32_t> local_addresses() {
     if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_UP) == 0) continue;
     sockaddr_in sin{};
     std::memcpy(&sin, i->ifa_addr, sizeof sin);
-    ((i->ifa_flags & IFF_LOOPBACK) != 0 ? loopback : outside).push_back(sin.sin_addr.s_addr);
+    if ((i->ifa_flags & IFF_LOOPBACK) != 0) {
+      loopback.push_back(sin.sin_addr.s_addr);
+      continue;
+    }
+    outside.push_back(sin.sin_addr.s_addr);
+    if (in_networks(networks, i->ifa_name, sin.sin_addr.s_addr)) chosen.push_back(sin.sin_addr.s_addr);
   }
   freeifaddrs(list);
-  outside.insert(outside.end(), loopback.begin(), loopback.end());
+  // A network setting that matches nothing here must not silence a healthy host: all of them then.
+  if (chosen.empty()) chosen = outside;
+  if (chosen.empty()) chosen = loopback;
+  outside = chosen;
   if (outside.size() > static_cast<std::size_t>(kMaxAddresses)) outside.resize(kMaxAddresses);
   return outside;
 }
@@ -96,6 +149,19 @@ bool own_links_down(const std::vector<std::uint32_t>& addresses) {
 
 // "0-3,8" from sorted ranks.
 std::string rank_list(const std::vector<int>& ranks) { return format_cpu_list(ranks); }
+
+// Where heartbeats for the rank of `card` go: its addresses, less those this host has too (a
+// docker0-like bridge on every host: a packet there would stay here), unless all of them are
+// (ranks on one machine posing as hosts).
+std::vector<std::uint32_t> peer_targets(const RankCard& card, const std::vector<std::uint32_t>& mine) {
+  const auto n = static_cast<std::size_t>(std::min<int>(card.addresses, kMaxAddresses));
+  std::vector<std::uint32_t> all(card.address.begin(), card.address.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<std::uint32_t> elsewhere;
+  for (const std::uint32_t a : all) {
+    if (std::find(mine.begin(), mine.end(), a) == mine.end()) elsewhere.push_back(a);
+  }
+  return elsewhere.empty() ? all : elsewhere;
+}
 
 }  // namespace
 
@@ -221,11 +287,11 @@ void PeerWatchdog::start(const Communicator& comm, const Communicator& host, Pee
     if (h.ranks.empty()) h.name = std::string(c.name.data(), strnlen(c.name.data(), c.name.size()));
     h.ranks.push_back(r);
     h.last_heard = now;
-    for (int a = 0; a < std::min<int>(c.addresses, kMaxAddresses); ++a) {
+    for (const std::uint32_t address : peer_targets(c, st->my_addresses)) {
       sockaddr_in to{};
       to.sin_family = AF_INET;
       to.sin_port = c.port;
-      to.sin_addr.s_addr = c.address[static_cast<std::size_t>(a)];
+      to.sin_addr.s_addr = address;
       h.targets.push_back(to);
     }
   }

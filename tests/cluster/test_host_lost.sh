@@ -2,14 +2,22 @@
 # A host that disappears mid-run (its link taken down) ends the run's ranks within the peer timeout
 # plus a margin, on both sides: every rank (2 per host) exits 7 (timeout); the remaining host's
 # node leader prints one line naming the silent host and its ranks (the cut-off host's leader says
-# its own link is down); no
-# scalebench or orted is left on the host that remains. scalebench is launched by a plain mpirun
-# (no driver) with SCALEBENCH_PEER_TIMEOUT=10; each rank runs under a shell that records its exit
-# code. Open MPI 4.1's mpirun itself then waits for the unreachable host's daemon (docs/cluster.md):
-# the test reports whether it ended and stops it.
+# its own link is down); no scalebench or orted is left on the host that remains. Before that, a
+# healthy run of several timeouts is not ended. scalebench is launched by a plain mpirun (no
+# driver); each rank runs under a shell that records its exit code. Open MPI 4.1's mpirun itself
+# then waits for the unreachable host's daemon (docs/cluster.md): the test reports whether it
+# ended and stops it.
 set -euo pipefail
 . "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
 cluster_up --hosts 2
+# First a healthy run of about 10 s with a 3 s timeout (heartbeats every 0.75 s): the watchdog
+# must not fire while the ranks compute without a word of MPI.
+SCALEBENCH_PEER_TIMEOUT=3 timeout 120 "$mpiexec" --hostfile "$cluster/hostfile" -np 4 --map-by ppr:2:node \
+  --bind-to none -x SCALEBENCH_PEER_TIMEOUT "$bin" montecarlo --problem pi --samples 2e9 --threads 1 --reps 2 \
+  --warmup 0 --quiet --json "$work/healthy.json" >"$work/healthy.txt" 2>&1 ||
+  { cat "$work/healthy.txt"; fail "a healthy run with SCALEBENCH_PEER_TIMEOUT=3 failed"; }
+check 'import json, sys; r = json.load(open(sys.argv[1])); assert r["ok"] and r["nodes"] == 2, (r["ok"], r["nodes"])' "$work/healthy.json"
+healthy_s=$(python3 -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["phases"]["end_to_end"]["median_s"], 1))' "$work/healthy.json")
 export SCALEBENCH_PEER_TIMEOUT=10 RCDIR="$work"
 bridge=$(sed -n 's/.* bridge=\([^ ]*\) .*/\1/p' "$cluster/links")
 [ -n "$bridge" ] || fail "no bridge named in $cluster/links"
@@ -79,4 +87,4 @@ grep -qx 'scalebench: error: host node1 (ranks 0-1) sent nothing for 10 s; endin
 [ -z "$left2" ] || fail "scalebench left on node2: $left2"
 [ ! -f "$work/lost.json" ] || check 'import json, sys; assert not json.load(open(sys.argv[1]))["ok"]' "$work/lost.json"
 python3 -c "import sys; assert float(sys.argv[1]) <= 20, sys.argv[1]" "$ranks_s" || fail "ranks ended after ${ranks_s} s"
-echo "cluster: node2's link cut; all 4 ranks ended ${ranks_s} s later with exit 7, node2 named; nothing left on node1 (mpirun ended by itself: $mpirun_ended)"
+echo "cluster: a healthy run (${healthy_s} s per repeat, timeout 3 s) was not ended; node2's link cut; all 4 ranks ended ${ranks_s} s later with exit 7, node2 named; nothing left on node1 (mpirun ended by itself: $mpirun_ended)"
