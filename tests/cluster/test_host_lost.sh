@@ -48,14 +48,15 @@ kill -0 "$job" 2>/dev/null || { cat "$work/out.txt"; fail "the job ended before 
 # node2's end of the bridge (tests/cluster/start names it BRIDGE-2): node2 falls silent.
 ip link set "$bridge-2" down
 t0=$(date +%s.%N)
+ranks_done() { for r in 0 1 2 3; do [ -f "$work/rc.$r" ] || return 1; done; }
 elapsed() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$t0"; }
 # Both ranks end by themselves: the timeout (10 s), a heartbeat period, a margin.
 for _ in $(seq 1 200); do
-  [ "$(ls "$work" | grep -c '^rc\.')" = 4 ] && break
+  ranks_done && break
   sleep 0.1
 done
 ranks_s=$(elapsed)
-if [ "$(ls "$work" | grep -c '^rc\.')" != 4 ]; then
+if ! ranks_done; then
   stop_job
   cat "$work/out.txt"
   fail "the ranks still ran 20 s after node2's link was cut"
