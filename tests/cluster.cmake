@@ -25,3 +25,6 @@ set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT
 foreach(np 2 3)
   scalebench_add_test(NAME peer_watchdog KIND mpi SOURCES mpi/test_peer_watchdog.cpp RANKS ${np} TIMEOUT 120)
 endforeach()
+# SCALEBENCH_PEER_TIMEOUT's values under mpirun on this machine (no cluster needed).
+scalebench_add_script_test(NAME peer_timeout_env KIND cli COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_peer_timeout_env.sh
+                           TIMEOUT 300)
