@@ -3,7 +3,10 @@
 // a rank that falls silent is named by the others within the timeout; one that leaves says so and
 // is not reported; every watchdog joins at stop; one real host starts nothing.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <atomic>
 #include <chrono>
@@ -100,6 +103,35 @@ TEST(PeerWatchdog, SilentRankIsNamedWithinTheTimeout) {
               "host " + host_name() + " (ranks " + std::to_string(silent) + ") sent nothing for 1 s; ending the run");
   }
   world.barrier();
+}
+
+TEST(PeerWatchdog, SuspendedJobIsNotReportedOnResume) {
+  const auto world = Communicator::world();
+  if (world.size() < 2) GTEST_SKIP() << "needs 2 ranks or more";
+  std::vector<std::int64_t> pids(static_cast<std::size_t>(world.size()));
+  const std::int64_t me = ::getpid();
+  SCALEBENCH_MPI(MPI_Allgather(&me, 1, MPI_INT64_T, pids.data(), 1, MPI_INT64_T, world.get()));
+  Seen seen;
+  PeerWatchdog w;
+  w.start(world, rank_per_host(world), options_for(seen, 1.0));
+  world.barrier();
+  if (world.is_root()) {
+    // As a job suspended (ctrl-Z, a scheduler's suspend) for 2.5 timeouts and resumed.
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (const auto pid : pids) ::kill(static_cast<pid_t>(pid), SIGSTOP);
+      ::usleep(2500000);
+      for (const auto pid : pids) ::kill(static_cast<pid_t>(pid), SIGCONT);
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+  }
+  sleep_s(3.5);  // covers the stop (2.5 s) and a timeout after it
+  world.barrier();
+  w.stop();
+  EXPECT_EQ(seen.count(), 0U);
 }
 
 TEST(PeerWatchdog, RankThatLeavesIsNotReported) {
