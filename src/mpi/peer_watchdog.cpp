@@ -356,7 +356,8 @@ void PeerWatchdog::run() {
       if (p.kind == kLeaving) it->second.watched = false;
       received_.fetch_add(1);
     }
-    now = Clock::now();
+    // Judged at `woke`, after the check above: a stop between the two cannot count against peers.
+    now = woke;
     SilentHosts silent;
     for (auto& [index, h] : st.others) {
       if (!h.watched || now - h.last_heard < timeout) continue;
