@@ -6,6 +6,7 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_lifecycle\;test_lifecycle.sh"
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
+  "cluster_host_lost\;test_host_lost.sh"
   "cluster_shared\;test_shared.sh"
   "cluster_drivers\;test_drivers.sh"
   "cluster_summa2d\;test_summa2d.sh"
@@ -19,3 +20,11 @@ endforeach()
 # The node-shared distribution's MPI test program, run on 2 hosts by test_shared.sh.
 set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT
              SCALEBENCH_DISTRIBUTION_TEST=$<TARGET_FILE:test_gemm_distribution>)
+# The peer watchdog (a host that goes silent ends the run) among the ranks of this machine, each
+# rank posing as a host; its behaviour across real hosts is cluster_host_lost.
+foreach(np 2 3)
+  scalebench_add_test(NAME peer_watchdog KIND mpi SOURCES mpi/test_peer_watchdog.cpp RANKS ${np} TIMEOUT 120)
+endforeach()
+# SCALEBENCH_PEER_TIMEOUT's values under mpirun on this machine (no cluster needed).
+scalebench_add_script_test(NAME peer_timeout_env KIND cli COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_peer_timeout_env.sh
+                           TIMEOUT 300)

@@ -49,6 +49,9 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"SCALEBENCH_OVERLAP_TRACE", "unset",
        "gemm --overlap: if set, each rank prints every piece of every repeat (stream, piece, start and end in ms) to "
        "stderr"},
+      {"SCALEBENCH_PEER_TIMEOUT", "30",
+       "runs across hosts: seconds a host may send no heartbeat before every rank ends with exit 7 and a line naming "
+       "it (0: off; rank 0's value applies; docs/cluster.md)"},
       {"SCALEBENCH_NO_SHARED_WINDOWS", "unset",
        "gemm --distribution shared: 1 (yes, true, on) on any rank runs the replicated scheme instead, with a warning "
        "in the record; 0 (no, false, off, empty) does not; any other value is a usage error"},

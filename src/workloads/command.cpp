@@ -10,6 +10,7 @@
 
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/parse.hpp"
+#include "scalebench/mpi/peer_watchdog.hpp"
 #include "scalebench/topology/placement.hpp"
 
 namespace scalebench {
@@ -79,6 +80,9 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
     return static_cast<int>(e.code());
   }
 
+  // Declared before the environment so that it outlives MPI_Finalize: a host lost during it
+  // still ends the run (docs/cluster.md).
+  PeerWatchdog watchdog;
   MpiEnvironment env(argc, argv);
   Communicator world = Communicator::world();
   auto abort_with = [&](ExitCode code, const std::string& what) {
@@ -89,6 +93,7 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
     return static_cast<int>(code);
   };
   try {
+    start_peer_watchdog(watchdog, world);
     return body(world);
   } catch (const AgreedError& e) {
     if (world.is_root()) print_error(e.what());
