@@ -68,8 +68,7 @@ TEST_F(InputFile, AFifoIsRefusedAtOnceWithoutAWriter) {
 
 TEST_F(InputFile, DevicesFoldersAndSocketsAreRefusedByKind) {
   fs::create_symlink("/dev/zero", path("zero"));
-  EXPECT_NE(refusal([&] { read_input_file(path("zero"), "--profile"); }).find("a character device"),
-            std::string::npos);
+  EXPECT_NE(refusal([&] { read_input_file(path("zero"), "--profile"); }).find("a character device"), std::string::npos);
   EXPECT_NE(refusal([&] { read_input_file(dir_.string(), "--hostfile"); }).find("a folder"), std::string::npos);
   const int s = socket(AF_UNIX, SOCK_STREAM, 0);
   ASSERT_GE(s, 0);
