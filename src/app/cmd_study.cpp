@@ -49,11 +49,16 @@ Subcommand register_study(CLI::App& root) {
   auto predict = std::make_shared<std::pair<bool, std::string>>();
   app->add_flag("--predict", predict->first,
                 "Print the study's table as the machine profile predicts it (docs/model.md); run nothing");
-  app->add_option("--profile", predict->second,
-                  "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
-                  "default place]");
-  return {app, [o, predict, out_dir, hosts, hostfile] {
-            if (predict->first) return print_study_prediction(o->file, predict->second);
+  auto* profile = app->add_option("--profile", predict->second,
+                                  "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
+                                  "default place]");
+  return {app, [o, predict, out_dir, hosts, hostfile, profile] {
+            if (predict->first) {
+              return run_reporting([&] {
+                refuse_empty(profile, predict->second, "a profile file");
+                return print_study_prediction(o->file, predict->second);
+              });
+            }
             return run_reporting([&] {
               if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
               // Given but empty is an error, never the default (nor, for the hosts, this host alone).
