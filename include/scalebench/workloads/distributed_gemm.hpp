@@ -53,8 +53,9 @@ ProcessGrid resolve_grid(const GemmConfig& cfg, int ranks);
 std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, int rank);
 // Host bytes this rank accounts for under Row1D's --distribution shared: its node's windows
 // charged to the ranks whose rows they hold (rank 0's node: all of A and C to rank 0), B to the
-// node's leader, the peer's C_i to each rank. Collective (splits the node). UsageError when a
-// sum does not fit 64 bits.
+// node's leader, the peer's C_i to each rank; a run that will fall back to replicated (the node's
+// shared-memory folder cannot hold the windows) is charged the replicated share. Collective
+// (splits the node). UsageError when a sum does not fit 64 bits.
 std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm);
 
 // ---------------------------------------------------------------------------------------------
