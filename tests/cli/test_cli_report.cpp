@@ -518,6 +518,17 @@ TEST(ReportCli, APythonThatFailsOrSaysNothingIsAnError) {
   const CliRun missing = report_with(runners()[1], c, nullptr, "SCALEBENCH_PYTHON=" + dir + "/no-such-python");
   EXPECT_EQ(missing.exit_code, 3) << missing.output;
   EXPECT_NE(missing.output.find("no such program, or not executable"), std::string::npos) << missing.output;
+  // ... and of one that is no Python: it runs no script, so it would end with no page.
+  for (const std::string python : {"/bin/true", "/bin/false"}) {
+    SCOPED_TRACE("tools/report, " + python);
+    std::string out;
+    const CliRun r = report_with(runners()[1], c, &out, "SCALEBENCH_PYTHON=" + python);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("SCALEBENCH_PYTHON=" + python + " did not run a one-line Python script"), std::string::npos)
+        << r.output;
+    EXPECT_EQ(out, "");
+    EXPECT_FALSE(file_exists(c + "/report.html"));
+  }
   // A "Python" that prints a path of its own and exits 0 has written no page.
   std::ofstream(dir + "/liar") << "#!/bin/sh\necho " << c << "/contrast.json\n";
   ASSERT_EQ(run_command("chmod +x " + dir + "/liar").exit_code, 0);
@@ -565,12 +576,17 @@ TEST(ReportCli, AStopSignalWhileDrawingLeavesNothingBehind) {
     EXPECT_EQ(listing(dir), "c\n") << "a temporary page beside it";
   }
   // A contrast stopped while it draws its report: 143, its results kept, no page, nothing left.
+  // Its Python marks that it started and then draws slowly, so the signal lands while it draws
+  // however fast or loaded the machine is.
   const std::string tmp = make_temp_dir();
+  std::ofstream(dir + "/slow-python") << "#!/bin/sh\ntouch " << dir << "/drawing\nsleep 60\nexec "
+                                      << python_with_matplotlib() << " \"$@\"\n";
+  ASSERT_EQ(run_command("chmod +x " + dir + "/slow-python").exit_code, 0);
   const CliRun r = run_command(
-      "(TMPDIR=" + tmp + " MPLCONFIGDIR=/dev/null/none '" + binary() +
+      "(TMPDIR=" + tmp + " MPLCONFIGDIR=/dev/null/none SCALEBENCH_PYTHON=" + dir + "/slow-python '" + binary() +
       "' contrast --workload montecarlo --modes single-core --samples 1e5 --reps 1 --warmup 0 --quiet --out-dir " +
-      dir + "/k & pid=$!; for i in $(seq 600); do ls " + tmp +
-      " | grep -q matplotlib && break; sleep 0.05; done; sleep 0.5; kill -TERM $pid; " +
+      dir + "/k & pid=$!; for i in $(seq 1200); do [ -e " + dir +
+      "/drawing ] && break; sleep 0.05; done; sleep 0.2; kill -TERM $pid; " +
       "for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; kill -KILL $pid 2>/dev/null; " +
       "wait $pid; echo rc=$?)");
   EXPECT_NE(r.output.find("rc=143"), std::string::npos) << r.output;
