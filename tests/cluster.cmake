@@ -7,6 +7,7 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
   "cluster_host_lost\;test_host_lost.sh"
+  "cluster_host_lost_mpirun\;test_host_lost_mpirun.sh"
   "cluster_shared\;test_shared.sh"
   "cluster_drivers\;test_drivers.sh"
   "cluster_summa2d\;test_summa2d.sh"

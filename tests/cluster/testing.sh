@@ -36,5 +36,19 @@ host_pids() {
   done
   return 0
 }
+# wait_for_rank_on HOST JOB: waits up to 30 s for a scalebench on HOST while the job (a pid)
+# runs; fails (status 1) when the job ends first or none started.
+wait_for_rank_on() {
+  for _ in $(seq 1 300); do
+    [ -n "$(host_pids "$1" scalebench)" ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+# Seconds (one decimal) since the time $1 (date +%s.%N).
+seconds_since() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$1"; }
+# The pids of this cluster's rsh agents (and their watchers) still running.
+agent_pids() { pgrep -f -- "/tests/cluster/rsh $cluster " || true; }
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$src/tests/cluster/lib.sh"
