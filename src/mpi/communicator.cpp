@@ -1,5 +1,6 @@
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -43,7 +44,7 @@ Communicator::Communicator(MPI_Comm comm, bool owned) : comm_(comm), owned_(owne
 Communicator Communicator::world() { return Communicator(MPI_COMM_WORLD, false); }
 
 Communicator::Communicator(Communicator&& other) noexcept
-    : comm_(other.comm_), owned_(other.owned_), rank_(other.rank_), size_(other.size_) {
+    : comm_(other.comm_), owned_(other.owned_), rank_(other.rank_), size_(other.size_), node_(std::move(other.node_)) {
   other.comm_ = MPI_COMM_NULL;
   other.owned_ = false;
 }
@@ -55,6 +56,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     owned_ = other.owned_;
     rank_ = other.rank_;
     size_ = other.size_;
+    node_ = std::move(other.node_);
     other.comm_ = MPI_COMM_NULL;
     other.owned_ = false;
   }
@@ -73,6 +75,11 @@ Communicator Communicator::split_shared() const {
   MPI_Comm out = MPI_COMM_NULL;
   SCALEBENCH_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &out));
   return Communicator(out, true);
+}
+
+const Communicator& Communicator::node() const {
+  if (!node_) node_ = std::make_unique<Communicator>(split_shared());
+  return *node_;
 }
 
 Communicator Communicator::split(int color, int key) const {

@@ -218,14 +218,13 @@ void end_run_for_silent_hosts(const SilentHosts& s) {
   std::_Exit(static_cast<int>(ExitCode::timeout));
 }
 
-void start_peer_watchdog(PeerWatchdog& watchdog, const Communicator& comm) {
-  std::int64_t seconds = 0;
-  agree(comm, [&] { seconds = peer_timeout_seconds_from_env(); });
+void start_peer_watchdog(PeerWatchdog& watchdog, const Communicator& comm, int timeout_seconds) {
+  if (comm.one_node()) return;
+  std::int64_t seconds = timeout_seconds;
   bcast(&seconds, 1, 0, comm);
   PeerWatchdogOptions options;
   options.timeout_s = static_cast<double>(seconds);
-  const Communicator host = comm.split_shared();
-  watchdog.start(comm, host, std::move(options));
+  watchdog.start(comm, comm.node(), std::move(options));
 }
 
 PeerWatchdog::PeerWatchdog() = default;
@@ -233,9 +232,11 @@ PeerWatchdog::~PeerWatchdog() { stop(); }
 
 void PeerWatchdog::start(const Communicator& comm, const Communicator& host, PeerWatchdogOptions options) {
   stop();
+  hosts_ = 1;
+  // Every rank in `host`: the same answer everywhere, and no collective to find it.
+  if (host.size() == comm.size() || options.timeout_s <= 0) return;
   const bool leader = host.rank() == 0;
   hosts_ = static_cast<int>(comm.sum(static_cast<std::int64_t>(leader ? 1 : 0)));
-  if (hosts_ <= 1 || options.timeout_s <= 0) return;
 
   auto st = std::make_unique<State>();
   st->options = std::move(options);

@@ -73,8 +73,12 @@ bool is_launch_root() { return launcher_rank() == 0; }
 
 int run_mpi_command(int& argc, char**& argv, const std::function<void()>& validate,
                     const std::function<int(const Communicator&)>& body) {
+  // SCALEBENCH_PEER_TIMEOUT is read here, before MPI_Init, like the options: a bad value is one
+  // usage line with no collective spent on it (rank 0's value applies across hosts).
+  int peer_timeout_s = 0;
   try {
     validate();
+    peer_timeout_s = peer_timeout_seconds_from_env();
   } catch (const Error& e) {
     if (is_launch_root()) print_error(e.what());
     return static_cast<int>(e.code());
@@ -93,7 +97,7 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
     return static_cast<int>(code);
   };
   try {
-    start_peer_watchdog(watchdog, world);
+    start_peer_watchdog(watchdog, world, peer_timeout_s);
     return body(world);
   } catch (const AgreedError& e) {
     if (world.is_root()) print_error(e.what());

@@ -18,7 +18,7 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
     agree(comm,
           [&] { gpu_pci_bus_id = gpu_info(select_gpu_for_rank(comm, share_gpu, gpu_option)).value("pci_bus_id", ""); });
   }
-  const Communicator node = comm.split_shared();
+  const Communicator& node = comm.node();
   RankSetup out;
   agree(comm, [&] {
     PlacementRequest req;
@@ -62,7 +62,7 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
 namespace scalebench {
 
 void check_gpu_ranks_dry_run(const Communicator& comm, bool share_gpu, const std::string& gpu_option) {
-  const Communicator node = comm.split_shared();
+  const Communicator& node = comm.node();
   const int gpus = visible_gpu_count();
   agree(comm, [&] {
     if (!gpu_support_built()) throw NoCudaError(gpu_option);

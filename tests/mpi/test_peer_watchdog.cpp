@@ -1,7 +1,8 @@
 // The peer watchdog (peer_watchdog.hpp) on one machine, each rank posing as a host of its own:
 // a healthy run whose main thread makes no MPI progress for longer than the timeout never fires;
 // a rank that falls silent is named by the others within the timeout; one that leaves says so and
-// is not reported; every watchdog joins at stop; one real host starts nothing.
+// is not reported; every watchdog joins at stop; one real host starts nothing and spends no
+// collective on it (counted through the MPI profiling interface).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,7 +51,35 @@ Communicator rank_per_host(const Communicator& world) { return world.split(world
 
 void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
+// Collectives this process entered (the profiling interface: these definitions take the place of
+// the library's, which they call through PMPI_).
+std::atomic<int> g_collectives{0};
+
 }  // namespace
+
+extern "C" {
+int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  ++g_collectives;
+  return PMPI_Bcast(buffer, count, type, root, comm);
+}
+int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  ++g_collectives;
+  return PMPI_Allreduce(send, recv, count, type, op, comm);
+}
+int MPI_Allgather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                  MPI_Datatype recv_type, MPI_Comm comm) {
+  ++g_collectives;
+  return PMPI_Allgather(send, send_count, send_type, recv, recv_count, recv_type, comm);
+}
+int MPI_Barrier(MPI_Comm comm) {
+  ++g_collectives;
+  return PMPI_Barrier(comm);
+}
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* out) {
+  ++g_collectives;
+  return PMPI_Comm_split_type(comm, split_type, key, info, out);
+}
+}
 
 TEST(PeerWatchdog, HealthyRunWithoutMpiProgressNeverFiresAndJoins) {
   const auto world = Communicator::world();
@@ -158,6 +187,28 @@ TEST(PeerWatchdog, OneHostOrTimeoutZeroStartsNothing) {
   PeerWatchdog off;
   off.start(world, rank_per_host(world), options_for(seen, 0.0));
   EXPECT_FALSE(off.running());
+}
+
+TEST(PeerWatchdog, OneHostRunSpendsNoCollectiveOnIt) {
+  const auto world = Communicator::world();
+  const int before_split = g_collectives.load();
+  const Communicator& node = world.node();  // the split rank set-up makes and shares
+  EXPECT_EQ(g_collectives.load() - before_split, 1);
+  ASSERT_EQ(node.size(), world.size()) << "the ranks of this test are on one host";
+  EXPECT_TRUE(world.one_node());
+  const int before = g_collectives.load();
+  PeerWatchdog w;
+  start_peer_watchdog(w, world, 30);
+  EXPECT_FALSE(w.running());
+  EXPECT_EQ(w.hosts(), 1);
+  EXPECT_EQ(&world.node(), &node) << "the node split is made once";
+  EXPECT_EQ(g_collectives.load() - before, 0);
+  // The counting itself works: the multi-host path's first step is a collective.
+  const int before_start = g_collectives.load();
+  Seen seen;
+  PeerWatchdog across;
+  across.start(world, rank_per_host(world), options_for(seen, 1.0));
+  EXPECT_GT(g_collectives.load() - before_start, 0);
 }
 
 TEST(PeerWatchdog, TimeoutFromTheEnvironment) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ class Communicator {
   void barrier() const;
   // Ranks sharing this node's memory (MPI_COMM_TYPE_SHARED), ordered by rank.
   Communicator split_shared() const;
+  // The same, split once and kept for this communicator's life, so that the peer watchdog and
+  // rank set-up share one split. Collective on the first call only: every rank makes its first
+  // call at the same point of the run.
+  const Communicator& node() const;
+  // Whether every rank of this communicator is on this rank's node (the same answer on every
+  // rank; no collective after node()).
+  bool one_node() const { return node().size() == size_; }
   Communicator split(int color, int key) const;
 
   double max(double v) const;
@@ -62,6 +70,7 @@ class Communicator {
   bool owned_ = false;
   int rank_ = 0;
   int size_ = 1;
+  mutable std::unique_ptr<Communicator> node_;
 };
 
 // Largest element count sent in one MPI call. Lowered by tests (--mpi-chunk) to cover the

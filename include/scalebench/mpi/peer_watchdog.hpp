@@ -62,9 +62,10 @@ class PeerWatchdog {
   PeerWatchdog(const PeerWatchdog&) = delete;
   PeerWatchdog& operator=(const PeerWatchdog&) = delete;
 
-  // Collective over `comm`; `host` groups the ranks of one host (normally comm.split_shared()).
-  // Starts nothing when every rank is on one host or timeout_s <= 0. A failure on any rank (no
-  // socket) becomes the same AgreedError on every rank.
+  // Collective over `comm` across hosts; `host` groups the ranks of one host (normally
+  // comm.node()). Starts nothing when every rank is on one host (then with no collective at all)
+  // or timeout_s <= 0 (the same value on every rank). A failure on any rank (no socket) becomes
+  // the same AgreedError on every rank.
   void start(const Communicator& comm, const Communicator& host, PeerWatchdogOptions options);
   // Local, idempotent: node leaders send a last "leaving" packet (peers then stop watching this
   // host), the thread is joined and the socket closed. With `say_goodbye` false the host just
@@ -86,10 +87,11 @@ class PeerWatchdog {
   int hosts_ = 1;
 };
 
-// What every MPI run does right after MPI_Init (run_mpi_command): reads SCALEBENCH_PEER_TIMEOUT
-// on every rank (a bad value is the same usage error everywhere), takes rank 0's value (mpirun
-// need not forward the variable to other hosts) and starts `watchdog` over comm's hosts.
-// Collective.
-void start_peer_watchdog(PeerWatchdog& watchdog, const Communicator& comm);
+// What every MPI run does right after MPI_Init (run_mpi_command), with `timeout_seconds` read by
+// peer_timeout_seconds_from_env() before MPI_Init (a bad value ends every rank there, as a usage
+// error). On one host nothing happens beyond comm.node(), the split rank set-up uses too: no
+// collective of its own. Across hosts rank 0's value applies (mpirun need not forward the
+// variable to other hosts) and `watchdog` is started over comm's hosts.
+void start_peer_watchdog(PeerWatchdog& watchdog, const Communicator& comm, int timeout_seconds);
 
 }  // namespace scalebench
