@@ -63,7 +63,7 @@ void RunRecord::finish(const PhaseList& setup, const PhaseList& timed, RunSectio
   record_["ok"] = s.ok;
   record_["status"] = s.ok ? "ok" : "verification_failed";
   record_["exit_code"] = exit_code(s.ok);
-  attach_prediction(record_, warnings_);  // predicted against measured (model.hpp)
+  attach_prediction(record_, warnings_, s.predict);  // predicted against measured (model.hpp)
   record_["warnings"] = warnings_;
   record_["finished_at"] = utc_now_iso8601();
 }

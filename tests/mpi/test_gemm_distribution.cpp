@@ -140,8 +140,10 @@ TEST(SharedDistribution, FallbackIsChargedTheReplicatedMemory) {
   const auto comm = Communicator::world();
   const GemmConfig cfg = distribution_config({64, 48, 40}, Precision::fp64, GemmDistribution::shared);
   setenv("SCALEBENCH_NO_SHARED_WINDOWS", "1", 1);
-  const std::int64_t fallback = shared_host_bytes(cfg, comm);
+  const std::string refusal = shared_windows_refusal(cfg, comm);
+  const std::int64_t fallback = shared_host_bytes(cfg, comm, refusal);
   unsetenv("SCALEBENCH_NO_SHARED_WINDOWS");
+  EXPECT_TRUE(all_ranks(refusal.find("SCALEBENCH_NO_SHARED_WINDOWS") != std::string::npos));
   const RowPartition rows(cfg.shape.m, comm.size());
   EXPECT_TRUE(all_ranks(fallback == host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root())));
   EXPECT_TRUE(all_ranks(shared_windows_refusal(cfg, comm).empty()));  // a few MiB: any usable backing folder has that

@@ -587,6 +587,11 @@ json synthetic_record(const Profile& p) {
             {"end_to_end", {{"median_s", 0.132404}}}}}};
 }
 
+// The prediction the run of synthetic_record() holds in memory: its configuration, resolved.
+RecordPredictor synthetic_run() {
+  return [](const Profile& p, const MachineLayout& m) { return predict_gemm(p, gemm(2000, 1000, 1000, 1), m); };
+}
+
 class ProfileFile : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -607,7 +612,7 @@ class ProfileFile : public ::testing::Test {
 TEST_F(ProfileFile, RecordGetsPredictedAgainstMeasuredAndTheWorstPhase) {
   write(to_json(synthetic()));
   json record = synthetic_record(synthetic()), warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   ASSERT_TRUE(record["prediction"]["available"].get<bool>()) << record["prediction"].dump();
   EXPECT_TRUE(warnings.empty());
   const auto& pr = record["prediction"];
@@ -624,7 +629,7 @@ TEST_F(ProfileFile, StaleOrMissingProfileIsNamedAndTheRunGoesOn) {
   stale["host"] = "elsewhere";
   write(stale);
   json record = synthetic_record(synthetic()), warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].get<std::string>().find("elsewhere"), std::string::npos) << warnings[0];
@@ -632,14 +637,14 @@ TEST_F(ProfileFile, StaleOrMissingProfileIsNamedAndTheRunGoesOn) {
 
   std::filesystem::remove(path_);
   warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].get<std::string>().find("does not exist"), std::string::npos) << warnings[0];
 
   std::ofstream(path_) << "{ not json";
   warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   EXPECT_NE(warnings[0].get<std::string>().find("not valid JSON"), std::string::npos) << warnings[0];
 }
@@ -649,7 +654,7 @@ TEST_F(ProfileFile, BadProfileGivesNoPredictionAndTheReasonButNeverFailsTheRun) 
   bad["blas"]["fp64"][0]["gflops"] = -20;
   write(bad);
   json record = synthetic_record(synthetic()), warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   EXPECT_NE(record["prediction"]["reason"].get<std::string>().find("blas.fp64[0].gflops"), std::string::npos)
       << record["prediction"].dump();
@@ -661,7 +666,7 @@ TEST_F(ProfileFile, BadProfileGivesNoPredictionAndTheReasonButNeverFailsTheRun) 
   std::filesystem::remove(path_);
   ASSERT_EQ(mkfifo(path_.c_str(), 0600), 0);
   warnings = json::array();
-  attach_prediction(record, warnings);
+  attach_prediction(record, warnings, synthetic_run());
   EXPECT_FALSE(record["prediction"]["available"].get<bool>());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].get<std::string>().find("SCALEBENCH_PROFILE"), std::string::npos) << warnings[0];

@@ -54,9 +54,10 @@ std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, in
 // Host bytes this rank accounts for under Row1D's --distribution shared: its node's windows
 // charged to the ranks whose rows they hold (rank 0's node: all of A and C to rank 0), B to the
 // node's leader, the peer's C_i to each rank; a run that will fall back to replicated (the node's
-// shared-memory folder cannot hold the windows) is charged the replicated share. Collective
-// (splits the node). UsageError when a sum does not fit 64 bits.
-std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm);
+// shared-memory folder cannot hold the windows: `refusal`, as shared_windows_refusal answered,
+// not empty) is charged the replicated share. Collective (splits the node). UsageError when a sum
+// does not fit 64 bits.
+std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm, const std::string& refusal);
 
 // ---------------------------------------------------------------------------------------------
 // The algorithm seam.
@@ -82,6 +83,8 @@ class DistributedGemm {
  public:
   virtual ~DistributedGemm() = default;
   virtual GemmAlgorithm algorithm() const = 0;
+  // Where the matrices lived once prepared: --distribution, or replicated where shared fell back.
+  virtual GemmDistribution scheme() const { return GemmDistribution::replicated; }
   // Buffers, rank 0's inputs ("generate"), the backend's set-up. Collective.
   virtual void prepare(PhaseRecorder& setup) = 0;
   // One repeat: A and B from rank 0 to their owners, the local multiplies, C back to rank 0.

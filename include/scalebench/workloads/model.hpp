@@ -3,6 +3,7 @@
 // each phase of a gemm or Monte Carlo run should take on a machine of N nodes × R ranks × G GPUs.
 // docs/model.md states every formula and assumption; the code follows it term by term.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -181,11 +182,15 @@ MachineLayout layout_of_record(const nlohmann::json& record);
 // prediction whose end-to-end is not a finite time > 0 is never a match: the answer is then
 // {"available": false, "reason"}.
 nlohmann::json compare_with_record(const Prediction& pred, const nlohmann::json& record, const std::string& source);
-// Adds "prediction" to a gemm or montecarlo record (rank 0, after "phases"): the profile for this
-// host when present and current; otherwise {"available": false, "reason"} and, when a profile
-// was found but is stale or unreadable (or SCALEBENCH_PROFILE names a missing file), a line in
-// `warnings`. Never throws: a run is never failed by its prediction.
-void attach_prediction(nlohmann::json& record, nlohmann::json& warnings);
+// The model's prediction of the configuration a run holds in memory, on a profile and a layout
+// (a workload's `predict`: the function `scalebench predict <workload>` answers with).
+using RecordPredictor = std::function<Prediction(const Profile&, const MachineLayout&)>;
+// Adds "prediction" to a run record (rank 0, after "phases"): `predict` on the profile for this
+// host, when present and current, and the layout the record's ranks ran on, against the measured
+// phases; otherwise {"available": false, "reason"} and, when a profile was found but is stale or
+// unreadable (or SCALEBENCH_PROFILE names a missing file), a line in `warnings`. Never throws: a
+// run is never failed by its prediction.
+void attach_prediction(nlohmann::json& record, nlohmann::json& warnings, const RecordPredictor& predict);
 
 // A miss over this fraction is flagged in tables.
 inline constexpr double kPredictionTolerance = 0.15;

@@ -5,6 +5,7 @@
 // every rank, the prediction (model.hpp) and the finish time — are filled here, once; a workload
 // adds only its own sections (peer, distribution, partition, result, …) to `json()`.
 // Also the parts of the human table every run prints (the phase lines, the warnings).
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scalebench/mpi/timing.hpp"
+#include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
 
@@ -31,6 +33,9 @@ struct RunSections {
   nlohmann::json rates;         // the workload's rates (GFLOP/s, samples/s)
   nlohmann::json verification;  // how the result was checked; "ok" is set from `ok`
   bool ok = false;              // the verdict (the same on every rank)
+  // The model's prediction of the configuration that ran (attach_prediction, model.hpp); none:
+  // the record says no prediction is available.
+  RecordPredictor predict;
 };
 
 class RunRecord {
@@ -49,7 +54,7 @@ class RunRecord {
 
   // Fills the shared sections (rank 0; a no-op elsewhere): config, backend, phases (set-up ones as
   // "setup_<name>"), rates, node counts, verification, ok / status / exit_code, the prediction
-  // (which reads config and phases, and may add a warning), warnings, finished_at.
+  // (of `predict` against the measured phases; it may add a warning), warnings, finished_at.
   void finish(const PhaseList& setup, const PhaseList& timed, RunSections sections);
 
   // The exit code of a run with verdict `ok`: 0, or ExitCode::verification_failed.

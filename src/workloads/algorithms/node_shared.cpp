@@ -211,11 +211,11 @@ std::string shared_windows_refusal(const GemmConfig& cfg, const Communicator& co
   return first < comm.size() ? comm.bcast_string(mine, first) : std::string();
 }
 
-std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
+std::int64_t shared_host_bytes(const GemmConfig& cfg, const Communicator& comm, const std::string& refusal) {
   const RowPartition rows(cfg.shape.m, comm.size());
   const std::int64_t mine = rows.block(comm.rank()).count;
   // Where the windows cannot be made the run falls back to replicated: its memory is what counts.
-  if (!shared_windows_refusal(cfg, comm).empty()) return host_bytes_per_rank(cfg, mine, comm.is_root());
+  if (!refusal.empty()) return host_bytes_per_rank(cfg, mine, comm.is_root());
   const Communicator node = comm.split_shared();
   const std::int64_t windows = window_bytes(cfg, comm, node);
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));

@@ -63,6 +63,7 @@ class Row1D final : public DistributedGemm {
   }
 
   GemmAlgorithm algorithm() const override { return GemmAlgorithm::row1d; }
+  GemmDistribution scheme() const override { return shared_ ? GemmDistribution::shared : GemmDistribution::replicated; }
 
   void prepare(PhaseRecorder& setup) override {
     const auto& s = cfg_.shape;

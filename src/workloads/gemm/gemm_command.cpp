@@ -87,6 +87,9 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   return cfg;
 }
 
+}  // namespace
+
+// The prediction `scalebench predict` answers with, and the one a run's record carries (gemm_driver.cpp).
 PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, const MachineLayout& m) {
   GemmConfig cfg = cfg_in;
   if (cfg.backend == GemmBackendKind::naive) cfg.threads = 1;
@@ -134,6 +137,8 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
   };
   return w;
 }
+
+namespace {
 
 std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   auto opts = std::make_shared<GemmOptions>();

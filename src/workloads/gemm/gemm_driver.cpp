@@ -1,7 +1,7 @@
-// The distributed multiply: rank 0 generates A and B; row blocks of A are scattered, B is
-// broadcast whole, each rank multiplies its block on its backend, C is gathered to rank 0, and
-// every repeat is verified (Freivalds by rows, plus a check that the gathered C is the blocks
-// the ranks computed). Phases are timed per repeat; warm-up repeats are dropped.
+// The distributed multiply as a user of the per-rank harness (harness.hpp): rank 0 generates A
+// and B, the algorithm (distributed_gemm.hpp, described by algorithm_description.hpp) moves the
+// blocks and multiplies them on the backend, C is gathered to rank 0, and every repeat is
+// verified (Freivalds by rows, plus a check that the gathered C is the blocks the ranks computed).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/node_shared.hpp"
+#include "algorithms/algorithm_description.hpp"
+#include "harness.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
@@ -27,6 +28,7 @@
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/prediction.hpp"
 #include "scalebench/workloads/rank_setup.hpp"
 #include "scalebench/workloads/run_record.hpp"
 
@@ -90,7 +92,7 @@ nlohmann::json config_json(const GemmConfig& cfg, int threads, int generate_thre
                       {"distribution", to_string(cfg.distribution)},
                       {"grid", grid},
                       {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
-  if (cfg.algorithm == GemmAlgorithm::summa2d) c["panel_width"] = cfg.panel_width;
+  describe_algorithm(cfg).add_config(cfg, c);
   return c;
 }
 
@@ -131,300 +133,287 @@ std::string human_table(const GemmConfig& cfg, const Communicator& comm, const n
   return out;
 }
 
-template <class T>
-int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backend, DistributedGemm& alg,
-              GemmResult& result, nlohmann::json& record_out, PlacementReport& placement) {
-  const auto& s = cfg.shape;
-  PhaseRecorder setup;
-  alg.prepare(setup);
-  setup.next_repeat();
-  const auto x = freivalds_vector(cfg.seed, s.n);
-  const double u = unit_roundoff(cfg.precision);
-
-  PhaseRecorder rec;
-  GemmCheck overall;
-  const RepeatLoop loop("gemm", cfg.warmup, cfg.reps, comm, cfg.quiet);
-  const int total_reps = loop.total();
-  for (int rep = 0; rep < total_reps; ++rep) {
-    const double t0 = loop.begin(rep, rec);
-    alg.multiply(rec);
-    rec.add(phase::end_to_end, wall_seconds() - t0);
-    GemmCheck v;
-    {
-      ScopedPhase t(rec, phase::verify);
-      v = alg.verify(x);
-    }
-    rec.next_repeat();
-    merge(overall, v);
-    loop.end(rep);
-  }
-  const HostMatrices whole = alg.full();
-  const int generate_threads = comm.is_root() && whole.a != nullptr ? host_fill_threads() : 0;
-
-  // --verify full: the last C against a reference product in double, on rank 0.
-  nlohmann::json full = nullptr;
-  if (cfg.verify == VerifyMode::full) {
-    int full_ok = 1;
-    double worst = 0;
-    if (comm.is_root()) {
-      const RowCheck rc = full_check(static_cast<const T*>(whole.a), static_cast<const T*>(whole.b),
-                                     static_cast<const T*>(whole.c), s.m, s.n, s.k, u);
-      full_ok = rc.rows_failed == 0 ? 1 : 0;
-      worst = rc.worst_ratio;
-    }
-    SCALEBENCH_MPI(MPI_Bcast(&full_ok, 1, MPI_INT, 0, comm.get()));
-    overall.ok = overall.ok && full_ok == 1;
-    full = {{"ok", full_ok == 1}, {"worst_ratio", worst}, {"tolerance", full_tolerance_text()}};
-  }
-
-  // The peers: the bare library call on the same block with the same threads (the algorithm's
-  // network peers too).
-  nlohmann::json peer = nullptr;
-  PhaseRecorder peer_rec;
-  alg.time_peers(loop, peer_rec);
-
-  const PhaseList phases = summarize_phases(rec, comm);
-  const PhaseList setup_phases = summarize_phases(setup, comm);
-  const PhaseList peer_phases = summarize_phases(peer_rec, comm);
-  const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-  const double compute_s = phase_median(phases, phase::compute);
-  const double e2e_s = phase_median(phases, phase::end_to_end);
-  if (!peer_phases.empty()) {
-    const double bare = peer_phases.front().second.median;
-    peer = {{"what", alg.peer_call_name()},
-            {"on", "the same row block, same threads, same process"},
-            {phase::compute, to_json(peer_phases.front().second)},
-            {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
-            {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
-  }
-
-  const int threads = backend.describe().value("threads", 1);
-  nlohmann::json rank_info = {{"threads", threads}};
-  rank_info.update(alg.rank_info(placement));
-  rank_info["placement"] = placement.to_json();
-  RunRecord run("gemm", comm, rank_info, rank_warnings(comm, threads, "BLAS threads", placement));
-  const bool ok = overall.ok;
-  result.ok = ok;
-  if (cfg.keep_c && comm.is_root()) {
-    const auto* c = static_cast<const T*>(whole.c);
-    result.c.assign(c, c + s.m * s.n);
-  }
-  // Collective: the algorithm's sections (distribution, partition, network, gpu) on rank 0.
-  nlohmann::json& record = run.json();
-  record["peer"] = peer;
-  alg.add_to_record(record, phases, peer_phases);
-  if (!comm.is_root()) return RunRecord::exit_code(ok);
-  // The algorithm's own warning (--distribution shared that fell back to replicated).
-  if (record["distribution"].contains("warning")) run.warn(record["distribution"]["warning"].get<std::string>());
-
-  RunSections sections{config_json(cfg, threads, generate_threads, record["distribution"]["grid"]),
-                       backend.describe(),
-                       {{"flops_per_multiply", flops},
-                        {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
-                        {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}},
-                       {{"method", "freivalds"},
-                        {"repeats_checked", total_reps},
-                        {"rows_failed", overall.rows_failed},
-                        {"worst_ratio", overall.worst_ratio},
-                        {"gathered_c_matches_blocks", overall.gather_ok},
-                        {"tolerance", freivalds_tolerance_text()},
-                        {"unit_roundoff", u},
-                        {"full", full}},
-                       ok};
-  sections.verification["c_digest"] =
-      whole.c != nullptr ? nlohmann::json(c_digest(whole.c, static_cast<std::size_t>(s.m * s.n) * sizeof(T))) : nullptr;
-  if (overall.first_failed_rank >= 0) {
-    sections.verification["first_failed"] = {{"rank", overall.first_failed_rank}, {"row", overall.first_failed_row}};
-  }
-  run.finish(setup_phases, phases, std::move(sections));
-  record_out = record;
-
-  if (!cfg.quiet) {
-    std::string out = human_table(cfg, comm, record, setup_phases, phases) + alg.table_lines(record);
-    out += fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
-                       ok ? "PASSED" : "FAILED", total_reps, overall.worst_ratio,
-                       overall.gather_ok ? "matches the blocks" : "DOES NOT match the blocks");
-    if (!full.is_null()) out += fmt::format("verification: full {}\n", full["ok"].get<bool>() ? "PASSED" : "FAILED");
-    out += warning_lines(run.warnings());
-    std::fputs(out.c_str(), stdout);
-    std::fflush(stdout);
-  }
-  if (!ok) {
-    std::fprintf(stderr,
-                 "scalebench: error: verification failed: %lld row(s) of C wrong (first: rank %d, row %lld); "
-                 "worst error/tolerance %.3g\n",
-                 static_cast<long long>(overall.rows_failed), overall.first_failed_rank,
-                 static_cast<long long>(overall.first_failed_row), overall.worst_ratio);
-  }
-  return RunRecord::exit_code(ok);
-}
-
-// Host bytes this rank needs for its share under the configured algorithm.
-std::int64_t rank_host_bytes(const GemmConfig& cfg, const Communicator& comm) {
-  if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    return summa_host_bytes(cfg, resolve_grid(cfg, comm.size()), comm.rank());
-  }
-  if (cfg.distribution == GemmDistribution::shared) return shared_host_bytes(cfg, comm);
-  const RowPartition rows(cfg.shape.m, comm.size());
-  return host_bytes_per_rank(cfg, rows.block(comm.rank()).count, comm.is_root());
-}
-
-// What a rank holds, for the memory lines of --dry-run and the memory error; `fallback`: why
-// --distribution shared will run as replicated (shared_windows_refusal), if it will.
-std::string held_text(const GemmConfig& cfg, const std::string& fallback) {
-  if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    return "A_ij + B_ij + C_ij + a panel of A and of B; rank 0 also holds A, B and C";
-  }
-  if (cfg.distribution == GemmDistribution::shared && fallback.empty()) {
-    return fmt::format("one A, B and C per node in shared windows, charged to the ranks whose rows they hold, B to the "
-                       "node's leader{}; rank 0's node holds A and C whole",
-                       cfg.peer ? ", + peer C_i per rank" : "");
-  }
-  return fmt::format("A_i + B + C_i{}; rank 0 also holds A and C{}", cfg.peer ? " + peer C_i" : "",
-                     fallback.empty() ? "" : ": --distribution shared falls back to replicated: " + fallback);
-}
-
-// Why this run's --distribution shared will fall back to replicated (empty: it will not, or it is
-// not asked for). Collective.
-std::string shared_fallback(const GemmConfig& cfg, const Communicator& comm) {
-  const bool shared = cfg.algorithm == GemmAlgorithm::row1d && cfg.distribution == GemmDistribution::shared;
-  return shared ? shared_windows_refusal(cfg, comm) : std::string();
-}
-
-// Rank r's share in words: its rows (Row1D) or its block of C (Summa2D).
-std::string share_text(const GemmConfig& cfg, const Communicator& comm, int r) {
-  if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    const ProcessGrid g = resolve_grid(cfg, comm.size());
-    const RowPartition rows(cfg.shape.m, g.rows), cols(cfg.shape.n, g.cols);
-    return fmt::format("grid ({},{}) C block {:>6} x {:<6}", r / g.cols, r % g.cols, rows.block(r / g.cols).count,
-                       cols.block(r % g.cols).count);
-  }
-  return fmt::format("rows {:>8}", RowPartition(cfg.shape.m, comm.size()).block(r).count);
-}
-
-void check_algorithm(const GemmConfig& cfg, const Communicator& comm) {
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.grid_rows > 0 &&
-      (cfg.grid_rows != comm.size() || cfg.grid_cols != 1)) {
-    // row1d is the P x 1 grid (a row block of A and C per rank); any other --grid is summa2d's.
-    throw UsageError(fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", cfg.grid_rows,
-                                 cfg.grid_cols, comm.size()));
-  }
-  if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    if (cfg.overlap || cfg.resident) {
-      // Summa2D broadcasts a panel, then multiplies it: a double-buffered pipeline (panel p+1 in
-      // flight while p multiplies) would need a second stream and events in the device layer.
-      throw UsageError(fmt::format("--algorithm summa2d has no {} schedule (those are row1d's); drop {} (summa2d "
-                                   "keeps its blocks on the GPUs with --transport nccl)",
-                                   cfg.overlap ? "--overlap" : "--resident", cfg.overlap ? "--overlap" : "--resident"));
-    }
-    resolve_grid(cfg, comm.size());
-  }
-}
-
 }  // namespace
 
-GemmResult run_distributed_gemm(const GemmConfig& cfg_in, const Communicator& comm) {
-  GemmConfig cfg = cfg_in;
+// The prediction `scalebench predict gemm` answers with (gemm_command.cpp).
+PredictedWorkload gemm_prediction(const GemmConfig& cfg, const Profile& p, const MachineLayout& m);
+
+namespace {
+
+// The verification lines of the table and the failure line for stderr.
+std::string verification_lines(const GemmCheck& overall, int repeats, const nlohmann::json& full) {
+  std::string out =
+      fmt::format("verification: freivalds {} over {} repeats (worst error/tolerance {:.3g}; gathered C {})\n",
+                  overall.ok ? "PASSED" : "FAILED", repeats, overall.worst_ratio,
+                  overall.gather_ok ? "matches the blocks" : "DOES NOT match the blocks");
+  if (!full.is_null()) out += fmt::format("verification: full {}\n", full["ok"].get<bool>() ? "PASSED" : "FAILED");
+  return out;
+}
+
+// --verify full: the last C against a reference product in double, on rank 0. Collective.
+template <class T>
+nlohmann::json full_verification(const GemmConfig& cfg, const Communicator& comm, const HostMatrices& whole) {
   const auto& s = cfg.shape;
-  std::unique_ptr<LocalGemm> backend;
-  agree_on_configuration(comm, "gemm", configuration_fields(cfg));
-  agree(comm, [&] {
-    validate(cfg);
-    check_algorithm(cfg, comm);
-    if (cfg.algorithm == GemmAlgorithm::row1d && comm.size() > s.m) {
-      throw UsageError(fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; "
-                                   "use at most {} ranks or a larger --m/--n",
-                                   comm.size(), s.m, s.m));
-    }
-    if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
-    if (cfg.overlap && cfg.transport == Transport::mpi && comm.size() > 1) {
+  int full_ok = 1;
+  double worst = 0;
+  if (comm.is_root()) {
+    const RowCheck rc = full_check(static_cast<const T*>(whole.a), static_cast<const T*>(whole.b),
+                                   static_cast<const T*>(whole.c), s.m, s.n, s.k, unit_roundoff(cfg.precision));
+    full_ok = rc.rows_failed == 0 ? 1 : 0;
+    worst = rc.worst_ratio;
+  }
+  SCALEBENCH_MPI(MPI_Bcast(&full_ok, 1, MPI_INT, 0, comm.get()));
+  return {{"ok", full_ok == 1}, {"worst_ratio", worst}, {"tolerance", full_tolerance_text()}};
+}
+
+template <class T>
+std::vector<double> copy_of_c(const HostMatrices& whole, const GemmShape& s) {
+  const auto* c = static_cast<const T*>(whole.c);
+  return {c, c + s.m * s.n};
+}
+
+// The run of one gemm configuration on this rank, as the harness asks for it.
+class GemmRun final : public RankWorkload {
+ public:
+  GemmRun(const GemmConfig& cfg, const Communicator& comm)
+      : cfg_(cfg), comm_(comm), alg_desc_(describe_algorithm(cfg)) {}
+
+  HarnessSettings settings() const override {
+    return {"gemm", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, cfg_.json_path};
+  }
+  std::string configuration_fields() const override { return scalebench::configuration_fields(cfg_); }
+
+  void check(const Communicator& comm) override {
+    validate(cfg_);
+    alg_desc_.check(cfg_, comm.size());
+    if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
+    if (cfg_.overlap && cfg_.transport == Transport::mpi && comm.size() > 1) {
       throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
                                    comm.size()));
     }
-    if (cfg.resident && cfg.verify == VerifyMode::full) {
+    if (cfg_.resident && cfg_.verify == VerifyMode::full) {
       throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
                        "use --verify freivalds (computed on the device)");
     }
-  });
-  agree(comm, [&] {
-    const std::string fallback = shared_fallback(cfg, comm);  // charged as replicated (rank_host_bytes)
-    const std::int64_t mine = rank_host_bytes(cfg, comm);
+  }
+
+  // The node's host memory against what its ranks need; the shared windows' refusal is asked
+  // once here and kept (the memory charged and --dry-run's words follow it).
+  void check_resources(const Communicator& comm) override {
+    const auto& s = cfg_.shape;
+    fallback_ = alg_desc_.shared_fallback(cfg_, comm);
+    host_bytes_ = alg_desc_.host_bytes(cfg_, comm, fallback_);
     const Communicator node = comm.split_shared();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
-    const double node_need = node.sum(static_cast<double>(mine));
+    const double node_need = node.sum(static_cast<double>(host_bytes_));
     const std::int64_t avail = mem_available_bytes();
     if (avail > 0 && node_need > static_cast<double>(avail)) {
       throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} ({}) but only {} is available; use a "
                                       "smaller size or more nodes",
-                                      s.m, s.n, s.k, to_string(cfg.precision), gib(node_need), host_name(),
-                                      held_text(cfg, fallback), gib(static_cast<double>(avail))));
+                                      s.m, s.n, s.k, to_string(cfg_.precision), gib(node_need), host_name(),
+                                      alg_desc_.held_text(cfg_, fallback_), gib(static_cast<double>(avail))));
     }
-  });
+  }
+
   // Placement (--pin) and BLAS threads: the rank binds before it allocates, so its buffers are
   // first-touched where it runs. A GPU rank binds near its GPU.
-  RankSetup placed = setup_rank(comm, cfg.pin, cfg.threads,
-                                cfg.backend == GemmBackendKind::cublas && !cfg.dry_run ? "--backend cublas" : "",
-                                cfg.share_gpu);
-  cfg.threads = cfg.backend == GemmBackendKind::naive ? 1 : placed.threads;
-  cfg.threads_source = cfg.backend == GemmBackendKind::naive ? "naive is one thread" : placed.threads_source;
-
-  GemmResult result;
-  if (cfg.dry_run) {
-    if (cfg.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg.share_gpu, "--backend cublas");
-    const std::string fallback = shared_fallback(cfg, comm);
-    const std::int64_t mine = rank_host_bytes(cfg, comm);
-    const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), mine));
-    if (comm.is_root()) {
-      std::string out = fmt::format(
-          "scalebench gemm --dry-run: nothing is computed\n  C({}x{}) = A({}x{}) * B({}x{})  precision {}  backend {}\n"
-          "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}\n"
-          "  algorithm {}  grid {}{}\n  json {}\n  host memory per rank ({}):\n",
-          s.m, s.n, s.m, s.k, s.k, s.n, to_string(cfg.precision), to_string(cfg.backend), comm.size(), cfg.threads,
-          cfg.threads_source, cfg.reps, cfg.warmup, cfg.seed, to_string(cfg.fill), to_string(cfg.verify),
-          cfg.peer ? "on" : "off", to_string(cfg.algorithm),
-          cfg.algorithm == GemmAlgorithm::summa2d ? to_string(resolve_grid(cfg, comm.size()))
-                                                  : fmt::format("{}x1", comm.size()),
-          cfg.algorithm == GemmAlgorithm::summa2d ? fmt::format("  panel width {}", cfg.panel_width) : std::string(),
-          cfg.json_path.value_or("(none)"), held_text(cfg, fallback));
-      for (int r = 0; r < comm.size(); ++r) {
-        int rank = 0;
-        char host[256] = {};
-        long long bytes = 0;
-        std::sscanf(per_rank[r].c_str(), "%d %255s %lld", &rank, host, &bytes);
-        out += fmt::format("    rank {:>4}  {:<20} {}  {}\n", rank, host, share_text(cfg, comm, r),
-                           gib(static_cast<double>(bytes)));
-      }
-      std::fputs(out.c_str(), stdout);
-    }
-    result.ok = true;
-    return result;
+  RankSetup place(const Communicator& comm) override {
+    const bool gpu = cfg_.backend == GemmBackendKind::cublas;
+    RankSetup placed = setup_rank(comm, cfg_.pin, cfg_.threads, gpu && !cfg_.dry_run ? "--backend cublas" : "",
+                                  cfg_.share_gpu);
+    const bool naive = cfg_.backend == GemmBackendKind::naive;
+    cfg_.threads = naive ? 1 : placed.threads;
+    cfg_.threads_source = naive ? "naive is one thread" : placed.threads_source;
+    return placed;
   }
 
-  // The local multiply, then the algorithm that distributes the blocks and calls it.
-  GpuGemm* gpu = nullptr;
-  agree(comm, [&] {
-    if (cfg.backend == GemmBackendKind::cublas) {
-      auto g = make_gpu_gemm(cfg, comm);
-      gpu = g.get();
-      backend = std::move(g);
+  void dry_run(const Communicator& comm) override;
+
+  // The local multiply; the algorithm that distributes the blocks and calls it is made in prepare.
+  void make_backend(const Communicator& comm) override {
+    if (cfg_.backend == GemmBackendKind::cublas) {
+      auto g = make_gpu_gemm(cfg_, comm);
+      gpu_ = g.get();
+      backend_ = std::move(g);
     } else {
-      backend = make_cpu_gemm(cfg.backend, cfg.threads);
+      backend_ = make_cpu_gemm(cfg_.backend, cfg_.threads);
     }
-  });
-  const auto alg = make_distributed_gemm(cfg, comm, *backend, gpu);
+  }
 
-  nlohmann::json record;
-  if (cfg.precision == Precision::fp64) {
-    run_typed<double>(cfg, comm, *backend, *alg, result, record, placed.report);
-  } else {
-    run_typed<float>(cfg, comm, *backend, *alg, result, record, placed.report);
+  void prepare(PhaseRecorder& setup) override {
+    alg_ = make_distributed_gemm(cfg_, comm_, *backend_, gpu_);
+    alg_->prepare(setup);
+    x_ = freivalds_vector(cfg_.seed, cfg_.shape.n);
+    threads_ = backend_->describe().value("threads", 1);
   }
-  result.record = std::move(record);
-  if (comm.is_root() && cfg.json_path) {
-    write_json_atomic(*cfg.json_path, result.record);
+
+  void repeat(PhaseRecorder& rec) override { alg_->multiply(rec); }
+
+  void check_repeat(int /*rep*/, PhaseRecorder& rec) override {
+    GemmCheck v;
+    {
+      ScopedPhase t(rec, phase::verify);
+      v = alg_->verify(x_);
+    }
+    merge(overall_, v);
   }
-  // Every rank learns the verdict (rank 0 may have written the record).
-  result.ok = comm.all(result.ok);
+
+  // --verify full on the last C, then the peers: the bare library call on the same block with
+  // the same threads (the algorithm's network peers too).
+  void after_repeats(const RepeatLoop& loop, PhaseRecorder& peer) override {
+    const HostMatrices whole = alg_->full();
+    generate_threads_ = comm_.is_root() && whole.a != nullptr ? host_fill_threads() : 0;
+    const bool fp64 = cfg_.precision == Precision::fp64;
+    if (cfg_.verify == VerifyMode::full) {
+      full_ = fp64 ? full_verification<double>(cfg_, comm_, whole) : full_verification<float>(cfg_, comm_, whole);
+      overall_.ok = overall_.ok && full_["ok"].get<bool>();
+    }
+    if (cfg_.keep_c && comm_.is_root())
+      c_ = fp64 ? copy_of_c<double>(whole, cfg_.shape) : copy_of_c<float>(whole, cfg_.shape);
+    if (comm_.is_root() && whole.c != nullptr) {
+      c_digest_ = c_digest(whole.c,
+                           static_cast<std::size_t>(cfg_.shape.m * cfg_.shape.n) * host_element_bytes(cfg_.precision));
+    }
+    alg_->time_peers(loop, peer);
+  }
+
+  nlohmann::json rank_info(PlacementReport& placement, const PhaseRecorder& /*timed*/) override {
+    nlohmann::json info = {{"threads", threads_}};
+    info.update(alg_->rank_info(placement));
+    info["placement"] = placement.to_json();
+    return info;
+  }
+  std::vector<std::string> rank_warnings(const Communicator& comm, const PlacementReport& placement) const override {
+    return scalebench::rank_warnings(comm, threads_, "BLAS threads", placement);
+  }
+
+  void add_sections(RunRecord& run, const Summaries& s) override;
+  RunSections sections(const Summaries& s) override;
+
+  std::string table(const nlohmann::json& record, const Summaries& s, const nlohmann::json& warnings) const override {
+    return human_table(cfg_, comm_, record, s.setup, s.timed) + alg_->table_lines(record) +
+           verification_lines(overall_, s.repeats, full_) + warning_lines(warnings);
+  }
+
+  std::vector<std::string> failure_lines() const override {
+    if (overall_.ok) return {};
+    return {fmt::format("verification failed: {} row(s) of C wrong (first: rank {}, row {}); worst error/tolerance "
+                        "{:.3g}",
+                        overall_.rows_failed, overall_.first_failed_rank, overall_.first_failed_row,
+                        overall_.worst_ratio)};
+  }
+  bool ok() const override { return overall_.ok; }
+
+  // The configuration that ran: its threads as resolved, the scheme its algorithm prepared.
+  Prediction predict(const Profile& p, const MachineLayout& m) const override {
+    GemmConfig ran = cfg_;
+    ran.distribution = alg_->scheme();
+    return gemm_prediction(ran, p, m).here(m);
+  }
+
+  std::vector<double> take_c() { return std::move(c_); }
+
+ private:
+  GemmConfig cfg_;
+  const Communicator& comm_;
+  const AlgorithmDescription& alg_desc_;
+  std::string fallback_;  // why --distribution shared will run as replicated (empty: it will not)
+  std::int64_t host_bytes_ = 0;
+  std::unique_ptr<LocalGemm> backend_;
+  GpuGemm* gpu_ = nullptr;  // backend_ when it is a GPU's
+  std::unique_ptr<DistributedGemm> alg_;
+  std::vector<double> x_;  // Freivalds' vector
+  GemmCheck overall_;
+  nlohmann::json full_ = nullptr, peer_ = nullptr;
+  nlohmann::json c_digest_ = nullptr;
+  int generate_threads_ = 0, threads_ = 1;
+  std::vector<double> c_;  // the gathered C (keep_c, rank 0)
+};
+
+void GemmRun::dry_run(const Communicator& comm) {
+  const auto& s = cfg_.shape;
+  if (cfg_.backend == GemmBackendKind::cublas) check_gpu_ranks_dry_run(comm, cfg_.share_gpu, "--backend cublas");
+  const auto per_rank = comm.gather_strings(fmt::format("{} {} {}", comm.rank(), host_name(), host_bytes_));
+  if (!comm.is_root()) return;
+  std::string out = fmt::format(
+      "scalebench gemm --dry-run: nothing is computed\n  C({}x{}) = A({}x{}) * B({}x{})  precision {}  backend {}\n"
+      "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}\n"
+      "  algorithm {}  grid {}{}\n  json {}\n  host memory per rank ({}):\n",
+      s.m, s.n, s.m, s.k, s.k, s.n, to_string(cfg_.precision), to_string(cfg_.backend), comm.size(), cfg_.threads,
+      cfg_.threads_source, cfg_.reps, cfg_.warmup, cfg_.seed, to_string(cfg_.fill), to_string(cfg_.verify),
+      cfg_.peer ? "on" : "off", to_string(cfg_.algorithm), to_string(alg_desc_.grid(cfg_, comm.size())),
+      alg_desc_.settings_text(cfg_), cfg_.json_path.value_or("(none)"), alg_desc_.held_text(cfg_, fallback_));
+  for (int r = 0; r < comm.size(); ++r) {
+    int rank = 0;
+    char host[256] = {};
+    long long bytes = 0;
+    std::sscanf(per_rank[r].c_str(), "%d %255s %lld", &rank, host, &bytes);
+    out += fmt::format("    rank {:>4}  {:<20} {}  {}\n", rank, host, alg_desc_.share_text(cfg_, comm.size(), r),
+                       gib(static_cast<double>(bytes)));
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+// The algorithm's sections (distribution, partition, network, gpu; collective) and the peer; the
+// algorithm's own warning (--distribution shared that fell back to replicated).
+void GemmRun::add_sections(RunRecord& run, const Summaries& s) {
+  const auto& sh = cfg_.shape;
+  const double flops = 2.0 * static_cast<double>(sh.m) * static_cast<double>(sh.n) * static_cast<double>(sh.k);
+  const double compute_s = phase_median(s.timed, phase::compute);
+  if (!s.peer.empty()) {
+    const double bare = s.peer.front().second.median;
+    peer_ = {{"what", alg_->peer_call_name()},
+             {"on", "the same row block, same threads, same process"},
+             {phase::compute, to_json(s.peer.front().second)},
+             {"gflops", bare > 0 ? flops / bare / 1e9 : 0.0},
+             {"ratio_backend_vs_bare", compute_s > 0 ? bare / compute_s : 0.0}};
+  }
+  nlohmann::json& record = run.json();
+  record["peer"] = peer_;
+  alg_->add_to_record(record, s.timed, s.peer);
+  if (comm_.is_root() && record["distribution"].contains("warning")) {
+    run.warn(record["distribution"]["warning"].get<std::string>());
+  }
+}
+
+RunSections GemmRun::sections(const Summaries& s) {
+  const auto& sh = cfg_.shape;
+  const double flops = 2.0 * static_cast<double>(sh.m) * static_cast<double>(sh.n) * static_cast<double>(sh.k);
+  const double compute_s = phase_median(s.timed, phase::compute);
+  const double e2e_s = phase_median(s.timed, phase::end_to_end);
+  // The grid as the algorithm wrote it (its distribution section).
+  const ProcessGrid g = alg_desc_.grid(cfg_, comm_.size());
+  RunSections out{config_json(cfg_, threads_, generate_threads_, {g.rows, g.cols}),
+                  backend_->describe(),
+                  {{"flops_per_multiply", flops},
+                   {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
+                   {"end_to_end_gflops", e2e_s > 0 ? flops / e2e_s / 1e9 : 0.0}},
+                  {{"method", "freivalds"},
+                   {"repeats_checked", s.repeats},
+                   {"rows_failed", overall_.rows_failed},
+                   {"worst_ratio", overall_.worst_ratio},
+                   {"gathered_c_matches_blocks", overall_.gather_ok},
+                   {"tolerance", freivalds_tolerance_text()},
+                   {"unit_roundoff", unit_roundoff(cfg_.precision)},
+                   {"full", full_}},
+                  overall_.ok,
+                  {}};
+  out.verification["c_digest"] = c_digest_;
+  if (overall_.first_failed_rank >= 0) {
+    out.verification["first_failed"] = {{"rank", overall_.first_failed_rank}, {"row", overall_.first_failed_row}};
+  }
+  return out;
+}
+
+}  // namespace
+
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm) {
+  GemmRun run(cfg, comm);
+  HarnessResult h = run_rank_harness(run, comm);
+  GemmResult result;
+  result.ok = h.ok;
+  result.record = std::move(h.record);
+  result.c = run.take_c();
   return result;
 }
 

@@ -1,4 +1,5 @@
-// Predicted against measured in a run record (docs/model.md, "In records").
+// Predicted against measured in a run record (docs/model.md, "In records"): the run's own
+// prediction of the configuration it holds, never one rebuilt from the record.
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -14,30 +15,6 @@ namespace scalebench {
 namespace {
 
 using nlohmann::json;
-
-GemmConfig gemm_config_of(const json& c) {
-  GemmConfig cfg;
-  cfg.shape = {c.at("m").get<std::int64_t>(), c.at("n").get<std::int64_t>(), c.at("k").get<std::int64_t>()};
-  cfg.precision = parse_precision(c.at("precision").get<std::string>());
-  cfg.backend = parse_gemm_backend(c.at("backend").get<std::string>());
-  cfg.threads = c.value("threads_per_rank", 1);
-  cfg.transport = c.value("transport", std::string("mpi")) == "nccl" ? Transport::nccl : Transport::mpi;
-  cfg.resident = c.value("resident", false);
-  cfg.overlap = c.value("overlap", false);
-  cfg.distribution = parse_gemm_distribution(c.value("distribution", std::string("replicated")));
-  return cfg;
-}
-
-MonteCarloConfig montecarlo_config_of(const json& c) {
-  MonteCarloConfig cfg;
-  cfg.problem = parse_mc_problem(c.at("problem").get<std::string>());
-  cfg.backend = parse_mc_backend(c.at("backend").get<std::string>());
-  cfg.samples = c.at("samples").get<std::int64_t>();
-  cfg.chunk_size = c.at("chunk_size").get<std::int64_t>();
-  cfg.steps = c.value("steps", 252);
-  cfg.threads = c.value("threads_per_rank", 1);
-  return cfg;
-}
 
 json no_prediction(const std::string& reason) { return {{"available", false}, {"reason", reason}}; }
 
@@ -88,7 +65,7 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
           {"worst_phase", worst}, {"notes", pred.notes}};
 }
 
-void attach_prediction(json& record, json& warnings) {
+void attach_prediction(json& record, json& warnings, const RecordPredictor& predict) {
   const char* env = std::getenv("SCALEBENCH_PROFILE");
   const bool named = env && *env;
   std::string path;
@@ -112,16 +89,14 @@ void attach_prediction(json& record, json& warnings) {
       warnings.push_back("no prediction: " + reason);
       return;
     }
+    if (!predict) {
+      record["prediction"] = no_prediction("this run's workload has no model");
+      return;
+    }
     MachineLayout m = layout_of_record(record);
     m.gpus_per_node = p.gpu.present ? p.gpu.count : 0;
-    const std::string sub = record.at("subcommand").get<std::string>();
-    GemmConfig gemm = sub == "gemm" ? gemm_config_of(record.at("config")) : GemmConfig{};
-    // The scheme that ran (--distribution shared falls back to replicated without shared windows).
-    if (sub == "gemm" && record.contains("distribution") && record["distribution"].contains("scheme")) {
-      gemm.distribution = parse_gemm_distribution(record["distribution"]["scheme"].get<std::string>());
-    }
-    const Prediction pred = sub == "gemm" ? predict_gemm(p, gemm, m)
-                                          : predict_montecarlo(p, montecarlo_config_of(record.at("config")), m);
+    // The configuration that ran, as the run holds it (threads resolved, the scheme that ran).
+    const Prediction pred = predict(p, m);
     record["prediction"] = compare_with_record(pred, record, path);
     if (!record["prediction"].value("available", false)) {
       warnings.push_back("no prediction: " + record["prediction"].value("reason", std::string()));

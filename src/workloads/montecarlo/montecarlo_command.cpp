@@ -56,6 +56,9 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   return cfg;
 }
 
+}  // namespace
+
+// The prediction `scalebench predict` answers with, and the one a run's record carries (montecarlo_driver.cpp).
 PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Profile& p, const MachineLayout& m) {
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
@@ -90,6 +93,8 @@ PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Pr
   };
   return w;
 }
+
+namespace {
 
 std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
   auto opts = std::make_shared<MonteCarloOptions>();

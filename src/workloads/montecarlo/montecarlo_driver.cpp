@@ -2,7 +2,7 @@
 // chunk range and computes its share on its backend; π hits are summed as integers, option sums
 // are gathered as fixed-tree nodes and folded on rank 0, so the estimate is the same to the bit
 // for any rank count. Every repeat is reduced and must give the same estimate; the last one is
-// checked against the closed form.
+// checked against the closed form. A user of the per-rank harness (harness.hpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
@@ -22,6 +23,7 @@
 #include "scalebench/mpi/network.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/prediction.hpp"
 #include "scalebench/workloads/rank_setup.hpp"
 #include "scalebench/workloads/run_record.hpp"
 
@@ -207,143 +209,183 @@ std::string human_table(const MonteCarloConfig& cfg, const Communicator& comm, c
   return out;
 }
 
+// The samples of this rank's share (naive ignores chunks: an even split).
+std::int64_t rank_samples(const MonteCarloConfig& cfg, const ChunkRange& mine, int rank, int ranks) {
+  if (cfg.backend == McBackendKind::naive) return RowPartition(cfg.samples, ranks).block(rank).count;
+  return std::max<std::int64_t>(std::min(mine.last * cfg.chunk_size, cfg.samples) - mine.first * cfg.chunk_size, 0);
+}
+
 }  // namespace
 
-MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg_in, const Communicator& comm) {
-  MonteCarloConfig cfg = cfg_in;
-  resolve_defaults(cfg);
-  agree_on_configuration(comm, "montecarlo", configuration_fields(cfg));
-  agree(comm, [&] {
-    validate(cfg);
-    if (cfg.json_path && comm.is_root()) check_output_path(*cfg.json_path);
-  });
+// The prediction `scalebench predict montecarlo` answers with (montecarlo_command.cpp).
+PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg, const Profile& p, const MachineLayout& m);
+
+namespace {
+
+// The run of one Monte Carlo configuration on this rank, as the harness asks for it.
+class MonteCarloRun final : public RankWorkload {
+ public:
+  MonteCarloRun(const MonteCarloConfig& cfg, const Communicator& comm) : cfg_(cfg), comm_(comm) {
+    resolve_defaults(cfg_);
+  }
+
+  HarnessSettings settings() const override {
+    return {"montecarlo", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, cfg_.json_path};
+  }
+  std::string configuration_fields() const override { return scalebench::configuration_fields(cfg_); }
+  void check(const Communicator& comm) override {
+    validate(cfg_);
+    if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
+  }
+  void check_resources(const Communicator& /*comm*/) override {}
+
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
-  RankSetup placed = setup_rank(comm, cfg.pin, cfg.threads,
-                                uses_gpu(cfg.backend) && !cfg.dry_run ? backend_option(cfg.backend) : "", cfg.share_gpu,
-                                {"OMP_NUM_THREADS"});
-  if (cfg.backend == McBackendKind::cpu) {
-    cfg.threads = placed.threads;
-    cfg.threads_source = placed.threads_source;
-  } else {
-    cfg.threads = 1;
-    cfg.threads_source = cfg.backend == McBackendKind::naive ? "naive is one thread" : "one host thread drives the GPU";
-  }
-  const std::int64_t chunks = chunk_count(cfg);
-  const ChunkRange mine = rank_chunks(chunks, comm.rank(), comm.size());
-  const std::int64_t my_samples =
-      cfg.backend == McBackendKind::naive
-          ? RowPartition(cfg.samples, comm.size()).block(comm.rank()).count
-          : std::max<std::int64_t>(std::min(mine.last * cfg.chunk_size, cfg.samples) - mine.first * cfg.chunk_size, 0);
-
-  MonteCarloResult result;
-  if (cfg.dry_run) {
-    if (uses_gpu(cfg.backend)) check_gpu_ranks_dry_run(comm, cfg.share_gpu, backend_option(cfg.backend));
-    print_dry_run(cfg, comm, chunks);
-    result.ok = true;
-    return result;
+  RankSetup place(const Communicator& comm) override {
+    RankSetup placed = setup_rank(comm, cfg_.pin, cfg_.threads,
+                                  uses_gpu(cfg_.backend) && !cfg_.dry_run ? backend_option(cfg_.backend) : "",
+                                  cfg_.share_gpu, {"OMP_NUM_THREADS"});
+    if (cfg_.backend == McBackendKind::cpu) {
+      cfg_.threads = placed.threads;
+      cfg_.threads_source = placed.threads_source;
+    } else {
+      cfg_.threads = 1;
+      cfg_.threads_source = cfg_.backend == McBackendKind::naive ? "naive is one thread"
+                                                                 : "one host thread drives the GPU";
+    }
+    chunks_ = chunk_count(cfg_);
+    mine_ = rank_chunks(chunks_, comm.rank(), comm.size());
+    my_samples_ = rank_samples(cfg_, mine_, comm.rank(), comm.size());
+    return placed;
   }
 
-  std::unique_ptr<McKernel> kernel;
-  PhaseRecorder setup;
-  agree(comm, [&] {
-    switch (cfg.backend) {
-      case McBackendKind::naive: kernel = make_naive_montecarlo(comm.rank(), comm.size()); break;
-      case McBackendKind::cpu: kernel = make_cpu_montecarlo(cfg.threads); break;
-      case McBackendKind::cuda: kernel = make_device_montecarlo(cfg, comm); break;
-      case McBackendKind::curand: kernel = make_device_library_montecarlo(cfg, comm); break;
-    }
-  });
-  agree(comm, [&] { kernel->prepare(cfg, mine, setup); });
-  setup.next_repeat();
-
-  PhaseRecorder rec;
-  McOutcome outcome;
-  bool repeats_identical = true;
-  const RepeatLoop loop("montecarlo", cfg.warmup, cfg.reps, comm, cfg.quiet);
-  const int total_reps = loop.total();
-  for (int rep = 0; rep < total_reps; ++rep) {
-    const double t0 = loop.begin(rep, rec);
-    const McPartial part = kernel->run(rec);
-    McOutcome o;
-    {
-      ScopedPhase t(rec, phase::reduce);
-      o = reduce_partial(cfg, comm, part);
-    }
-    rec.add(phase::end_to_end, wall_seconds() - t0);
-    rec.next_repeat();
-    if (rep > 0 &&
-        !(same_bits(o.main.estimate, outcome.main.estimate) && same_bits(o.main.std_error, outcome.main.std_error))) {
-      repeats_identical = false;
-    }
-    outcome = std::move(o);
-    loop.end(rep);
+  void dry_run(const Communicator& comm) override {
+    if (uses_gpu(cfg_.backend)) check_gpu_ranks_dry_run(comm, cfg_.share_gpu, backend_option(cfg_.backend));
+    print_dry_run(cfg_, comm, chunks_);
   }
-  if (!repeats_identical) {
-    outcome.failures.push_back(
+
+  void make_backend(const Communicator& comm) override {
+    switch (cfg_.backend) {
+      case McBackendKind::naive: kernel_ = make_naive_montecarlo(comm.rank(), comm.size()); break;
+      case McBackendKind::cpu: kernel_ = make_cpu_montecarlo(cfg_.threads); break;
+      case McBackendKind::cuda: kernel_ = make_device_montecarlo(cfg_, comm); break;
+      case McBackendKind::curand: kernel_ = make_device_library_montecarlo(cfg_, comm); break;
+    }
+  }
+  void prepare(PhaseRecorder& setup) override {
+    agree(comm_, [&] { kernel_->prepare(cfg_, mine_, setup); });
+  }
+
+  // One estimate: this rank's share, then the reduction to the estimate on every rank.
+  void repeat(PhaseRecorder& rec) override {
+    const McPartial part = kernel_->run(rec);
+    ScopedPhase t(rec, phase::reduce);
+    last_ = reduce_partial(cfg_, comm_, part);
+  }
+  // Every repeat must give the estimate of the first to the bit.
+  void check_repeat(int rep, PhaseRecorder& /*rec*/) override {
+    if (rep > 0 && !(same_bits(last_.main.estimate, outcome_.main.estimate) &&
+                     same_bits(last_.main.std_error, outcome_.main.std_error))) {
+      repeats_identical_ = false;
+    }
+    outcome_ = std::move(last_);
+  }
+  void after_repeats(const RepeatLoop& /*loop*/, PhaseRecorder& rec) override;
+
+  nlohmann::json rank_info(PlacementReport& placement, const PhaseRecorder& timed) override;
+  std::vector<std::string> rank_warnings(const Communicator& comm, const PlacementReport& placement) const override {
+    return scalebench::rank_warnings(comm, cfg_.backend == McBackendKind::cpu ? cfg_.threads : 0, "threads", placement);
+  }
+  void add_sections(RunRecord& run, const Summaries& s) override;
+  RunSections sections(const Summaries& s) override;
+  std::string table(const nlohmann::json& /*record*/, const Summaries& s,
+                    const nlohmann::json& warnings) const override {
+    return human_table(cfg_, comm_, outcome_, s.setup, s.timed, rates_json(cfg_, comm_.size(), s.timed), chunks_,
+                       warnings);
+  }
+  std::vector<std::string> failure_lines() const override {
+    std::vector<std::string> out;
+    for (const auto& f : outcome_.failures) out.push_back("verification failed: " + f);
+    return out;
+  }
+  bool ok() const override { return outcome_.ok; }
+  Prediction predict(const Profile& p, const MachineLayout& m) const override {
+    return montecarlo_prediction(cfg_, p, m).here(m);
+  }
+  const McOutcome& outcome() const noexcept { return outcome_; }
+
+ private:
+  MonteCarloConfig cfg_;
+  const Communicator& comm_;
+  std::int64_t chunks_ = 0, my_samples_ = 0;
+  ChunkRange mine_{};
+  std::unique_ptr<McKernel> kernel_;
+  McOutcome last_, outcome_;
+  bool repeats_identical_ = true;
+};
+
+void MonteCarloRun::after_repeats(const RepeatLoop& /*loop*/, PhaseRecorder& /*peer*/) {
+  if (!repeats_identical_) {
+    outcome_.failures.push_back(
         "repeats of the same run gave different estimates: the computation is not deterministic");
-    outcome.ok = false;
+    outcome_.ok = false;
   }
+}
 
-  const PhaseList phases = summarize_phases(rec, comm);
-  const PhaseList setup_phases = summarize_phases(setup, comm);
-  const nlohmann::json rates = rates_json(cfg, comm.size(), phases);
+// This rank's own rate.
+nlohmann::json MonteCarloRun::rank_info(PlacementReport& placement, const PhaseRecorder& timed) {
+  const double my_compute_s = median_of(timed.samples(phase::compute));
+  const nlohmann::json backend_info = kernel_->describe();
+  nlohmann::json info = {{"threads", cfg_.threads},
+                         {"chunks", cfg_.backend == McBackendKind::naive ? nlohmann::json(nullptr)
+                                                                         : nlohmann::json({mine_.first, mine_.last})},
+                         {"samples", my_samples_},
+                         {"compute_median_s", my_compute_s},
+                         {"samples_per_s", my_compute_s > 0 ? static_cast<double>(my_samples_) / my_compute_s : 0.0},
+                         {"placement", placement.to_json()}};
+  if (backend_info.contains("gpu")) info["gpu"] = backend_info["gpu"];
+  return info;
+}
 
-  // This rank's own rate.
-  const double my_compute_s = median_of(rec.samples(phase::compute));
-  const nlohmann::json backend_info = kernel->describe();
-  nlohmann::json rank_info = {{"threads", cfg.threads},
-                              {"chunks", cfg.backend == McBackendKind::naive ? nlohmann::json(nullptr)
-                                                                             : nlohmann::json({mine.first, mine.last})},
-                              {"samples", my_samples},
-                              {"compute_median_s", my_compute_s},
-                              {"samples_per_s",
-                               my_compute_s > 0 ? static_cast<double>(my_samples) / my_compute_s : 0.0},
-                              {"placement", placed.report.to_json()}};
-  if (backend_info.contains("gpu")) rank_info["gpu"] = backend_info["gpu"];
-  RunRecord run("montecarlo", comm, rank_info,
-                rank_warnings(comm, cfg.backend == McBackendKind::cpu ? cfg.threads : 0, "threads", placed.report));
-  result.outcome = outcome;
-  result.ok = outcome.ok;
-  if (!comm.is_root()) {
-    result.ok = comm.all(result.ok);
-    return result;
-  }
-
-  if (cfg.backend == McBackendKind::naive && comm.size() > 1) {
+// Rank 0: the run-wide warnings, the partition and the result.
+void MonteCarloRun::add_sections(RunRecord& run, const Summaries& /*s*/) {
+  if (!comm_.is_root()) return;
+  if (cfg_.backend == McBackendKind::naive && comm_.size() > 1) {
     run.warn("naive: one std::mt19937 per rank seeded with seed + rank, so the estimate changes with the "
              "rank count; use --backend cpu for rank-independent results");
   }
-  if (chunks < comm.size() && cfg.backend != McBackendKind::naive) {
-    run.warn(fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks, comm.size(), comm.size() - chunks));
+  if (chunks_ < comm_.size() && cfg_.backend != McBackendKind::naive) {
+    run.warn(
+        fmt::format("{} chunks for {} ranks: {} rank(s) have no work", chunks_, comm_.size(), comm_.size() - chunks_));
   }
-
   nlohmann::json& record = run.json();
-  record["partition"] = partition_json(cfg, comm.size(), chunks);
-  record["result"] = result_json(cfg, outcome);
-  run.finish(setup_phases, phases,
-             {config_json(cfg, chunks),
-              backend_info,
-              rates,
-              {{"method", "z-score of the estimate against its closed form"},
-               {"checked_quantity", outcome.checked_quantity},
-               {"z", outcome.checked.z},
-               {"z_limit", kZLimit},
-               {"false_alarm_probability", 6.3e-5},
-               {"repeats_identical", repeats_identical},
-               {"failures", outcome.failures}},
-              outcome.ok});
-  result.record = record;
+  record["partition"] = partition_json(cfg_, comm_.size(), chunks_);
+  record["result"] = result_json(cfg_, outcome_);
+}
 
-  if (!cfg.quiet) {
-    const std::string out = human_table(cfg, comm, outcome, setup_phases, phases, rates, chunks, run.warnings());
-    std::fputs(out.c_str(), stdout);
-    std::fflush(stdout);
-  }
-  for (const auto& f : outcome.failures) {
-    std::fprintf(stderr, "scalebench: error: verification failed: %s\n", f.c_str());
-  }
-  if (cfg.json_path) write_json_atomic(*cfg.json_path, record);
-  result.ok = comm.all(result.ok);
+RunSections MonteCarloRun::sections(const Summaries& s) {
+  return {config_json(cfg_, chunks_),
+          kernel_->describe(),
+          rates_json(cfg_, comm_.size(), s.timed),
+          {{"method", "z-score of the estimate against its closed form"},
+           {"checked_quantity", outcome_.checked_quantity},
+           {"z", outcome_.checked.z},
+           {"z_limit", kZLimit},
+           {"false_alarm_probability", 6.3e-5},
+           {"repeats_identical", repeats_identical_},
+           {"failures", outcome_.failures}},
+          outcome_.ok,
+          {}};
+}
+
+}  // namespace
+
+MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
+  MonteCarloRun run(cfg, comm);
+  HarnessResult h = run_rank_harness(run, comm);
+  MonteCarloResult result;
+  result.ok = h.ok;
+  result.outcome = run.outcome();
+  result.record = std::move(h.record);
   return result;
 }
 

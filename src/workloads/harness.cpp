@@ -1,0 +1,79 @@
+// The per-rank run every workload shares (harness.hpp).
+#include "harness.hpp"
+
+#include <cstdio>
+
+#include "scalebench/base/output_file.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/network.hpp"
+
+namespace scalebench {
+namespace {
+
+// Warm-up and timed repeats: end to end around each repeat, its check after.
+int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec) {
+  const int total = loop.total();
+  for (int rep = 0; rep < total; ++rep) {
+    const double t0 = loop.begin(rep, rec);
+    w.repeat(rec);
+    rec.add(phase::end_to_end, wall_seconds() - t0);
+    w.check_repeat(rep, rec);
+    rec.next_repeat();
+    loop.end(rep);
+  }
+  return total;
+}
+
+// Rank 0: the shared sections with the prediction, the table, the failure lines, --json.
+void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings) {
+  RunSections sections = w.sections(s);
+  sections.predict = [&w](const Profile& p, const MachineLayout& m) { return w.predict(p, m); };
+  run.finish(s.setup, s.timed, std::move(sections));
+  if (!settings.quiet) {
+    const std::string out = w.table(run.json(), s, run.warnings());
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  for (const auto& line : w.failure_lines()) std::fprintf(stderr, "scalebench: error: %s\n", line.c_str());
+  if (settings.json_path) write_json_atomic(*settings.json_path, run.json());
+}
+
+}  // namespace
+
+HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
+  const HarnessSettings settings = w.settings();
+  agree_on_configuration(comm, settings.name, w.configuration_fields());
+  agree(comm, [&] { w.check(comm); });
+  agree(comm, [&] { w.check_resources(comm); });
+  RankSetup placed = w.place(comm);
+  HarnessResult result;
+  if (settings.dry_run) {
+    w.dry_run(comm);
+    result.ok = true;
+    return result;
+  }
+  agree(comm, [&] { w.make_backend(comm); });
+  PhaseRecorder setup, rec, peer;
+  w.prepare(setup);
+  setup.next_repeat();
+  const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
+  Summaries s;
+  s.repeats = run_repeats(w, loop, rec);
+  w.after_repeats(loop, peer);
+  s.timed = summarize_phases(rec, comm);
+  s.setup = summarize_phases(setup, comm);
+  s.peer = summarize_phases(peer, comm);
+
+  nlohmann::json rank_info = w.rank_info(placed.report, rec);
+  RunRecord run(settings.name, comm, rank_info, w.rank_warnings(comm, placed.report));
+  w.add_sections(run, s);
+  if (comm.is_root()) {
+    finish_on_root(w, run, s, settings);
+    result.record = run.json();
+  }
+  // Every rank learns the verdict (rank 0 may have written the record).
+  result.ok = comm.all(w.ok());
+  return result;
+}
+
+}  // namespace scalebench
