@@ -15,7 +15,7 @@ foreach(_ranks 1 2 3 4)
                       LABELS montecarlo TIMEOUT 120)
 endforeach()
 scalebench_add_test(NAME montecarlo_cli KIND cli
-                    SOURCES ${_mc}/unit/test_montecarlo_cli.cpp LABELS montecarlo TIMEOUT 180)
+                    SOURCES ${_mc}/unit/test_montecarlo_cli.cpp ${_mc}/cli/cli_runner.cpp LABELS montecarlo TIMEOUT 180)
 scalebench_add_test(NAME montecarlo_cuda KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_cuda.cpp RANKS 1
                     LABELS montecarlo TIMEOUT 180)
 foreach(_ranks 1 2)

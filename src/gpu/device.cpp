@@ -27,12 +27,6 @@ void register_device_backend(std::unique_ptr<DeviceBackend> device) {
   registry().push_back(std::move(device));
 }
 
-std::vector<std::string> device_backend_names() {
-  std::vector<std::string> names;
-  for (const auto& d : registry()) names.push_back(d->name());
-  return names;
-}
-
 const DeviceBackend& device_backend(const std::string& asked_by) {
   if (registered() == nullptr) throw NoCudaError(asked_by);
   return *registered();

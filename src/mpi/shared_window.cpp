@@ -66,14 +66,6 @@ void* SharedWindow::segment(int owner) const {
   return size > 0 ? base : nullptr;
 }
 
-std::int64_t SharedWindow::segment_bytes(int owner) const {
-  MPI_Aint size = 0;
-  int disp = 0;
-  void* base = nullptr;
-  SCALEBENCH_MPI(MPI_Win_shared_query(win_, owner, &size, &disp, &base));
-  return static_cast<std::int64_t>(size);
-}
-
 void SharedWindow::sync() const {
   SCALEBENCH_MPI(MPI_Win_sync(win_));
   SCALEBENCH_MPI(MPI_Barrier(comm_));

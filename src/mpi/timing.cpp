@@ -51,7 +51,7 @@ PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm) {
   for (const auto& p : rec.phases()) names += p + '\n';
   names = comm.bcast_string(names, 0);
   std::int64_t reps = rec.repeats();
-  MPI_Bcast(&reps, 1, MPI_INT64_T, 0, comm.get());
+  SCALEBENCH_MPI(MPI_Bcast(&reps, 1, MPI_INT64_T, 0, comm.get()));
 
   PhaseList out;
   std::size_t start = 0;

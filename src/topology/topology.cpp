@@ -51,6 +51,111 @@ const char* info(hwloc_obj_t obj, const char* name) {
   return v != nullptr ? v : "";
 }
 
+// NUMA domains, by OS index.
+std::vector<hwloc_obj_t> numa_objects(hwloc_topology_t t) {
+  std::vector<hwloc_obj_t> objs;
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE); i < n; ++i) {
+    objs.push_back(hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i)));
+  }
+  std::sort(objs.begin(), objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+  return objs;
+}
+
+NumaDomainInfo numa_domain_of(hwloc_obj_t obj) {
+  NumaDomainInfo d;
+  d.os_index = static_cast<int>(obj->os_index);
+  d.cpus = detail::cpus_of(obj->cpuset);
+  d.local_memory_bytes = obj->attr->numanode.local_memory;
+  return d;
+}
+
+// Cores (PUs stand in for cores where hwloc found none, as in some virtual machines), each with
+// its NUMA domain and package; cores whose PUs are all disallowed are left out.
+std::vector<CoreInfo> describe_cores(hwloc_topology_t t, const std::vector<hwloc_obj_t>& numa_objs) {
+  std::vector<CoreInfo> cores;
+  const hwloc_obj_type_t core_type = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, core_type); i < n; ++i) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(t, core_type, static_cast<unsigned>(i));
+    CoreInfo c;
+    c.index = i;
+    c.pus = detail::cpus_of(obj->cpuset);
+    if (c.pus.empty()) continue;
+    for (hwloc_obj_t numa : numa_objs) {
+      if (!hwloc_bitmap_iszero(numa->cpuset) && hwloc_bitmap_isincluded(obj->cpuset, numa->cpuset)) {
+        c.numa_domain = static_cast<int>(numa->os_index);
+        break;
+      }
+    }
+    if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, obj)) {
+      c.package = static_cast<int>(pkg->os_index);
+    }
+    cores.push_back(std::move(c));
+  }
+  return cores;
+}
+
+std::vector<PackageInfo> describe_packages(hwloc_topology_t t, const std::vector<CoreInfo>& cores) {
+  std::vector<PackageInfo> packages;
+  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE); i < n; ++i) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, static_cast<unsigned>(i));
+    PackageInfo p;
+    p.os_index = static_cast<int>(obj->os_index);
+    p.cpu_model = info(obj, "CPUModel");
+    p.cpus = detail::cpus_of(obj->cpuset);
+    for (const auto& c : cores) {
+      if (c.package != p.os_index) continue;
+      ++p.cores;
+      if (c.numa_domain >= 0 &&
+          std::find(p.numa_domains.begin(), p.numa_domains.end(), c.numa_domain) == p.numa_domains.end()) {
+        p.numa_domains.push_back(c.numa_domain);
+      }
+    }
+    std::sort(p.numa_domains.begin(), p.numa_domains.end());
+    packages.push_back(std::move(p));
+  }
+  return packages;
+}
+
+// One NVIDIA GPU (a PCI display controller): its model and OS devices (one GPU however many of
+// cuda, nvml, opencl hwloc attached to it) and its locality: the nearest CPU-side ancestor. At
+// the machine root with several domains hwloc knows nothing closer: no nearest domain.
+GpuInfo describe_gpu(hwloc_topology_t t, hwloc_obj_t pci, const std::vector<NumaDomainInfo>& cpu_domains) {
+  const auto& a = pci->attr->pcidev;
+  GpuInfo g;
+  g.pci_bus_id = pci_bus_id_of(pci);
+  for (hwloc_obj_t child = pci->io_first_child; child != nullptr; child = child->next_sibling) {
+    if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
+    g.os_devices.emplace_back(child->name);
+    if (g.model.empty()) g.model = info(child, "GPUModel");
+  }
+  if (g.model.empty()) g.model = info(pci, "PCIDevice");
+  if (g.model.empty()) g.model = fmt::format("NVIDIA [{:04x}:{:04x}]", a.vendor_id, a.device_id);
+  hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pci);
+  if (anc == nullptr) return g;
+  g.local_cpus = detail::cpus_of(anc->cpuset);
+  if (anc == hwloc_get_root_obj(t) && cpu_domains.size() != 1) return g;
+  for (const auto& d : cpu_domains) {
+    if (hwloc_bitmap_isset(anc->nodeset, static_cast<unsigned>(d.os_index))) {
+      g.numa_domain = d.os_index;
+      break;
+    }
+  }
+  return g;
+}
+
+// NVIDIA GPUs: PCI display controllers (VGA, 3D) of vendor 0x10de, in PCI bus id order.
+std::vector<GpuInfo> describe_gpus(hwloc_topology_t t, const std::vector<NumaDomainInfo>& cpu_domains) {
+  std::vector<GpuInfo> gpus;
+  for (hwloc_obj_t pci = hwloc_get_next_pcidev(t, nullptr); pci != nullptr; pci = hwloc_get_next_pcidev(t, pci)) {
+    const auto& a = pci->attr->pcidev;
+    if (a.vendor_id != kNvidiaVendorId || (a.class_id >> 8) != kDisplayControllerClass) continue;
+    gpus.push_back(describe_gpu(t, pci, cpu_domains));
+  }
+  std::sort(gpus.begin(), gpus.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.pci_bus_id < b.pci_bus_id; });
+  for (std::size_t i = 0; i < gpus.size(); ++i) gpus[i].index = static_cast<int>(i);
+  return gpus;
+}
+
 }  // namespace
 
 Topology Topology::load(IoDiscovery io) {
@@ -142,97 +247,15 @@ Topology::~Topology() {
 void Topology::describe() {
   hwloc_topology_t t = handle_;
   host_ = info(hwloc_get_root_obj(t), "HostName");
-
-  // NUMA domains, by OS index.
-  std::vector<hwloc_obj_t> numa_objs;
-  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE); i < n; ++i) {
-    numa_objs.push_back(hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i)));
-  }
-  std::sort(numa_objs.begin(), numa_objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
-  for (hwloc_obj_t obj : numa_objs) {
-    NumaDomainInfo d;
-    d.os_index = static_cast<int>(obj->os_index);
-    d.cpus = detail::cpus_of(obj->cpuset);
-    d.local_memory_bytes = obj->attr->numanode.local_memory;
-    numa_.push_back(std::move(d));
-  }
-
-  // Cores (PUs stand in for cores where hwloc found none, as in some virtual machines).
-  const hwloc_obj_type_t core_type = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, core_type); i < n; ++i) {
-    hwloc_obj_t obj = hwloc_get_obj_by_type(t, core_type, static_cast<unsigned>(i));
-    CoreInfo c;
-    c.index = i;
-    c.pus = detail::cpus_of(obj->cpuset);
-    if (c.pus.empty()) continue;  // all its PUs are disallowed
-    for (hwloc_obj_t numa : numa_objs) {
-      if (!hwloc_bitmap_iszero(numa->cpuset) && hwloc_bitmap_isincluded(obj->cpuset, numa->cpuset)) {
-        c.numa_domain = static_cast<int>(numa->os_index);
-        break;
-      }
-    }
-    if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, obj)) {
-      c.package = static_cast<int>(pkg->os_index);
-    }
-    cores_.push_back(std::move(c));
-  }
+  const auto numa_objs = numa_objects(t);
+  for (hwloc_obj_t obj : numa_objs) numa_.push_back(numa_domain_of(obj));
+  cores_ = describe_cores(t, numa_objs);
   for (auto& d : numa_) {
     d.cores = static_cast<int>(
         std::count_if(cores_.begin(), cores_.end(), [&](const CoreInfo& c) { return c.numa_domain == d.os_index; }));
   }
-
-  for (int i = 0, n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE); i < n; ++i) {
-    hwloc_obj_t obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, static_cast<unsigned>(i));
-    PackageInfo p;
-    p.os_index = static_cast<int>(obj->os_index);
-    p.cpu_model = info(obj, "CPUModel");
-    p.cpus = detail::cpus_of(obj->cpuset);
-    for (const auto& c : cores_) {
-      if (c.package != p.os_index) continue;
-      ++p.cores;
-      if (c.numa_domain >= 0 &&
-          std::find(p.numa_domains.begin(), p.numa_domains.end(), c.numa_domain) == p.numa_domains.end()) {
-        p.numa_domains.push_back(c.numa_domain);
-      }
-    }
-    std::sort(p.numa_domains.begin(), p.numa_domains.end());
-    packages_.push_back(std::move(p));
-  }
-
-  // NVIDIA GPUs: PCI display controllers (VGA, 3D) of vendor 0x10de. One GPU however many OS
-  // devices (cuda, nvml, opencl) hwloc attached to it.
-  const auto cpu_domains = cpu_numa_domains();
-  for (hwloc_obj_t pci = hwloc_get_next_pcidev(t, nullptr); pci != nullptr; pci = hwloc_get_next_pcidev(t, pci)) {
-    const auto& a = pci->attr->pcidev;
-    if (a.vendor_id != kNvidiaVendorId || (a.class_id >> 8) != kDisplayControllerClass) continue;
-    GpuInfo g;
-    g.pci_bus_id = pci_bus_id_of(pci);
-    for (hwloc_obj_t child = pci->io_first_child; child != nullptr; child = child->next_sibling) {
-      if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
-      g.os_devices.emplace_back(child->name);
-      if (g.model.empty()) g.model = info(child, "GPUModel");
-    }
-    if (g.model.empty()) g.model = info(pci, "PCIDevice");
-    if (g.model.empty()) g.model = fmt::format("NVIDIA [{:04x}:{:04x}]", a.vendor_id, a.device_id);
-    // Locality: the nearest CPU-side ancestor. At the machine root with several domains, hwloc
-    // knows nothing closer: no nearest domain.
-    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pci);
-    if (anc != nullptr) {
-      g.local_cpus = detail::cpus_of(anc->cpuset);
-      const bool at_root = anc == hwloc_get_root_obj(t);
-      if (!at_root || cpu_domains.size() == 1) {
-        for (const auto& d : cpu_domains) {
-          if (hwloc_bitmap_isset(anc->nodeset, static_cast<unsigned>(d.os_index))) {
-            g.numa_domain = d.os_index;
-            break;
-          }
-        }
-      }
-    }
-    gpus_.push_back(std::move(g));
-  }
-  std::sort(gpus_.begin(), gpus_.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.pci_bus_id < b.pci_bus_id; });
-  for (std::size_t i = 0; i < gpus_.size(); ++i) gpus_[i].index = static_cast<int>(i);
+  packages_ = describe_packages(t, cores_);
+  gpus_ = describe_gpus(t, cpu_numa_domains());
 }
 
 std::vector<NumaDomainInfo> Topology::cpu_numa_domains() const {

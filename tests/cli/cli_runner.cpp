@@ -44,6 +44,50 @@ CliRun run_scalebench_mpi(int ranks, const std::string& args) {
                    " --oversubscribe " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
 }
 
+CliRun run_scalebench_each_rank(int ranks, const std::string& args) {
+  return run_shell("timeout 120 " + env_or("SCALEBENCH_MPIEXEC", "mpirun") + " -np " + std::to_string(ranks) +
+                   " --oversubscribe sh -c '\"$0\" \"$@\"; echo rank-exit $?' " +
+                   env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
+}
+
+int ranks_exiting(const CliRun& run, int code) {
+  return count_of(run.output, "rank-exit " + std::to_string(code) + "\n");
+}
+
+namespace {
+
+// Exactly one "scalebench: error" line in the output, and it names `names`.
+testing::AssertionResult one_error_line_naming(const CliRun& run, const std::string& names) {
+  const std::string prefix = "scalebench: error";
+  const int lines = count_of(run.output, prefix);
+  const std::size_t at = run.output.find(prefix);
+  const std::string line = at == std::string::npos ? "" : run.output.substr(at, run.output.find('\n', at) - at);
+  if (lines == 1 && line.find(names) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "expected one error line naming '" << names << "'; got " << lines
+                                     << " error line(s) in:\n"
+                                     << run.output;
+}
+
+}  // namespace
+
+testing::AssertionResult is_refusal(const CliRun& run, int code, const std::string& names) {
+  if (run.exit_code != code) {
+    return testing::AssertionFailure() << "expected exit " << code << ", got " << run.exit_code << " with:\n"
+                                       << run.output;
+  }
+  return one_error_line_naming(run, names);
+}
+
+void expect_refused(const std::string& args, int code, const std::string& names) {
+  EXPECT_TRUE(is_refusal(run_scalebench(args), code, names)) << "scalebench " << args;
+}
+
+void expect_refused_on_every_rank(int ranks, const std::string& args, int code, const std::string& names) {
+  const CliRun run = run_scalebench_each_rank(ranks, args);
+  EXPECT_EQ(ranks_exiting(run, code), ranks) << "scalebench " << args << "\n" << run.output;
+  EXPECT_TRUE(one_error_line_naming(run, names)) << "scalebench " << args << " on " << ranks << " ranks";
+}
+
 int start_scalebench(const std::string& args, const std::string& log) {
   const std::string command = "exec " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args + " > " + log + " 2>&1";
   const pid_t pid = fork();

@@ -1,5 +1,7 @@
 #pragma once
 // Runs the real scalebench binary (optionally under the real mpirun) and captures what it says.
+#include <gtest/gtest.h>
+
 #include <string>
 
 struct CliRun {
@@ -13,6 +15,20 @@ CliRun run_command(const std::string& command);
 CliRun run_scalebench(const std::string& args);
 // `mpirun -np <ranks> --oversubscribe scalebench <args>`.
 CliRun run_scalebench_mpi(int ranks, const std::string& args);
+// `mpirun -np <ranks> --oversubscribe`, each rank under a shell that prints "rank-exit <code>"
+// after scalebench ends, so that every rank's own exit code is seen (ranks_exiting).
+CliRun run_scalebench_each_rank(int ranks, const std::string& args);
+// How many ranks of a run_scalebench_each_rank printed "rank-exit <code>".
+int ranks_exiting(const CliRun& run, int code);
+
+// The refusal every bad input must give: exit `code`, exactly one "scalebench: error" line (on
+// every rank's behalf), and that line naming `names` (the option, file, variable or value).
+testing::AssertionResult is_refusal(const CliRun& run, int code, const std::string& names);
+// `scalebench <args>` run directly is refused so; a failure shows the arguments and the output.
+void expect_refused(const std::string& args, int code, const std::string& names);
+// The same under mpirun on `ranks` ranks: every rank exits `code`, one line in all.
+void expect_refused_on_every_rank(int ranks, const std::string& args, int code, const std::string& names);
+
 // `scalebench <args>` started in the background, its output to `log`; returns its pid.
 int start_scalebench(const std::string& args, const std::string& log);
 // Waits up to `seconds` for a pid from start_scalebench; its exit code (128+signal), -1 if still running.

@@ -42,10 +42,6 @@ class ResourceError : public Error {
  public:
   explicit ResourceError(const std::string& m) : Error(ExitCode::resource, m) {}
 };
-class VerificationError : public Error {
- public:
-  explicit VerificationError(const std::string& m) : Error(ExitCode::verification_failed, m) {}
-};
 class RuntimeLibraryError : public Error {
  public:
   explicit RuntimeLibraryError(const std::string& m) : Error(ExitCode::runtime, m) {}

@@ -57,11 +57,9 @@ std::string srun_mpi_flag(const std::vector<std::string>& extra, const char* slu
                           const std::string& mpi_list_output);
 
 // The CPUs (PUs) the allocation gives on each node: the least of SLURM_CPUS_ON_NODE, every count
-// of SLURM_JOB_CPUS_PER_NODE ("4(x2),2") and `affinity_cpus` (this process's CPU set); values
+// of SLURM_JOB_CPUS_PER_NODE ("4(x2),2") and `affinity_cpus` (this process's CPU set, allowed_cpus()); values
 // that are null, empty or unreadable are ignored; 0 when none is known.
 int allocation_cpus(const char* cpus_on_node, const char* job_cpus_per_node, int affinity_cpus);
-// This process's CPU set (sched_getaffinity), PU OS indices.
-std::vector<int> affinity_cpus();
 
 // True when the log holds scalebench's own error line (the failure is the run's, not the launch's).
 bool has_scalebench_error(const std::string& log_path);

@@ -52,8 +52,6 @@ class DeviceBackend {
 
 // Adds a device; one of a name already registered is ignored. Call before any GPU work.
 void register_device_backend(std::unique_ptr<DeviceBackend> device);
-// The registered devices' names, in registration order (empty without CUDA).
-std::vector<std::string> device_backend_names();
 // The device that runs GPU work (the first registered); NoCudaError naming `asked_by` (the
 // option that wants a GPU, "--backend cublas") when none is.
 const DeviceBackend& device_backend(const std::string& asked_by);

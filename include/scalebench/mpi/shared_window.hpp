@@ -41,7 +41,6 @@ class SharedWindow {
 
   // Rank `owner`'s segment (rank in `node`) as mapped into this process; null when it is empty.
   void* segment(int owner) const;
-  std::int64_t segment_bytes(int owner) const;
   // Collective over the node: memory barrier between the node's ranks (see the header comment).
   void sync() const;
 

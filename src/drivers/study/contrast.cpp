@@ -135,7 +135,7 @@ ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const W
 // of SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE and this process's CPU set), never the whole node.
 Topology allocation_topology(Topology topo) {
   if (!topo.is_this_machine()) return topo;
-  std::vector<int> mine = affinity_cpus();
+  std::vector<int> mine = allowed_cpus();
   const int n = allocation_cpus(std::getenv("SLURM_CPUS_ON_NODE"), std::getenv("SLURM_JOB_CPUS_PER_NODE"),
                                 static_cast<int>(mine.size()));
   if (n <= 0 || n >= static_cast<int>(topo.cpus().size())) return topo;

@@ -1,7 +1,6 @@
 // The drivers' launch: launcher, hosts, extra arguments, PMI type, allocation CPUs, step errors.
 #include "scalebench/drivers/launch.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -222,17 +221,6 @@ int allocation_cpus(const char* cpus_on_node, const char* job_cpus_per_node, int
     for (std::string item; std::getline(ss, item, ',');) take(positive(item.substr(0, item.find('('))));
   }
   return least;
-}
-
-std::vector<int> affinity_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
 }
 
 bool has_scalebench_error(const std::string& log_path) { return !study::last_error_line(log_path).empty(); }

@@ -696,7 +696,7 @@ StudyLauncher make_launcher(const StudyOptions& o, const StudySpec& spec) {
   request.dry_run = o.dry_run;
   StudyLauncher l{&spec, resolve_launch(request), o.binary.empty() ? study::self_binary() : o.binary, 0};
   l.cpus_per_node = allocation_cpus(std::getenv("SLURM_CPUS_ON_NODE"), std::getenv("SLURM_JOB_CPUS_PER_NODE"),
-                                    static_cast<int>(affinity_cpus().size()));
+                                    static_cast<int>(allowed_cpus().size()));
   return l;
 }
 
