@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "drivers/study/baseline.hpp"
-#include "drivers/study/contrast_sizing.hpp"
-#include "drivers/study/time_left.hpp"
+#include "drivers/contrast/contrast_sizing.hpp"
+#include "drivers/launch/time_left.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 using scalebench::study::ComparedRun;

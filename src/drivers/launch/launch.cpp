@@ -15,7 +15,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
 #include "scalebench/drivers/process.hpp"
-#include "study/files.hpp"
+#include "results/files.hpp"
 
 namespace scalebench {
 namespace {

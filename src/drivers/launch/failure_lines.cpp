@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "scalebench/drivers/launch.hpp"
-#include "study/files.hpp"
-#include "study/results_dir.hpp"
+#include "results/files.hpp"
+#include "results/results_dir.hpp"
 
 namespace scalebench {
 
