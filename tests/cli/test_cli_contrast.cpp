@@ -361,7 +361,8 @@ TEST(ContrastCli, RunAgainAfterASigkillItRunsOnlyTheRowsNotFinished) {
   const std::string out = dir + "/runs";
   // The naive row (n=64) finishes at once; the single-core row runs for seconds and is killed.
   const std::string args = "contrast --workload gemm --modes naive,single-core --naive-n 64 --reps 30 --warmup 0 "
-                           "--no-report --out-dir " + out;
+                           "--no-report --out-dir " +
+                           out;
   const int pid = start_scalebench(args + " --n 1201", dir + "/log");
   ASSERT_TRUE(wait_for_process("gemm --n 120[1]", true, 60)) << read_file(dir + "/log");
   kill(pid, SIGKILL);

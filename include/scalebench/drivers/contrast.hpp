@@ -57,10 +57,10 @@ struct ContrastStep {
   bool timed_out = false;
   bool launch_failed = false;  // failed without scalebench's own error: the launcher's
   int nodes = 1;
-  int ranks = 0;           // in all
-  int cores = 0;           // the cores its ranks own, in all
-  nlohmann::json record;   // the run's record, when it wrote one
-  nlohmann::json summary;  // the contrast row
+  int ranks = 0;              // in all
+  int cores = 0;              // the cores its ranks own, in all
+  nlohmann::json record;      // the run's record, when it wrote one
+  nlohmann::json summary;     // the contrast row
   bool from_earlier = false;  // finished by an earlier invocation on this --out-dir (resumed)
 };
 

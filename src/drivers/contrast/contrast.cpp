@@ -82,10 +82,11 @@ bool take_from_earlier(const study::ResultsStore& store, const std::string& key,
 
 // Runs one step, appends its line to the store.
 void run_and_keep(const ContrastOptions& o, ContrastStep& s, const std::string& key, study::ResultsStore& store) {
-  const study::StepResult r = contrast::run_step_of(o, s,
-                        fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished "
-                                    "before it: run the contrast again with the same --out-dir to go on",
-                                    s.workload->name(), row_mode(s)));
+  const study::StepResult r = contrast::run_step_of(
+      o, s,
+      fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished "
+                  "before it: run the contrast again with the same --out-dir to go on",
+                  s.workload->name(), row_mode(s)));
   const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, ""};
   nlohmann::json line = study::step_line(key, q, r, false);
   line.update({{"driver", "contrast"},
@@ -165,8 +166,8 @@ void check_outputs(const ContrastOptions& o, const std::string& out_dir) {
 }
 
 void print_dry_run(const Topology& topo, const std::vector<ContrastStep>& steps) {
-  std::string out =
-      fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(), topo.source());
+  std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(),
+                                topo.source());
   for (const auto& s : steps) {
     out += fmt::format("  {:<11} {:<13} ", s.workload->name(), row_mode(s));
     out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
@@ -226,9 +227,9 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   contrast::save_sizes(sized, out_dir, summary.sizing);
   summary.failed = run_steps(sized, result.steps, *store, result.from_earlier);
   summary.from_earlier = result.from_earlier;
-  const bool launch_failed =
-      std::any_of(result.steps.begin(), result.steps.end(), [](const ContrastStep& s) { return s.launch_failed; });
-  result.exit_code = launch_failed       ? static_cast<int>(ExitCode::launch)
+  const bool launch_failed = std::any_of(result.steps.begin(), result.steps.end(),
+                                         [](const ContrastStep& s) { return s.launch_failed; });
+  result.exit_code = launch_failed        ? static_cast<int>(ExitCode::launch)
                      : summary.failed > 0 ? static_cast<int>(ExitCode::partial)
                                           : 0;
   contrast::write_contrast_summary(sized, summary, result);

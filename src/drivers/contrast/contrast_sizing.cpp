@@ -61,7 +61,6 @@ nlohmann::json probe_size(ContrastOptions& o, const StepContext& ctx, const Work
   return j;
 }
 
-
 // The sizes the options and the plan file leave open: measured (contrast_sizing.hpp) unless
 // --dry-run; a GPU size follows the CPU size when that was given.
 void measure_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans,
@@ -99,7 +98,6 @@ void measure_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector
     }
   }
 }
-
 
 // The sizes an earlier invocation on this folder ran (contrast-plan.json), taken for every size the
 // options leave open, so that a resumed contrast runs the rows it has not finished at the sizes of
@@ -145,8 +143,10 @@ void save_sizes(const ContrastOptions& o, const std::string& out_dir, const nloh
     if (it == o.sizes.end()) continue;
     sizes[name_of(*w)] = {{"cpu", it->second.cpu}, {"gpu", it->second.gpu}, {"naive", it->second.naive}};
   }
-  write_json_atomic(out_dir + "/" + kPlanFileName,
-                    {{"schema_version", kSchemaVersion}, {"subcommand", "contrast"}, {"sizes", sizes}, {"sizing", sizing}});
+  write_json_atomic(out_dir + "/" + kPlanFileName, {{"schema_version", kSchemaVersion},
+                                                    {"subcommand", "contrast"},
+                                                    {"sizes", sizes},
+                                                    {"sizing", sizing}});
 }
 
 }  // namespace scalebench::contrast

@@ -7,9 +7,9 @@
 
 #include "contrast/contrast_steps.hpp"
 #include "results/results_dir.hpp"
+#include "scalebench/base/build_info.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
-#include "scalebench/base/build_info.hpp"
 
 namespace scalebench::contrast {
 namespace {
@@ -72,7 +72,6 @@ std::string row_size(const ContrastOptions& o, const Workload& w, Mode mode) {
   return mode == Mode::gpu ? sizes.gpu : sizes.cpu;
 }
 
-
 // A step of workload `w` on `plan` as row `label` ("" for the mode's own row), or skipped with the
 // plan's reason.
 ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const Workload& w, const PlacementPlan& plan,
@@ -113,7 +112,6 @@ Topology allocation_topology(Topology topo) {
   mine.resize(std::min(mine.size(), static_cast<std::size_t>(n)));
   return topo.restricted_to(mine);
 }
-
 
 std::vector<PlacementPlan> plan_modes(const ContrastOptions& o, const Topology& topo, int nodes) {
   PlanOptions plan_opts;
@@ -164,8 +162,8 @@ std::string step_key(const ContrastOptions& o, const ContrastStep& s) {
 void check_contrast_paths(const std::string& out_dir, const std::vector<PlannedRow>& planned) {
   if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
   check_input_file(out_dir + "/runs.jsonl", std::string("the contrast's runs.jsonl"));
-  std::vector<std::string> names = {"contrast.json", "contrast.csv", "report.html", "runs.jsonl", kPlanFileName,
-                                    study::kLockFileName};
+  std::vector<std::string> names = {"contrast.json", "contrast.csv", "report.html",
+                                    "runs.jsonl",    kPlanFileName,  study::kLockFileName};
   for (const auto& [w, label, plan] : planned) {
     const std::string mode = label.empty() ? std::string(mode_name(plan.mode)) : label;
     for (const std::string& stem : {fmt::format("{}-{}", w->name(), mode), fmt::format("{}-probe-gpu", w->name()),

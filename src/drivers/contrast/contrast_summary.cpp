@@ -34,7 +34,8 @@ std::map<std::string, double> single_core_rates(const std::vector<ContrastStep>&
 
 // A row of contrast.json: the step's summary, its size, status and launch, its speed-up over
 // single-core and efficiency per core.
-nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s, const std::map<std::string, double>& base_rates) {
+nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s,
+                            const std::map<std::string, double>& base_rates) {
   nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", name_of(*s.workload)}, {"mode", row_mode(s)}}
                                            : s.summary;
   row["size"] = s.workload->size_text(row_size(o, *s.workload, s.mode));
@@ -60,13 +61,18 @@ nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s, con
 }
 
 const std::vector<TextColumn>& text_columns() {
-  static const std::vector<TextColumn> columns = {
-      {"workload", 11, Align::left, ""},     {"mode", 14, Align::left, ""},
-      {"nodes", 5, Align::right, ""},        {"size", 14, Align::left, "  "},
-      {"ranks x thr", 13, Align::left, ""},  {"time s", 11, Align::right, ""},
-      {"predicted s, miss", 24, Align::left, "  "}, {"rate", 18, Align::right, ""},
-      {"speed-up", 10, Align::right, ""},    {"eff.", 7, Align::right, ""},
-      {"compute/comm/transfer", 28, Align::left, "  "}, {"status", 0, Align::left, ""}};
+  static const std::vector<TextColumn> columns = {{"workload", 11, Align::left, ""},
+                                                  {"mode", 14, Align::left, ""},
+                                                  {"nodes", 5, Align::right, ""},
+                                                  {"size", 14, Align::left, "  "},
+                                                  {"ranks x thr", 13, Align::left, ""},
+                                                  {"time s", 11, Align::right, ""},
+                                                  {"predicted s, miss", 24, Align::left, "  "},
+                                                  {"rate", 18, Align::right, ""},
+                                                  {"speed-up", 10, Align::right, ""},
+                                                  {"eff.", 7, Align::right, ""},
+                                                  {"compute/comm/transfer", 28, Align::left, "  "},
+                                                  {"status", 0, Align::left, ""}};
   return columns;
 }
 
@@ -75,29 +81,51 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
   std::string where = "-";
   if (row.contains("share")) {
     where = fmt::format("{:.0f}% / {:.0f}% / {:.0f}%", 100 * row["share"]["compute"].get<double>(),
-                        100 * row["share"]["communication"].get<double>(), 100 * row["share"]["transfer"].get<double>());
+                        100 * row["share"]["communication"].get<double>(),
+                        100 * row["share"]["transfer"].get<double>());
   }
   const std::string status = row["status"].get<std::string>();
   return {row["workload"].get<std::string>(),
           row["mode"].get<std::string>(),
           row.contains("nodes") ? std::to_string(row["nodes"].get<int>()) : "-",
           row["size"].get<std::string>(),
-          row.contains("ranks") ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
-                                              row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
-                                : "-",
+          row.contains("ranks")
+              ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
+                            row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
+              : "-",
           row.contains("time_s") && ok ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
           ok ? study::predicted_cell(study::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
-          row.contains("rate") && ok ? study::human_rate(row.value("rate", 0.0), row["rate_unit"].get<std::string>()) : "-",
-          row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>()) : "-",
-          row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>()) : "-",
+          row.contains("rate") && ok ? study::human_rate(row.value("rate", 0.0), row["rate_unit"].get<std::string>())
+                                     : "-",
+          row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>())
+                                                 : "-",
+          row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>())
+                                              : "-",
           where,
           status == "ok" ? status : status + ": " + s.reason};
 }
 
 Cells csv_heads() {
-  return {"workload", "mode", "nodes", "ranks", "threads_per_rank", "gpus", "size", "time_s", "rate", "rate_unit",
-          "speedup_vs_single_core", "parallel_efficiency", "compute_share", "communication_share", "transfer_share",
-          "status", "reason", "predicted_s", "prediction_miss", "worst_phase"};
+  return {"workload",
+          "mode",
+          "nodes",
+          "ranks",
+          "threads_per_rank",
+          "gpus",
+          "size",
+          "time_s",
+          "rate",
+          "rate_unit",
+          "speedup_vs_single_core",
+          "parallel_efficiency",
+          "compute_share",
+          "communication_share",
+          "transfer_share",
+          "status",
+          "reason",
+          "predicted_s",
+          "prediction_miss",
+          "worst_phase"};
 }
 
 Cells csv_cells(const nlohmann::json& row) {
@@ -107,11 +135,25 @@ Cells csv_cells(const nlohmann::json& row) {
   };
   const nlohmann::json& pr = row.contains("predicted") ? row["predicted"] : nlohmann::json();
   auto predicted = [&](const char* k) { return pr.is_object() ? pr[k].dump() : std::string(); };
-  return {row["workload"].get<std::string>(), row["mode"].get<std::string>(), num("nodes"), num("ranks"),
-          num("threads_per_rank"), num("gpus"), row.value("size", std::string()), num("time_s"), num("rate"),
-          row.value("rate_unit", std::string()), num("speedup_vs_single_core"), num("parallel_efficiency"),
-          share("compute"), share("communication"), share("transfer"), row["status"].get<std::string>(),
-          row.value("reason", std::string()), predicted("predicted_s"), predicted("miss"),
+  return {row["workload"].get<std::string>(),
+          row["mode"].get<std::string>(),
+          num("nodes"),
+          num("ranks"),
+          num("threads_per_rank"),
+          num("gpus"),
+          row.value("size", std::string()),
+          num("time_s"),
+          num("rate"),
+          row.value("rate_unit", std::string()),
+          num("speedup_vs_single_core"),
+          num("parallel_efficiency"),
+          share("compute"),
+          share("communication"),
+          share("transfer"),
+          row["status"].get<std::string>(),
+          row.value("reason", std::string()),
+          predicted("predicted_s"),
+          predicted("miss"),
           pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string()};
 }
 
@@ -164,7 +206,6 @@ nlohmann::json summarize(const ContrastStep& s) {
   row["predicted"] = study::predicted_json(study::predicted_figures(r));
   return row;
 }
-
 
 void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx, ContrastResult& result) {
   const auto base_rates = single_core_rates(result.steps);

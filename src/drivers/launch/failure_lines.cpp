@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "scalebench/drivers/launch.hpp"
 #include "results/files.hpp"
 #include "results/results_dir.hpp"
+#include "scalebench/drivers/launch.hpp"
 
 namespace scalebench {
 

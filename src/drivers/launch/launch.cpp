@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
 #include "scalebench/drivers/process.hpp"
-#include "results/files.hpp"
 
 namespace scalebench {
 namespace {

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/drivers/launch.hpp"
 #include "scalebench/drivers/process.hpp"
 #include "scalebench/topology/placement.hpp"
-#include "results/results_dir.hpp"
 
 namespace scalebench::study {
 namespace {

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
-#include "results/results_dir.hpp"
 
 namespace scalebench::study {
 

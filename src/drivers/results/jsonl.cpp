@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "report/prediction_columns.hpp"
+#include "results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
-#include "results/files.hpp"
-#include "report/prediction_columns.hpp"
 
 namespace scalebench::study {
 namespace {

@@ -29,9 +29,9 @@ ResultsStore::ResultsStore(const std::string& dir, DriverKind kind, const std::s
     : lock_(made(dir), kind, option), jsonl_(results_jsonl(dir)), contents_(read_results(dir, kind)) {
   for (int n : contents_.unusable) {
     std::fprintf(stderr,
-                 "scalebench: warning: %s line %d is cut or garbled, or not a study's line (a crash or a full "
+                 "scalebench: warning: %s line %d is cut or garbled, or not a %s's line (a crash or a full "
                  "disk mid-write, an edit); left in place and not used\n",
-                 jsonl_.c_str(), n);
+                 jsonl_.c_str(), n, kind == DriverKind::study ? "study" : "contrast");
   }
 }
 

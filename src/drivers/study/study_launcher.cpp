@@ -43,7 +43,6 @@ std::vector<std::string> StudyLauncher::argv(const StudyRun& r) const {
   return a;
 }
 
-
 std::string StudyLauncher::limit(const StudyRun& r) const {
   const LaunchSetup& s = setup;
   if (r.nodes > s.nodes) return fmt::format("needs {} nodes; {} gives {}", r.nodes, s.nodes_from, s.nodes);

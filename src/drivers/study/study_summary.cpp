@@ -154,8 +154,9 @@ nlohmann::json row_json(const Row& row, const Row* base, const std::map<int, std
   const std::string status = row.line                   ? (*row.line)["status"].get<std::string>()
                              : skip != cannot_run.end() ? "skipped"
                                                         : "not run";
-  nlohmann::json j = {{"index", r.index}, {"key", r.key},         {"ranks", r.ranks},
-                      {"nodes", r.nodes}, {"ranks_per_node", r.ranks_per_node}, {"status", status}};
+  nlohmann::json j = {
+      {"index", r.index}, {"key", r.key}, {"ranks", r.ranks}, {"nodes", r.nodes}, {"ranks_per_node", r.ranks_per_node},
+      {"status", status}};
   nlohmann::json opts = nlohmann::json::object();
   for (const auto& [k, v] : r.options) opts[k] = v;
   j["options"] = opts;
@@ -229,14 +230,9 @@ RowTexts row_texts(const Row& row, const nlohmann::json& j) {
 std::vector<TextColumn> text_columns(const std::vector<std::string>& swept) {
   std::vector<TextColumn> c = {{"#", 4, Align::right, ""}, {"nodes", 5}};
   for (const auto& k : swept) c.push_back({k, 10});
-  const std::vector<TextColumn> rest = {{"cores", 7},
-                                        {"time s", 10},
-                                        {"predicted s, miss", 24, Align::left, "  "},
-                                        {"rate", 16},
-                                        {"speed-up", 9},
-                                        {"eff.", 6},
-                                        {"compute/comm/transfer", 22, Align::left, "  "},
-                                        {"status", 0}};
+  const std::vector<TextColumn> rest = {
+      {"cores", 7},    {"time s", 10}, {"predicted s, miss", 24, Align::left, "  "},     {"rate", 16},
+      {"speed-up", 9}, {"eff.", 6},    {"compute/comm/transfer", 22, Align::left, "  "}, {"status", 0}};
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
 }
@@ -262,9 +258,8 @@ Cells csv_heads(const std::vector<std::string>& swept) {
   for (const auto& k : swept) {
     if (k != "ranks" && k != "ranks_per_node") h.push_back(k);
   }
-  for (const char* k : {"resources", "gpu", "time_s", "rate", "rate_unit", "compute_s", "communication_s",
-                        "transfer_s", "speedup", "efficiency", "status", "reason", "predicted_s", "prediction_miss",
-                        "worst_phase"}) {
+  for (const char* k : {"resources", "gpu", "time_s", "rate", "rate_unit", "compute_s", "communication_s", "transfer_s",
+                        "speedup", "efficiency", "status", "reason", "predicted_s", "prediction_miss", "worst_phase"}) {
     h.emplace_back(k);
   }
   return h;
@@ -330,7 +325,8 @@ Rendered render(const StudySpec& spec, const std::vector<Row>& rows, const nlohm
   const std::vector<std::string> swept = swept_columns(spec);
   const auto columns = text_columns(swept);
   Rendered out{text_header(columns), csv_row(csv_heads(swept)),
-               fmt::format("# Study {}\n\n{}\n\n", spec.name, spec.description) + markdown_header(markdown_heads(swept))};
+               fmt::format("# Study {}\n\n{}\n\n", spec.name, spec.description) +
+                   markdown_header(markdown_heads(swept))};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RowTexts t = row_texts(rows[i], out_rows[i]);
     out.table += text_row(columns, text_cells(rows[i], t, swept));
