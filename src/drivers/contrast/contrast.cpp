@@ -31,7 +31,7 @@ namespace contrast {
 
 study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
   const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
-  const study::StepResult r = study::run_one_step(q);
+  study::StepResult r = study::run_one_step(q);
   s.exit_code = r.exit_code;
   s.timed_out = r.timed_out;
   s.launch_failed = r.launch_failed;

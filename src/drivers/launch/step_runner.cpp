@@ -18,7 +18,7 @@ namespace {
 std::string failure_reason(const StepRequest& q, const StepResult& r, bool not_found) {
   if (r.timed_out) return fmt::format("timed out after {:.0f} s", q.timeout_s);
   if (not_found) return fmt::format("could not start {} (see {})", q.argv.empty() ? "" : q.argv[0], q.log_path);
-  const std::string why = failure_lines(q.log_path);
+  std::string why = failure_lines(q.log_path);
   if (why.empty()) return fmt::format("exit code {} (see {})", r.exit_code, q.log_path);
   if (r.cannot_run) return fmt::format("cannot run here: {} (exit code {}; {})", why, r.exit_code, q.log_path);
   return why;

@@ -35,13 +35,12 @@ struct StepResult {
 bool cannot_run_here(int exit_code);
 
 // Runs the step (process.hpp run_step) and reads its record. When a stop signal came, the step's
-// record is removed and Stopped (process.hpp) is thrown with `request.stopped`: nothing of a
+// record is removed and Stopped (process.hpp) is thrown with `q.stopped`: nothing of a
 // stopped run is kept.
-StepResult run_one_step(const StepRequest& request);
+StepResult run_one_step(const StepRequest& q);
 
 // The fields of a results-store line (results_store.hpp) every driver writes for a step: key,
 // command, times, exit code, status, reason, launch_failed, record and log paths, the record.
-nlohmann::json step_line(const std::string& key, const StepRequest& request, const StepResult& result,
-                         bool skip_cannot_run);
+nlohmann::json step_line(const std::string& key, const StepRequest& q, const StepResult& r, bool skip_cannot_run);
 
 }  // namespace scalebench::study
