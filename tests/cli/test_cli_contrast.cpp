@@ -1,7 +1,8 @@
 // `scalebench contrast` end to end under the real mpirun: the CPU modes run, the modes this
 // machine cannot do are skipped with their reason, a failing step is marked and the rest still
 // shown, and bad requests fail before anything runs: empty lists and paths, a study's or a
-// foreign folder, a folder another driver holds, a path of the wrong kind where a step writes.
+// foreign folder, a folder another driver holds, a path of the wrong kind where a step writes. A
+// contrast killed mid-run and run again on its folder runs only the rows it had not finished.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -353,4 +354,65 @@ TEST(ContrastCli, OneDriverAFolderAndEveryPathCheckedByKind) {
     EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
     EXPECT_NE(r.output.find(says), std::string::npos) << make << "\n" << r.output;
   }
+}
+
+TEST(ContrastCli, RunAgainAfterASigkillItRunsOnlyTheRowsNotFinished) {
+  const std::string dir = make_temp_dir();
+  const std::string out = dir + "/runs";
+  // The naive row (n=64) finishes at once; the single-core row runs for seconds and is killed.
+  const std::string args = "contrast --workload gemm --modes naive,single-core --naive-n 64 --reps 30 --warmup 0 "
+                           "--no-report --out-dir " +
+                           out;
+  const int pid = start_scalebench(args + " --n 1201", dir + "/log");
+  ASSERT_TRUE(wait_for_process("gemm --n 120[1]", true, 60)) << read_file(dir + "/log");
+  kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid, 10), 128 + SIGKILL);
+  EXPECT_TRUE(wait_for_process("gemm --n 120[1]", false, 30)) << "the step outlived the killed contrast";
+  // The killed driver's lock goes when its watchdog has stopped the step.
+  bool free = false;
+  for (int i = 0; i < 300 && !free; ++i) {
+    free = run_command("flock -n " + out + "/.scalebench.lock true").exit_code == 0;
+    if (!free) run_command("sleep 0.1");
+  }
+  ASSERT_TRUE(free) << "the lock outlived the killed contrast by 30 s";
+  EXPECT_FALSE(file_exists(out + "/contrast.json"));
+  const std::string naive_record = read_file(out + "/gemm-naive.json");
+  ASSERT_FALSE(naive_record.empty());
+  ASSERT_EQ(count_of(read_file(out + "/runs.jsonl"), "\n"), 1) << read_file(out + "/runs.jsonl");
+
+  // The unfinished folder is the contrast's: a study is refused there.
+  const char* source = std::getenv("SCALEBENCH_SOURCE_DIR");
+  if (source != nullptr) {
+    const CliRun study = run_scalebench("study " + std::string(source) + "/jobs/smoke.yaml --out-dir " + out);
+    EXPECT_EQ(study.exit_code, 3) << study.output;
+    EXPECT_NE(study.output.find("holds a contrast's results"), std::string::npos) << study.output;
+  }
+
+  // Run again on the same folder, --n left out: the size comes from the first invocation's plan,
+  // with no probe; the naive row is taken from runs.jsonl, the single-core row runs.
+  const CliRun again = run_scalebench(args + " --json " + dir + "/c.json");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("1 rows finished earlier"), std::string::npos) << again.output;
+  EXPECT_FALSE(file_exists(out + "/gemm-probe-single-core.log")) << "the size was measured again";
+  const json report = json::parse(read_file(dir + "/c.json"));
+  EXPECT_EQ(report["from_earlier"], 1);
+  const json* naive = row_of(report, "gemm", "naive");
+  const json* single = row_of(report, "gemm", "single-core");
+  ASSERT_NE(naive, nullptr);
+  ASSERT_NE(single, nullptr);
+  EXPECT_EQ((*naive)["status"], "ok") << naive->dump();
+  EXPECT_EQ((*naive)["from_earlier"], true) << naive->dump();
+  EXPECT_EQ((*single)["status"], "ok") << single->dump();
+  EXPECT_EQ((*single)["size"], "n=1201") << single->dump();
+  EXPECT_FALSE(single->contains("from_earlier"));
+  EXPECT_GT((*single)["rate"].get<double>(), 0);
+  EXPECT_NEAR((*single)["speedup_vs_single_core"].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(read_file(out + "/gemm-naive.json"), naive_record) << "the finished row was run again";
+  EXPECT_EQ(count_of(read_file(out + "/runs.jsonl"), "\n"), 2);
+  EXPECT_TRUE(file_exists(out + "/contrast.csv"));
+
+  // Finished: the folder is never written again.
+  const CliRun third = run_scalebench(args);
+  EXPECT_EQ(third.exit_code, 3) << third.output;
+  EXPECT_NE(third.output.find("never overwritten"), std::string::npos) << third.output;
 }

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "drivers/contrast/contrast_sizing.hpp"
+#include "drivers/launch/time_left.hpp"
 #include "drivers/study/baseline.hpp"
-#include "drivers/study/contrast_sizing.hpp"
-#include "drivers/study/time_left.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 using scalebench::study::ComparedRun;

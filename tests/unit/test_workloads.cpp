@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "drivers/study/files.hpp"
-#include "drivers/study/time_left.hpp"
+#include "drivers/launch/time_left.hpp"
+#include "drivers/results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/workloads/command.hpp"

@@ -57,16 +57,18 @@ struct ContrastStep {
   bool timed_out = false;
   bool launch_failed = false;  // failed without scalebench's own error: the launcher's
   int nodes = 1;
-  int ranks = 0;           // in all
-  int cores = 0;           // the cores its ranks own, in all
-  nlohmann::json record;   // the run's record, when it wrote one
-  nlohmann::json summary;  // the contrast row
+  int ranks = 0;              // in all
+  int cores = 0;              // the cores its ranks own, in all
+  nlohmann::json record;      // the run's record, when it wrote one
+  nlohmann::json summary;     // the contrast row
+  bool from_earlier = false;  // finished by an earlier invocation on this --out-dir (resumed)
 };
 
 struct ContrastResult {
   std::vector<ContrastStep> steps;
   int exit_code = 0;      // 0; ExitCode::partial when a step failed; ExitCode::launch when a
                           // step failed to launch (no scalebench error) or none ran
+  int from_earlier = 0;   // rows finished by an earlier invocation on this --out-dir, not run again
   nlohmann::json report;  // the whole contrast (--json)
 };
 
@@ -75,7 +77,11 @@ const std::vector<std::string>& contrast_row_names();
 // The mode a row name runs in (UsageError naming the rows for an unknown name).
 Mode contrast_row_mode(const std::string& name);
 
-// Plans, launches and collects. Throws UsageError/ResourceError for requests that cannot start.
+// Plans, launches and collects; each finished row is appended to the folder's runs.jsonl. Run again
+// on the same --out-dir after it was stopped or killed, it runs only the rows not finished ok, at
+// the sizes of the first invocation (contrast-plan.json), and then writes the table; a folder that
+// holds a finished contrast (contrast.json) is refused. Throws UsageError/ResourceError for
+// requests that cannot start.
 ContrastResult run_contrast(const ContrastOptions& options);
 
 }  // namespace scalebench

@@ -1,4 +1,4 @@
-#include "study/files.hpp"
+#include "results/files.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
-#include "study/results_dir.hpp"
 
 namespace scalebench::study {
 

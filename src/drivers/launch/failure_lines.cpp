@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "results/files.hpp"
+#include "results/results_dir.hpp"
 #include "scalebench/drivers/launch.hpp"
-#include "study/files.hpp"
-#include "study/results_dir.hpp"
 
 namespace scalebench {
 

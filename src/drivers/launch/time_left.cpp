@@ -1,4 +1,4 @@
-#include "study/time_left.hpp"
+#include "launch/time_left.hpp"
 
 #include <algorithm>
 #include <cmath>

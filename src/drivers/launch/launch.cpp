@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
 #include "scalebench/drivers/process.hpp"
-#include "study/files.hpp"
 
 namespace scalebench {
 namespace {

@@ -1,4 +1,4 @@
-#include "study/jsonl.hpp"
+#include "results/jsonl.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "report/prediction_columns.hpp"
+#include "results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
-#include "study/files.hpp"
-#include "study/prediction_columns.hpp"
 
 namespace scalebench::study {
 namespace {

@@ -14,7 +14,8 @@ inline constexpr const char* kLockFileName = ".scalebench.lock";
 
 // Refuses a folder (ResourceError naming `option`, the folder and what is in it) that holds the
 // other driver's results, or anything else when it holds no results of `kind`: a study's folder
-// has runs.jsonl or summary.{json,csv,md}; a contrast's has contrast.json or contrast.csv; either
+// has runs.jsonl or summary.{json,csv,md}; a contrast's has contrast.json, contrast.csv or
+// contrast-plan.json (and, once a row finished, runs.jsonl: the contrast's files decide); either
 // may have the lock file naming its driver. A missing or empty folder is accepted.
 void check_folder_is_ours(const std::string& dir, DriverKind kind, const std::string& option);
 

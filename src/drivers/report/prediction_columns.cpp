@@ -1,5 +1,5 @@
 // Predicted-against-measured columns for the contrast and study tables.
-#include "study/prediction_columns.hpp"
+#include "report/prediction_columns.hpp"
 
 #include <fmt/format.h>
 

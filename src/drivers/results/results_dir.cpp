@@ -1,5 +1,5 @@
 // A driver's results folder: what it holds, its lock, the kinds of the paths in it.
-#include "study/results_dir.hpp"
+#include "results/results_dir.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -65,7 +65,7 @@ FolderContents contents_of(const std::string& dir) {
   if (d == nullptr) return c;
   // runs/ alone says nothing (a contrast may be told --out-dir x/runs); a study's lock file does.
   static const std::set<std::string> study_names = {"runs.jsonl", "summary.json", "summary.csv", "summary.md"};
-  static const std::set<std::string> contrast_names = {"contrast.json", "contrast.csv"};
+  static const std::set<std::string> contrast_names = {"contrast.json", "contrast.csv", "contrast-plan.json"};
   bool study = false, contrast = false;
   std::vector<std::string> study_evidence, contrast_evidence;
   for (const dirent* e = readdir(d); e != nullptr; e = readdir(d)) {

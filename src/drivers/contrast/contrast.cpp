@@ -1,0 +1,240 @@
+// `scalebench contrast`: a study whose sweep is the mode. Its rows are planned (contrast_steps.cpp),
+// sized (contrast_sizing.cpp), run one by one through the step runner (step_runner.hpp) and kept in
+// the folder's results store (results_store.hpp), so that a contrast stopped or killed and run
+// again on the same --out-dir runs only the rows not finished; the table is written at the end
+// (contrast_summary.cpp).
+#include "scalebench/drivers/contrast.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "contrast/contrast_steps.hpp"
+#include "launch/step_runner.hpp"
+#include "launch/time_left.hpp"
+#include "results/files.hpp"
+#include "results/results_dir.hpp"
+#include "results/results_store.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/base/input_file.hpp"
+#include "scalebench/drivers/process.hpp"
+#include "scalebench/drivers/report.hpp"
+
+namespace scalebench {
+namespace contrast {
+
+study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
+  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
+  study::StepResult r = study::run_one_step(q);
+  s.exit_code = r.exit_code;
+  s.timed_out = r.timed_out;
+  s.launch_failed = r.launch_failed;
+  s.reason = r.reason;
+  s.record = r.record;
+  try {
+    s.summary = summarize(s);
+  } catch (const nlohmann::json::exception&) {
+    s.record = nullptr;  // a record of another shape than a run writes: the row shows no figures
+    s.summary = summarize(s);
+  }
+  return r;
+}
+
+}  // namespace contrast
+
+namespace {
+
+using contrast::name_of;
+using contrast::row_mode;
+
+// A step's work for the estimate of the time left (study::run_work): its size over its cores, a
+// GPU counted as kGpuCores cores (rough: the estimate is refined by every step that finishes).
+constexpr int kGpuCores = 32;
+// The naive rows run some hundred times slower per unit of work: they count as none, so that they
+// neither feed the estimate nor take part in it.
+double step_work(const ContrastOptions& o, const ContrastStep& s) {
+  if (s.mode == Mode::naive) return 0.0;
+  return study::run_work(name_of(*s.workload), contrast::row_size(o, *s.workload, s.mode), o.reps + o.warmup,
+                         s.mode == Mode::gpu ? s.ranks * kGpuCores : s.cores);
+}
+
+// A step an earlier invocation finished ok, taken from its line in the store instead of run again.
+bool take_from_earlier(const study::ResultsStore& store, const std::string& key, ContrastStep& s) {
+  if (!store.done(key)) return false;
+  const nlohmann::json& line = *store.shown(key);
+  s.exit_code = 0;
+  s.from_earlier = true;
+  s.record = line["record"].is_object() ? line["record"] : nlohmann::json();
+  try {
+    s.summary = contrast::summarize(s);
+  } catch (const nlohmann::json::exception&) {
+    s.record = nullptr;
+    s.summary = contrast::summarize(s);
+  }
+  return true;
+}
+
+// Runs one step, appends its line to the store.
+void run_and_keep(const ContrastOptions& o, ContrastStep& s, const std::string& key, study::ResultsStore& store) {
+  const study::StepResult r = contrast::run_step_of(
+      o, s,
+      fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished "
+                  "before it: run the contrast again with the same --out-dir to go on",
+                  s.workload->name(), row_mode(s)));
+  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, ""};
+  nlohmann::json line = study::step_line(key, q, r, false);
+  line.update({{"driver", "contrast"},
+               {"workload", name_of(*s.workload)},
+               {"mode", row_mode(s)},
+               {"nodes", s.nodes},
+               {"ranks", s.ranks}});
+  store.append(std::move(line));
+}
+
+// Runs the steps that are neither skipped nor finished earlier, in order; returns how many failed.
+int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps, study::ResultsStore& store,
+              int& from_earlier) {
+  std::vector<std::pair<ContrastStep*, std::string>> todo;
+  for (auto& s : steps) {
+    if (s.skipped) continue;
+    std::string key = contrast::step_key(o, s);
+    if (take_from_earlier(store, key, s)) {
+      ++from_earlier;
+    } else {
+      todo.emplace_back(&s, std::move(key));
+    }
+  }
+  if (from_earlier > 0 && !o.quiet) {
+    std::fprintf(stderr, "scalebench contrast: %d rows finished earlier (%s), %zu to run\n", from_earlier,
+                 store.jsonl_path().c_str(), todo.size());
+  }
+  double work_to_come = 0;
+  for (const auto& [s, key] : todo) work_to_come += step_work(o, *s);
+  study::TimeLeft left;
+  int failed = 0, ran = 0;
+  for (auto& [s, key] : todo) {
+    throw_if_stopped("runs.jsonl keeps every row finished before: run the contrast again with the same --out-dir to "
+                     "go on");
+    if (!o.quiet) {
+      const std::string eta = left.text(work_to_come);
+      std::fprintf(stderr, "scalebench contrast: [%d/%zu]%s %s %s: %s\n", ++ran, todo.size(),
+                   eta.empty() ? "" : (" (" + eta + ")").c_str(), name_of(*s->workload).c_str(), row_mode(*s).c_str(),
+                   join_args(s->argv).c_str());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    run_and_keep(o, *s, key, store);
+    const double work = step_work(o, *s);
+    left.finished(work, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    work_to_come -= work;
+    if (s->exit_code != 0) ++failed;
+  }
+  return failed;
+}
+
+LaunchSetup contrast_launch(const ContrastOptions& o) {
+  LaunchRequest request;
+  request.launcher = o.launcher;
+  request.hosts = o.hosts;
+  request.hostfile = o.hostfile;
+  request.mpirun_args = o.mpirun_args;
+  request.srun_args = o.srun_args;
+  request.dry_run = o.dry_run;
+  return resolve_launch(request);
+}
+
+// The output paths checked before any work: --json, --csv, the folder (new, or this contrast's
+// own unfinished one; a finished contrast is never overwritten).
+void check_outputs(const ContrastOptions& o, const std::string& out_dir) {
+  if (o.json_path) study::check_output_file(*o.json_path, "--json");
+  if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
+  if (o.json_path) study::check_not_in_results_folder(*o.json_path, "--json", out_dir);
+  if (o.csv_path) study::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
+  if (o.dry_run) return;
+  study::check_output_dir(out_dir, "--out-dir");
+  if (!path_kind(out_dir + "/contrast.json").empty()) {
+    throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
+                                    "another --out-dir",
+                                    out_dir));
+  }
+  study::check_folder_is_ours(out_dir, study::DriverKind::contrast, "--out-dir");
+}
+
+void print_dry_run(const Topology& topo, const std::vector<ContrastStep>& steps) {
+  std::string out = fmt::format("scalebench contrast --dry-run on {} ({}): nothing is run\n", topo.host(),
+                                topo.source());
+  for (const auto& s : steps) {
+    out += fmt::format("  {:<11} {:<13} ", s.workload->name(), row_mode(s));
+    out += s.skipped ? fmt::format("skipped: {}\n", s.reason) : join_args(s.argv) + "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+// The exit code, the report page and the one error line of a contrast that ran.
+void finish(const ContrastOptions& o, const std::string& out_dir, int failed, ContrastResult& result) {
+  const int to_run = static_cast<int>(
+      std::count_if(result.steps.begin(), result.steps.end(), [](const ContrastStep& s) { return !s.skipped; }));
+  if (o.report && failed < to_run) write_report_after_run(out_dir, o.quiet);
+  if (failed > 0) {
+    const bool launch = result.exit_code == static_cast<int>(ExitCode::launch);
+    std::fprintf(stderr, "scalebench: error: %d of %d contrast runs failed%s (marked in the table); logs in %s\n",
+                 failed, to_run, launch ? ", some to launch" : "", out_dir.c_str());
+  }
+}
+
+}  // namespace
+
+ContrastResult run_contrast(const ContrastOptions& o) {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
+    throw UsageError("run `scalebench contrast` directly, not under mpirun: it launches each mode itself");
+  }
+  const StopSignals stop_signals;
+  const LaunchSetup setup = contrast_launch(o);
+  const Topology topo = contrast::allocation_topology(Topology::load());
+  if (!topo.is_this_machine() && !o.dry_run) {
+    throw UsageError("HWLOC_XMLFILE describes another machine: use `scalebench contrast --dry-run` to see its plan, "
+                     "or unset HWLOC_XMLFILE to run here");
+  }
+  const std::vector<PlacementPlan> plans = contrast::plan_modes(o, topo, setup.nodes);
+  const std::string out_dir = o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", study::utc_stamp(),
+                                                              static_cast<long>(getpid()))
+                                                : o.out_dir;
+  check_outputs(o, out_dir);
+
+  ContrastOptions sized = o;
+  if (sized.workloads.empty()) sized.workloads = workloads();
+  const auto planned = contrast::plan_rows(sized, plans);
+  std::optional<study::ResultsStore> store;
+  if (!o.dry_run) {
+    contrast::check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
+    store.emplace(out_dir, study::DriverKind::contrast, "--out-dir");
+  }
+  const contrast::StepContext ctx{&setup, o.binary.empty() ? study::self_binary() : o.binary, out_dir};
+  contrast::SummaryContext summary{&topo, &setup, out_dir, contrast::choose_sizes(sized, ctx, plans)};
+  ContrastResult result;
+  for (const auto& row : planned) {
+    result.steps.push_back(contrast::make_step(sized, ctx, *row.workload, row.plan, row.label));
+  }
+  if (o.dry_run) {
+    print_dry_run(topo, result.steps);
+    return result;
+  }
+  contrast::save_sizes(sized, out_dir, summary.sizing);
+  summary.failed = run_steps(sized, result.steps, *store, result.from_earlier);
+  summary.from_earlier = result.from_earlier;
+  const bool launch_failed = std::any_of(result.steps.begin(), result.steps.end(),
+                                         [](const ContrastStep& s) { return s.launch_failed; });
+  result.exit_code = launch_failed        ? static_cast<int>(ExitCode::launch)
+                     : summary.failed > 0 ? static_cast<int>(ExitCode::partial)
+                                          : 0;
+  contrast::write_contrast_summary(sized, summary, result);
+  finish(o, out_dir, summary.failed, result);
+  return result;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,79 @@
+#pragma once
+// The contrast's parts (a study whose sweep is the mode): its rows planned into steps
+// (contrast_steps.cpp), the sizes measured or read back from an earlier invocation
+// (contrast_sizing.cpp), each step run through the step runner and kept in the results store with
+// resume by run key (contrast.cpp), the table and files (contrast_summary.cpp).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "launch/step_runner.hpp"
+#include "scalebench/drivers/contrast.hpp"
+#include "scalebench/drivers/launch.hpp"
+#include "scalebench/topology/placement.hpp"
+#include "scalebench/topology/topology.hpp"
+
+namespace scalebench::contrast {
+
+// What every step of a contrast shares: the launch, the binary, the folder.
+struct StepContext {
+  const LaunchSetup* setup;
+  std::string binary, out_dir;
+};
+
+// A row to run: its workload, its name ("" for the mode's own row) and its placement.
+struct PlannedRow {
+  const Workload* workload;
+  std::string label;
+  PlacementPlan plan;
+};
+
+std::string row_mode(const ContrastStep& s);
+std::string name_of(const Workload& w);
+// The size a row runs: the naive rows a smaller one, the GPU rows their own.
+std::string row_size(const ContrastOptions& o, const Workload& w, Mode mode);
+
+// The gpu mode's rows of workload `w` (Workload::gpu_rows) and the placement each runs on.
+std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(const Workload& w, const PlacementPlan& every_gpu);
+// The machine as the allocation gives it: narrowed to the CPUs it grants on each node.
+Topology allocation_topology(Topology topo);
+// The placement of each mode (ResourceError for a requested mode that cannot run here).
+std::vector<PlacementPlan> plan_modes(const ContrastOptions& o, const Topology& topo, int nodes);
+// The rows of every workload and mode asked for, in table order (ResourceError for a row asked
+// for by name that cannot run here).
+std::vector<PlannedRow> plan_rows(const ContrastOptions& o, const std::vector<PlacementPlan>& plans);
+// A step of workload `w` on `plan` as row `label`, or skipped with the plan's reason.
+ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const Workload& w, const PlacementPlan& plan,
+                       const std::string& label);
+// The key of a step in the results store: what tells its run apart (workload, row, size,
+// precision, repeats, placement).
+std::string step_key(const ContrastOptions& o, const ContrastStep& s);
+// Every path the contrast writes in its folder, checked by kind before the folder is made.
+void check_contrast_paths(const std::string& out_dir, const std::vector<PlannedRow>& planned);
+
+// One contrast row from a step's record (its figures, shares and prediction).
+nlohmann::json summarize(const ContrastStep& s);
+// Runs one step (step_runner.hpp) and reads its record; `stopped` is said when a stop signal ends
+// the contrast during it.
+study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped);
+
+// The sizes the options leave open: read from the folder's contrast-plan.json when an earlier
+// invocation measured them, else measured (unless --dry-run); returns what the report shows.
+nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans);
+// Writes contrast-plan.json: the sizes every row of this contrast runs, kept for a resume.
+void save_sizes(const ContrastOptions& o, const std::string& out_dir, const nlohmann::json& sizing);
+inline constexpr const char* kPlanFileName = "contrast-plan.json";
+
+// The table on stdout, contrast.json and contrast.csv (and --json, --csv) from the steps.
+struct SummaryContext {
+  const Topology* topo;
+  const LaunchSetup* setup;
+  std::string out_dir;
+  nlohmann::json sizing;
+  int failed = 0, from_earlier = 0;
+};
+void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx, ContrastResult& result);
+
+}  // namespace scalebench::contrast
