@@ -212,6 +212,7 @@ int run_typed(const GemmConfig& cfg, const Communicator& comm, LocalGemm& backen
   // Collective: the algorithm's sections (distribution, partition, network, gpu) on rank 0.
   nlohmann::json& record = run.json();
   record["peer"] = peer;
+  if (!cfg.choice.is_null()) record["choice"] = cfg.choice;  // `auto`: the alternatives (choice.hpp)
   alg.add_to_record(record, phases, peer_phases);
   if (!comm.is_root()) return RunRecord::exit_code(ok);
   // The algorithm's own warning (--distribution shared that fell back to replicated).
