@@ -134,6 +134,8 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
                                  "profile {} (host {}, {})\n{:<12}{:>14}\n",
                                  w.what, m.nodes, m.ranks_per_node, w.threads, m.gpus_per_node, p.source, p.host,
                                  p.created_at, "phase", "predicted s");
+  if (!w.choice.is_null()) out["choice"] = w.choice;  // `auto`: the ranking (choice.hpp), then the one taken
+  text = w.choice_text + text;
   for (const auto& [name, s] : pred.phases) text += fmt::format("{:<12}{:>14.6f}\n", name, s);
   text += fmt::format("{:<12}{:>14.6f}   ({:.4g} {})\n", phase::end_to_end, e2e, e2e > 0 ? w.work / e2e : 0.0, w.unit);
   const double cores = static_cast<double>(m.ranks()) * w.threads;

@@ -125,7 +125,7 @@ void validate(const GemmConfig& cfg) {
                       s.k, cfg.panel_width, panels, kMaxSummaPanels, (s.k + kMaxSummaPanels - 1) / kMaxSummaPanels));
     }
   }
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth) {
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth && !cfg.autos.algorithm) {
     throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
   }
   if (cfg.distribution == GemmDistribution::shared && cfg.algorithm != GemmAlgorithm::row1d) {
@@ -171,8 +171,25 @@ void validate(const GemmConfig& cfg) {
   }
 }
 
+std::string auto_option_names(const GemmAutoOptions& a) {
+  std::string out;
+  auto add = [&out](bool on, const char* name) {
+    if (!on) return;
+    if (!out.empty()) out += ',';
+    out += name;
+  };
+  add(a.algorithm, "algorithm");
+  add(a.grid, "grid");
+  add(a.distribution, "distribution");
+  add(a.transport, "transport");
+  add(a.overlap, "overlap");
+  return out;
+}
+
 std::string configuration_fields(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
+  // `auto` options are resolved before the run; while they are not, they are part of what ranks agree on.
+  const std::string autos = cfg.autos.any() ? " auto=" + auto_option_names(cfg.autos) : std::string();
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
                      "overlap={} algorithm={} grid={}x{} panel_width={} distribution={}",
@@ -180,7 +197,8 @@ std::string configuration_fields(const GemmConfig& cfg) {
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
                      cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap,
                      to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width,
-                     to_string(cfg.distribution));
+                     to_string(cfg.distribution)) +
+         autos;
 }
 
 std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool is_root) {

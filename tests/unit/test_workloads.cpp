@@ -161,9 +161,13 @@ TEST(WorkloadContrast, RowsGetTheirBackendsAndSchedules) {
   const sb::Workload& gemm = sb::workload("gemm");
   const auto multi = gemm.contrast_args({sb::Mode::gpu, "", 2, "8192", "fp32", 3, 1});
   EXPECT_EQ(multi.front(), "gemm");
-  EXPECT_TRUE(has(multi, "cublas") && has(multi, "nccl") && has(multi, "--overlap") && has(multi, "fp32"));
+  EXPECT_TRUE(has(multi, "cublas") && has(multi, "--transport") && has(multi, "--overlap") && has(multi, "fp32"));
+  // The schedule is the model's choice (`auto`), except the staged row's, which is the lesson.
+  EXPECT_TRUE(has(multi, "auto"));
   const auto staged = gemm.contrast_args({sb::Mode::gpu, "gpu-staged", 2, "8192", "fp64", 3, 1});
-  EXPECT_TRUE(has(staged, "mpi") && !has(staged, "--overlap"));
+  EXPECT_TRUE(has(staged, "mpi") && !has(staged, "--overlap") && !has(staged, "auto"));
+  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::numa, "", 2, "4096", "fp64", 3, 1}), "--distribution"));
+  EXPECT_FALSE(has(gemm.contrast_args({sb::Mode::multi_thread, "", 1, "4096", "fp64", 3, 1}), "auto"));
   EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::naive, "", 1, "768", "fp64", 3, 1}), "naive"));
 
   const sb::Workload& mc = sb::workload("montecarlo");

@@ -55,6 +55,17 @@ struct GemmShape {
 // enough that the panel buffers stay small (docs/architecture.md, "Distributed algorithms").
 inline constexpr std::int64_t kDefaultPanelWidth = 512;
 
+// The options given as `auto` (docs/model.md, "auto: the model decides"): the configuration's
+// value of each is a placeholder (the default) until choose_gemm (workloads/choice.hpp) resolves
+// it, on rank 0, identically for every rank.
+struct GemmAutoOptions {
+  bool algorithm = false, grid = false, distribution = false, transport = false, overlap = false;
+  // Testing (hidden --auto-memory-per-node): host bytes per node the choice assumes free; 0 = what
+  // the nodes report (the run) or unknown (predict).
+  std::int64_t host_bytes_per_node = 0;
+  bool any() const noexcept { return algorithm || grid || distribution || transport || overlap; }
+};
+
 struct GemmConfig {
   GemmShape shape{4096, 4096, 4096};
   Precision precision = Precision::fp64;
@@ -85,7 +96,11 @@ struct GemmConfig {
   int grid_rows = 0, grid_cols = 0;                              // --grid PRxPC for summa2d; 0 = the most square grid
   std::int64_t panel_width = kDefaultPanelWidth;                 // summa2d: widest k-panel broadcast at once
   GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
+  GemmAutoOptions autos;                                         // options left to the model (`auto`)
+  nlohmann::json choice;  // rank 0: the record's "choice" once `auto` was resolved (null otherwise)
 };
+// The options of `autos` as words ("algorithm,distribution"; "" when none).
+std::string auto_option_names(const GemmAutoOptions& a);
 
 // Throws UsageError for values that can never work, whatever the machine, sizes included: every
 // dimension must fit the multiplying library's integer (blas_int_max(), cuBLAS's int) and every

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -21,6 +23,10 @@ struct PredictedWorkload {
   std::function<Prediction(const MachineLayout&)> one_gpu;
   // The smallest size at which one GPU beats a whole node's cores, as text.
   std::function<std::string()> crossover;
+  // `auto` options: the ranking of the alternatives (choice.hpp) as lines and as JSON; empty/null
+  // when none was given.
+  std::string choice_text;
+  nlohmann::json choice;
 };
 
 // The end-to-end seconds `f` predicts on `m`; none when the profile cannot say (UsageError).

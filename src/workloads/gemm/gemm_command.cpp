@@ -14,6 +14,7 @@
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/topology/placement.hpp"
+#include "scalebench/workloads/choice.hpp"
 #include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
@@ -34,8 +35,9 @@ struct GemmOptions {
   std::string grid;
   std::string panel_width;
   RunOptions run;
-  bool force = false, no_peer = false, resident = false, overlap = false;
-  std::string mpi_chunk;
+  bool force = false, no_peer = false, resident = false;
+  std::string overlap;  // "" (not given), "on" (the bare flag) or "auto"
+  std::string mpi_chunk, auto_memory;
   std::string inject_error_rank = "-1";
 };
 
@@ -61,16 +63,21 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   } else {
     throw UsageError(fmt::format("unknown --verify '{}'; use freivalds or full", o.verify));
   }
-  if (o.transport == "mpi") {
+  if (o.transport == "auto") {
+    cfg.autos.transport = true;
+  } else if (o.transport == "mpi") {
     cfg.transport = Transport::mpi;
   } else if (o.transport == "nccl") {
     cfg.transport = Transport::nccl;
   } else {
-    throw UsageError(fmt::format("unknown --transport '{}'; use mpi or nccl", o.transport));
+    throw UsageError(fmt::format("unknown --transport '{}'; use mpi, nccl or auto", o.transport));
   }
-  cfg.algorithm = parse_gemm_algorithm(o.algorithm);
-  cfg.distribution = parse_gemm_distribution(o.distribution);
-  if (!o.grid.empty()) {
+  cfg.autos.algorithm = o.algorithm == "auto";
+  if (!cfg.autos.algorithm) cfg.algorithm = parse_gemm_algorithm(o.algorithm);
+  cfg.autos.distribution = o.distribution == "auto";
+  if (!cfg.autos.distribution) cfg.distribution = parse_gemm_distribution(o.distribution);
+  cfg.autos.grid = o.grid == "auto";
+  if (!o.grid.empty() && !cfg.autos.grid) {
     const ProcessGrid g = parse_grid(o.grid);
     cfg.grid_rows = g.rows;
     cfg.grid_cols = g.cols;
@@ -80,7 +87,16 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   cfg.force = o.force;
   cfg.peer = !o.no_peer;
   cfg.resident = o.resident;
-  cfg.overlap = o.overlap;
+  if (o.overlap == "auto") {
+    cfg.autos.overlap = true;
+  } else if (o.overlap.empty() || o.overlap == "on") {
+    cfg.overlap = o.overlap == "on";
+  } else {
+    throw UsageError(fmt::format("unknown --overlap '{}'; give --overlap alone (on) or --overlap auto", o.overlap));
+  }
+  if (!o.auto_memory.empty()) {
+    cfg.autos.host_bytes_per_node = parse_integer("--auto-memory-per-node", o.auto_memory, 1, kInt64Max);
+  }
   cfg.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
   cfg.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
   validate(cfg);
@@ -94,18 +110,34 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
   GemmConfig cfg = cfg_in;
   if (cfg.backend == GemmBackendKind::naive) cfg.threads = 1;
   if (cfg.threads <= 0) cfg.threads = std::max(1, p.cores / m.ranks_per_node);
-  const auto& s = cfg.shape;
   PredictedWorkload w;
+  if (cfg.autos.any()) {
+    // The machine the profile describes: NCCL where it has figures for it; free memory unknown
+    // unless --auto-memory-per-node says.
+    ChoiceFacts facts;
+    facts.layout = m;
+    if (cfg.autos.host_bytes_per_node > 0)
+      facts.host_bytes_per_node = static_cast<double>(cfg.autos.host_bytes_per_node);
+    const GemmChoice c = choose_gemm(cfg, facts, &p);
+    w.choice_text = choice_table(c, cfg.autos);
+    w.choice = choice_json(c, cfg.autos);
+    const GemmAutoOptions autos = cfg.autos;
+    cfg = c.chosen();
+    cfg.autos = autos;  // kept in the words below
+  }
+  const auto& s = cfg.shape;
   w.what = fmt::format("gemm {}x{}x{} {} {}{}{}", s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend),
                        cfg.backend == GemmBackendKind::cublas ? " transport " + to_string(cfg.transport) : "",
                        cfg.overlap    ? " overlap"
                        : cfg.resident ? " resident"
-                                      : "");
+                                      : "") +
+           (cfg.autos.any() ? fmt::format(" (auto: {})", alternative_text(cfg, m.ranks())) : std::string());
   w.unit = "GFLOP/s";
   w.work = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) * 1e-9;
   w.gpu = cfg.backend == GemmBackendKind::cublas;
   w.threads = cfg.threads;
   w.repeats = cfg.reps + cfg.warmup;
+  cfg.autos = {};
   w.here = [&p, cfg](const MachineLayout& l) { return predict_gemm(p, cfg, l); };
   const Precision cpu_precision = cfg.precision == Precision::fp64 ? Precision::fp64 : Precision::fp32;
   auto variant = [cfg](GemmBackendKind b, Precision prec, int threads) {
@@ -140,6 +172,11 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
 
 namespace {
 
+// `auto` options resolved on every rank (resolve_gemm_auto), then the run.
+GemmResult run_gemm(const GemmConfig& cfg, const Communicator& comm) {
+  return run_distributed_gemm(resolve_gemm_auto(cfg, comm), comm);
+}
+
 std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   auto opts = std::make_shared<GemmOptions>();
   app->add_option("--n", opts->n, "Matrix size n (C is m x n); sets m and k too unless given [4096]");
@@ -161,23 +198,30 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
   app->add_option("--transport", opts->transport,
-                  "GPU runs: mpi (staged through host) | nccl (device to device) [mpi]");
+                  "GPU runs: mpi (staged through host) | nccl (device to device) | auto (the model decides: "
+                  "see --algorithm auto) [mpi]");
   app->add_flag("--resident", opts->resident,
                 "GPU runs, row1d: generate inputs on the device (no host-to-device phase)");
-  app->add_flag("--overlap", opts->overlap,
-                "GPU runs, row1d: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
-                "one rank, or --transport nccl)");
+  app->add_option("--overlap", opts->overlap,
+                  "GPU runs, row1d: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
+                  "one rank, or --transport nccl); `--overlap auto`: the model decides [off]")
+      ->expected(0, 1)
+      ->default_str("on");
   app->add_option("--algorithm", opts->algorithm,
                   "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
-                  "broadcast along grid rows and columns) [row1d]");
+                  "broadcast along grid rows and columns) | auto: the model ranks every combination of the options "
+                  "given as auto that this run accepts and takes the fastest predicted (without a current profile: "
+                  "stated rules); the record's choice section lists them [row1d]");
   app->add_option("--distribution", opts->distribution,
                   "row1d: replicated (A_i, B, C_i per rank; B broadcast to every rank) | shared (A, B, C once per "
-                  "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) "
+                  "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) | auto "
                   "[replicated]");
   app->add_option("--grid", opts->grid,
-                  "summa2d: process grid PRxPC, PR*PC = ranks [the most square grid, e.g. 2x3 for 6 ranks]");
+                  "summa2d: process grid PRxPC, PR*PC = ranks, or auto [the most square grid, e.g. 2x3 for 6 ranks]");
   app->add_option("--panel-width", opts->panel_width,
                   "summa2d: widest k-panel broadcast at once, cut at block edges [512]");
+  app->add_option("--auto-memory-per-node", opts->auto_memory, "Host bytes per node auto assumes free (testing)")
+      ->group("");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");
@@ -188,8 +232,7 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
 }  // namespace
 
 std::shared_ptr<WorkloadCommand> add_gemm_command(CLI::App& app) {
-  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_distributed_gemm,
-                                                                 gemm_prediction);
+  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_gemm, gemm_prediction);
 }
 
 }  // namespace scalebench

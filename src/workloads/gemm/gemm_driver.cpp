@@ -370,6 +370,7 @@ void GemmRun::add_sections(RunRecord& run, const Summaries& s) {
   }
   nlohmann::json& record = run.json();
   record["peer"] = peer_;
+  if (!cfg_.choice.is_null()) record["choice"] = cfg_.choice;  // the `auto` ranking (gemm_auto.cpp)
   alg_->add_to_record(record, s.timed, s.peer);
   if (comm_.is_root() && record["distribution"].contains("warning")) {
     run.warn(record["distribution"]["warning"].get<std::string>());

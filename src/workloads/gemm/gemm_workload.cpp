@@ -39,9 +39,10 @@ class GemmWorkload final : public Workload {
     return f;
   }
 
-  // `gpu` runs on one GPU with the best schedule the build has (--overlap); `multi-gpu` on every
-  // GPU of the node (--transport nccl --overlap); `gpu-staged` moves every byte through the host,
-  // unpipelined, on the widest of those placements: the transfer lesson.
+  // `gpu` runs on one GPU, `multi-gpu` on every GPU of the node, each with the schedule `auto`
+  // picks (choice.hpp); `gpu-staged` moves every byte through the host, unpipelined, on the widest
+  // of those placements: the transfer lesson. CPU rows of several ranks leave the algorithm, grid
+  // and distribution to `auto` too.
   std::vector<GpuRow> gpu_rows() const override {
     return {{"", GpuSpan::one}, {"multi-gpu", GpuSpan::every}, {"gpu-staged", GpuSpan::widest}};
   }
@@ -61,11 +62,13 @@ class GemmWorkload final : public Workload {
                                   std::to_string(run.warmup),
                                   "--no-peer"};
     if (run.mode == Mode::gpu && run.label == "gpu-staged") {
-      a.insert(a.end(), {"--transport", "mpi"});
+      a.insert(a.end(), {"--transport", "mpi"});  // pinned: every byte through the host, unpipelined
     } else if (run.mode == Mode::gpu) {
-      // One rank overlaps its own copies; several move their blocks GPU to GPU with NCCL.
-      if (run.ranks > 1) a.insert(a.end(), {"--transport", "nccl"});
-      a.emplace_back("--overlap");
+      // The model (or, without a profile, the rules of docs/model.md) picks the schedule: one rank
+      // overlaps its own copies; several move their blocks GPU to GPU with NCCL.
+      a.insert(a.end(), {"--algorithm", "auto", "--distribution", "auto", "--transport", "auto", "--overlap", "auto"});
+    } else if (run.mode != Mode::naive && run.ranks > 1) {
+      a.insert(a.end(), {"--algorithm", "auto", "--grid", "auto", "--distribution", "auto"});
     }
     return a;
   }

@@ -1,0 +1,231 @@
+// `auto` (choice.hpp) on synthetic profiles whose answer is known: a slow inter-node link takes
+// the shared distribution (fewer bytes across nodes), a host-memory limit refuses replicated,
+// GPUs with NCCL figures take NCCL and without them (or in a build without NCCL) staged MPI; the
+// rules without a profile; never a refused alternative; the record's list of alternatives.
+#include <algorithm>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "scalebench/base/error.hpp"
+#include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/model.hpp"
+
+namespace scalebench {
+namespace {
+
+const Profile& synthetic() {
+  static const Profile p = [] {
+    const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+    return load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
+  }();
+  return p;
+}
+
+GemmConfig square(std::int64_t n, GemmBackendKind b = GemmBackendKind::openblas) {
+  GemmConfig c;
+  c.shape = {n, n, n};
+  c.backend = b;
+  c.threads = 1;
+  return c;
+}
+
+ChoiceFacts facts(int nodes, int ranks_per_node, int gpus = 0) {
+  ChoiceFacts f;
+  f.layout = {nodes, ranks_per_node, gpus};
+  return f;
+}
+
+const GemmAlternative* find(const GemmChoice& c, GemmDistribution d) {
+  for (const auto& a : c.alternatives) {
+    if (a.cfg.distribution == d) return &a;
+  }
+  return nullptr;
+}
+
+// The taken alternative is feasible and, by the model, no predicted one is faster.
+void expect_consistent(const GemmChoice& c) {
+  ASSERT_GE(c.taken, 0);
+  const auto& taken = c.alternatives[static_cast<std::size_t>(c.taken)];
+  EXPECT_TRUE(taken.feasible);
+  if (!c.by_model) return;
+  ASSERT_TRUE(taken.seconds.has_value());
+  for (const auto& a : c.alternatives) {
+    if (a.seconds) {
+      EXPECT_LE(*taken.seconds, *a.seconds) << alternative_text(a.cfg, c.ranks);
+    }
+  }
+}
+
+TEST(GemmChoice, EnumeratesEveryCombinationOfTheAutoOptionsOnly) {
+  GemmConfig c = square(1024, GemmBackendKind::cublas);
+  c.autos = {true, true, true, true, true};
+  // row1d: 2 distributions x 2 transports x 2 overlaps; summa2d on 4 ranks: 3 grids x 2 x 2.
+  EXPECT_EQ(gemm_alternatives(c, 4).size(), 8u + 12u);
+  GemmConfig cpu = square(1024);
+  cpu.autos.distribution = true;
+  const auto alts = gemm_alternatives(cpu, 4);
+  ASSERT_EQ(alts.size(), 2u);  // transport and overlap stay as given on a CPU backend
+  EXPECT_EQ(alts[0].distribution, GemmDistribution::replicated);
+  EXPECT_EQ(alts[1].distribution, GemmDistribution::shared);
+  EXPECT_FALSE(alts[1].autos.any());
+}
+
+TEST(GemmChoice, SlowInterNodeLinkTakesTheSharedDistribution) {
+  Profile slow = synthetic();
+  slow.inter_node = Link{50e-6, 10e6};  // 10 MB/s between nodes
+  GemmConfig c = square(2048);
+  c.autos.distribution = true;
+  const GemmChoice choice = choose_gemm(c, facts(4, 4), &slow);
+  EXPECT_TRUE(choice.by_model);
+  expect_consistent(choice);
+  EXPECT_EQ(choice.chosen().distribution, GemmDistribution::shared);
+  const GemmAlternative* rep = find(choice, GemmDistribution::replicated);
+  ASSERT_NE(rep, nullptr);
+  ASSERT_TRUE(rep->seconds.has_value());
+  EXPECT_NE(rep->why.find("slower"), std::string::npos) << rep->why;
+}
+
+TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
+  GemmConfig c = square(4096);  // 128 MiB per matrix in fp64
+  c.autos.distribution = true;
+  ChoiceFacts f = facts(1, 8);
+  f.host_bytes_per_node = 700.0 * (1 << 20);  // shared needs 3 x 128 + C_i peers 128; replicated about 1.4 GiB
+  for (const Profile* p : {&synthetic(), static_cast<const Profile*>(nullptr)}) {
+    const GemmChoice choice = choose_gemm(c, f, p);
+    expect_consistent(choice);
+    EXPECT_EQ(choice.chosen().distribution, GemmDistribution::shared);
+    const GemmAlternative* rep = find(choice, GemmDistribution::replicated);
+    ASSERT_NE(rep, nullptr);
+    EXPECT_FALSE(rep->feasible);
+    EXPECT_NE(rep->why.find("host memory"), std::string::npos) << rep->why;
+  }
+  f.host_bytes_per_node = 1 << 20;  // nothing fits
+  EXPECT_THROW(choose_gemm(c, f, &synthetic()), UsageError);
+}
+
+TEST(GemmChoice, GpusWithNcclFiguresTakeNccl) {
+  GemmConfig c = square(4000, GemmBackendKind::cublas);
+  c.autos.transport = c.autos.overlap = true;
+  const GemmChoice choice = choose_gemm(c, facts(1, 4, 4), &synthetic());
+  expect_consistent(choice);
+  EXPECT_EQ(choice.chosen().transport, Transport::nccl);
+  // --overlap with staged MPI on several ranks is refused, as the run refuses it.
+  for (const auto& a : choice.alternatives) {
+    if (a.cfg.overlap && a.cfg.transport == Transport::mpi) {
+      EXPECT_FALSE(a.feasible) << a.why;
+    }
+  }
+}
+
+TEST(GemmChoice, GpusWithoutNcclTakeStagedMpi) {
+  Profile no_nccl = synthetic();
+  no_nccl.gpu.nccl_intra.reset();
+  GemmConfig c = square(4000, GemmBackendKind::cublas);
+  c.autos.transport = c.autos.overlap = true;
+  const GemmChoice choice = choose_gemm(c, facts(1, 4, 4), &no_nccl);
+  expect_consistent(choice);
+  EXPECT_EQ(choice.chosen().transport, Transport::mpi);
+  EXPECT_FALSE(choice.chosen().overlap);
+  // In a build without NCCL the NCCL alternatives are refused by name, whatever the profile says.
+  ChoiceFacts f = facts(1, 4, 4);
+  f.device_transport = false;
+  const GemmChoice built = choose_gemm(c, f, &synthetic());
+  EXPECT_EQ(built.chosen().transport, Transport::mpi);
+  for (const auto& a : built.alternatives) {
+    if (a.cfg.transport == Transport::nccl) {
+      EXPECT_NE(a.why.find("NCCL is not in this scalebench"), std::string::npos);
+    }
+  }
+}
+
+TEST(GemmChoice, WithoutAProfileTheRulesDecideAndSaySo) {
+  GemmConfig c = square(1024);
+  c.autos.algorithm = c.autos.distribution = true;
+  const GemmChoice one_node = choose_gemm(c, facts(1, 4), nullptr, "no profile at /nowhere");
+  EXPECT_FALSE(one_node.by_model);
+  EXPECT_NE(one_node.basis.find("rules: no profile at /nowhere"), std::string::npos);
+  EXPECT_EQ(one_node.chosen().algorithm, GemmAlgorithm::row1d);
+  EXPECT_EQ(one_node.chosen().distribution, GemmDistribution::shared);  // ranks share the node
+  const GemmChoice spread = choose_gemm(c, facts(4, 1), nullptr);
+  EXPECT_EQ(spread.chosen().distribution, GemmDistribution::replicated);  // one rank per node
+  for (const auto& a : spread.alternatives) EXPECT_FALSE(a.seconds.has_value());
+  // A GPU on several ranks: NCCL and the overlap pipeline.
+  GemmConfig g = square(1024, GemmBackendKind::cublas);
+  g.autos.transport = g.autos.overlap = true;
+  const GemmChoice gpus = choose_gemm(g, facts(1, 2, 2), nullptr);
+  EXPECT_EQ(gpus.chosen().transport, Transport::nccl);
+  EXPECT_TRUE(gpus.chosen().overlap);
+  // bf16 has no overlap schedule: refused, so the rules take the next.
+  g.precision = Precision::bf16;
+  const GemmChoice bf16 = choose_gemm(g, facts(1, 2, 2), nullptr);
+  EXPECT_EQ(bf16.chosen().transport, Transport::nccl);
+  EXPECT_FALSE(bf16.chosen().overlap);
+}
+
+TEST(GemmChoice, NeverTakesWhatTheRunRefuses) {
+  // --panel-width is summa2d's: row1d is refused, summa2d taken.
+  GemmConfig c = square(1024);
+  c.autos.algorithm = true;
+  c.panel_width = 256;
+  for (const Profile* p : {&synthetic(), static_cast<const Profile*>(nullptr)}) {
+    const GemmChoice choice = choose_gemm(c, facts(1, 4), p);
+    EXPECT_EQ(choice.chosen().algorithm, GemmAlgorithm::summa2d);
+    expect_consistent(choice);
+  }
+  // 8 ranks on a 2x2 C: row1d has too few rows, no grid of 8 fits; the message names each.
+  GemmConfig tiny = square(2);
+  tiny.autos.algorithm = tiny.autos.grid = true;
+  try {
+    choose_gemm(tiny, facts(1, 8), &synthetic());
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("found no alternative this run accepts"), std::string::npos) << what;
+    EXPECT_NE(what.find("8 ranks but only 2 rows"), std::string::npos) << what;
+  }
+  // Shared windows that cannot be made: shared is refused (the run would fall back).
+  GemmConfig d = square(1024);
+  d.autos.distribution = true;
+  ChoiceFacts f = facts(1, 4);
+  f.shared_refusal = "the backing folder is full";
+  const GemmChoice no_windows = choose_gemm(d, f, nullptr);
+  EXPECT_EQ(no_windows.chosen().distribution, GemmDistribution::replicated);
+}
+
+TEST(GemmChoice, GridAutoTakesTheFastestPredictedGrid) {
+  GemmConfig c = square(2048);
+  c.algorithm = GemmAlgorithm::summa2d;
+  c.autos.grid = true;
+  const GemmChoice choice = choose_gemm(c, facts(1, 6), &synthetic());
+  EXPECT_EQ(choice.alternatives.size(), 4u);  // 2x3, 3x2, 1x6, 6x1
+  expect_consistent(choice);
+  EXPECT_EQ(choice.chosen().grid_rows * choice.chosen().grid_cols, 6);
+}
+
+TEST(GemmChoice, RecordListsEveryAlternativeWithItsPredictionAndVerdict) {
+  GemmConfig c = square(2048);
+  c.autos.algorithm = c.autos.distribution = true;
+  const GemmChoice choice = choose_gemm(c, facts(2, 2), &synthetic());
+  const nlohmann::json j = choice_json(choice, c.autos);
+  EXPECT_EQ(j["options"], "algorithm,distribution");
+  EXPECT_EQ(j["by"], "model");
+  ASSERT_EQ(j["alternatives"].size(), choice.alternatives.size());
+  int taken = 0;
+  for (const auto& a : j["alternatives"]) {
+    taken += a["verdict"] == "taken" ? 1 : 0;
+    EXPECT_FALSE(a["why"].get<std::string>().empty());
+    if (a["verdict"] != "refused") {
+      EXPECT_TRUE(a["predicted_s"].is_number()) << a.dump();
+    }
+  }
+  EXPECT_EQ(taken, 1);
+  // row1d replicated and shared, summa2d (replicated: shared is row1d's scheme).
+  EXPECT_EQ(j["alternatives"].size(), 3u);
+  const std::string table = choice_table(choice, c.autos);
+  EXPECT_NE(table.find("auto (algorithm,distribution) by model: profile"), std::string::npos) << table;
+  EXPECT_NE(table.find("taken"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scalebench
