@@ -8,3 +8,5 @@ scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test
                     TIMEOUT 60)
 scalebench_add_test(NAME calibrate_wait KIND mpi SOURCES ${_model}/mpi/test_calibrate_wait.cpp RANKS 2 LABELS model
                     TIMEOUT 60)
+scalebench_add_test(NAME tools_run KIND cli SOURCES ${_model}/cli/test_cli_tools_run.cpp ${_model}/cli/cli_runner.cpp
+                    LABELS model TIMEOUT 600)
