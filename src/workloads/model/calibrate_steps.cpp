@@ -90,14 +90,11 @@ nlohmann::json launch_description(int ranks) {
     const char* v = std::getenv(name);
     return v != nullptr && *v != '\0';
   };
-  std::string launcher = "singleton";
-  if (set("OMPI_COMM_WORLD_SIZE")) {
-    launcher = "mpirun";
-  } else if (set("SLURM_PROCID") && set("SLURM_STEP_ID")) {
-    launcher = "srun";
-  } else if (set("PMI_RANK") || set("PMIX_RANK")) {
-    launcher = "mpirun";
-  }
+  // Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE (also inside an allocation); srun sets a step;
+  // another mpirun (MPICH's Hydra) only its PMI_RANK. (An Open MPI singleton sets PMIX_RANK.)
+  const bool srun = !set("OMPI_COMM_WORLD_SIZE") && set("SLURM_PROCID") && set("SLURM_STEP_ID");
+  const bool mpirun = !srun && (set("OMPI_COMM_WORLD_SIZE") || set("PMI_RANK"));
+  const std::string launcher = srun ? "srun" : mpirun ? "mpirun" : "singleton";
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   const auto allowed = static_cast<long>(allowed_cpus().size());
   return {{"launcher", launcher},
