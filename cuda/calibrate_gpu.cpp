@@ -38,6 +38,26 @@ double event_median(cudaStream_t stream, int reps, Step step) {
   return median_of(t);
 }
 
+// The same repeats' fastest, median and slowest, as the profile's "spread" of a rate (work / time):
+// {"below": 1 - median/slowest, "above": median/fastest - 1} (docs/model.md, "Bands").
+template <class Step>
+json event_spread(cudaStream_t stream, int reps, Step step, double& median) {
+  gpu::Event start, end;
+  step();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    start.record(stream);
+    step();
+    end.record(stream);
+    end.synchronize();
+    t.push_back(end.seconds_since(start));
+  }
+  median = median_of(t);
+  const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+  if (!(*lo > 0) || !(median > 0)) return {{"below", 0.0}, {"above", 0.0}};
+  return {{"below", std::clamp(1.0 - median / *hi, 0.0, 0.99)}, {"above", std::max(median / *lo - 1.0, 0.0)}};
+}
+
 json link_json(double small_s, double large_s, double large_bytes) {
   return {{"latency_us", small_s * 1e6}, {"bandwidth_GBps", large_bytes / std::max(large_s - small_s, 1e-9) * 1e-9}};
 }
@@ -90,9 +110,11 @@ json gemm_rates(bool quick) {
       fill_uniform(b.get(), p, n * n, 2, s.get());
       gpu::set_math_mode(h.get(), p);
       const gpu::GemmCall call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
-      const double sec = event_median(s.get(), quick ? 3 : 5, [&] { gpu::row_major_gemm(h.get(), p, call); });
+      double sec = 0;
+      const json spread = event_spread(
+          s.get(), quick ? 5 : 7, [&] { gpu::row_major_gemm(h.get(), p, call); }, sec);
       const double nd = static_cast<double>(n);
-      out[to_string(p)].push_back({{"n", n}, {"gflops", 2.0 * nd * nd * nd / sec * 1e-9}});
+      out[to_string(p)].push_back({{"n", n}, {"gflops", 2.0 * nd * nd * nd / sec * 1e-9}, {"spread", spread}});
     }
   }
   return out;

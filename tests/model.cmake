@@ -10,3 +10,9 @@ scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model
                     LABELS model TIMEOUT 300)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
+scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model
+                    TIMEOUT 60)
+scalebench_add_test(NAME calibrate_wait KIND mpi SOURCES ${_model}/mpi/test_calibrate_wait.cpp RANKS 2 LABELS model
+                    TIMEOUT 60)
+scalebench_add_test(NAME tools_run KIND cli SOURCES ${_model}/cli/test_cli_tools_run.cpp ${_model}/cli/cli_runner.cpp
+                    LABELS model TIMEOUT 600)

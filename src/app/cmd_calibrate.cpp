@@ -18,7 +18,7 @@ namespace scalebench::app {
 namespace {
 
 struct CalibrateCliOptions {
-  bool quick = false, quiet = false;
+  bool quick = false, quiet = false, if_stale = false, no_check = false;
   std::optional<std::string> out;  // set when --out was given (even empty)
 };
 
@@ -45,6 +45,19 @@ void prepare_output(const ProfileSource& out) {
   check_output_path(out.path, out.origin);
 }
 
+// --if-stale: why the profile at `path` must be made ("" when it is current for this host and
+// build). A missing, unreadable or malformed one must be made too.
+std::string why_calibrate(const std::string& path, const std::string& origin) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return "there is none";
+  try {
+    const Profile p = load_profile(path, origin);
+    return profile_mismatch(p, profile_valid_for_here());
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 int run_calibrate(const CalibrateCliOptions& o) {
   return run_mpi_command(
       main_argc(), main_argv(), [&] { (void)output_of(o); },
@@ -54,8 +67,19 @@ int run_calibrate(const CalibrateCliOptions& o) {
         agree(comm, [&] {
           if (comm.is_root()) prepare_output(out);
         });
+        if (o.if_stale) {
+          const std::string why = comm.bcast_string(comm.is_root() ? why_calibrate(path, out.origin) : "", 0);
+          if (why.empty()) {
+            if (comm.is_root() && !o.quiet) {
+              std::printf("calibrate: profile %s is current for this host and build; nothing timed\n", path.c_str());
+            }
+            return 0;
+          }
+          if (comm.is_root() && !o.quiet)
+            std::printf("calibrate: profile %s: %s; calibrating\n", path.c_str(), why.c_str());
+        }
         const double t0 = wall_seconds();
-        const Profile p = calibrate_machine(comm, {o.quick, o.quiet});
+        const Profile p = calibrate_machine(comm, {o.quick, o.quiet, !o.no_check});
         if (comm.is_root()) {
           // What is written must read back: a figure the model refuses (a zero or infinite rate
           // from a timer's glitch) fails the calibration instead of leaving an unusable profile.
@@ -89,6 +113,12 @@ Subcommand register_calibrate(CLI::App& root) {
       "Profile file [SCALEBENCH_PROFILE, else $XDG_CACHE_HOME/scalebench/profile-<host>.json, "
       "XDG_CACHE_HOME defaulting to ~/.cache]");
   app->add_flag("--quiet", o->quiet, "No progress lines");
+  app->add_flag("--if-stale", o->if_stale,
+                "Time nothing when the profile is already there and current for this host and build (host, "
+                "scalebench build, MPI library, BLAS build and kernel, GPU model and driver)");
+  app->add_flag("--no-check", o->no_check,
+                "Skip the check runs at the end (one short run per backend, predicted from the new profile, "
+                "then timed)");
   return {app, [o] { return run_calibrate(*o); }};
 }
 

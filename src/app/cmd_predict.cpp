@@ -71,7 +71,9 @@ Profile profile_of(const PredictOptions& o) {
     if (o.profile->empty()) throw UsageError("--profile is empty; give the profile file `scalebench calibrate` wrote");
     return load_profile(*o.profile, "--profile");
   }
+  // The default place holds this host's own profile: a stale one is refused, not used.
   const ProfileSource source = default_profile_source();
+  if (source.origin == kDefaultProfileOrigin) return load_current_profile(source);
   return load_profile(source.path, source.origin);
 }
 
@@ -127,6 +129,7 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
                 {"threads_per_rank", w.threads}}},
               {"phases", phases_json(pred)},
               {"end_to_end_s", e2e},
+              {"band_s", {pred.band().first, pred.band().second}},
               {"rate", e2e > 0 ? w.work / e2e : 0.0},
               {"rate_unit", w.unit},
               {"notes", pred.notes}};
@@ -137,7 +140,8 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
   if (!w.choice.is_null()) out["choice"] = w.choice;  // `auto`: the ranking (choice.hpp), then the one taken
   text = w.choice_text + text;
   for (const auto& [name, s] : pred.phases) text += fmt::format("{:<12}{:>14.6f}\n", name, s);
-  text += fmt::format("{:<12}{:>14.6f}   ({:.4g} {})\n", phase::end_to_end, e2e, e2e > 0 ? w.work / e2e : 0.0, w.unit);
+  text += fmt::format("{:<12}{:>14.6f}   ({:.4g} {}), band [{:.6f}, {:.6f}]\n", phase::end_to_end, e2e,
+                      e2e > 0 ? w.work / e2e : 0.0, w.unit, pred.band().first, pred.band().second);
   const double cores = static_cast<double>(m.ranks()) * w.threads;
   const double gpus = static_cast<double>(m.nodes) * m.gpus_per_node;
   auto against = [&](const char* key, const char* label, const std::function<Prediction(const MachineLayout&)>& f,

@@ -21,10 +21,22 @@ namespace scalebench {
 // 2: tf32 GPU rates timed in tf32 math mode (version 1 timed fp32), naive rates by size.
 inline constexpr int kProfileVersion = 2;
 
+// How far a figure's timed repeats lay around the median the model computes with: the slowest
+// repeat's rate was median·(1 − below), the fastest median·(1 + above). Zero (a profile written
+// before spreads were kept, or a figure timed once): a zero-width band (docs/model.md, "Bands").
+struct Spread {
+  double below = 0;
+  double above = 0;
+  bool empty() const noexcept { return below <= 0 && above <= 0; }
+};
+// The spread of repeats that took `min_s`, `median_s` and `max_s` seconds (a rate is work / time).
+Spread spread_of_times(double min_s, double median_s, double max_s);
+
 // A link under the alpha-beta model: a message of b bytes takes latency + b / bandwidth.
 struct Link {
   double latency_s = 0;
   double bandwidth_Bps = 0;
+  Spread spread{};  // of the bandwidth
   double seconds(double bytes) const { return latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0.0); }
 };
 
@@ -32,7 +44,8 @@ struct Link {
 struct BlasPoint {
   int threads = 1;
   GemmShape shape;
-  double gflops = 0;
+  double gflops = 0;  // the median repeat's
+  Spread spread{};
 };
 
 // One measured collective fitted to latency + moved_bytes / bandwidth at a rank count and layout.
@@ -46,6 +59,7 @@ struct CollectiveFit {
 struct ThreadRate {
   int threads = 1;
   double per_s = 0;
+  Spread spread{};
 };
 
 struct GpuProfile {
@@ -55,7 +69,8 @@ struct GpuProfile {
   int count = 0;  // GPUs per node as calibrated
   Link h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> gemm_gflops;  // precision -> (n, GFLOP/s)
-  std::optional<Link> nccl_intra;  // NCCL inside a node (NVLink or PCIe)
+  std::map<std::string, std::vector<Spread>> gemm_spread;  // precision -> the spread of each gemm_gflops point
+  std::optional<Link> nccl_intra;                          // NCCL inside a node (NVLink or PCIe)
   std::map<std::string, std::map<std::string, double>>
       montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
 };
@@ -70,13 +85,29 @@ struct Profile {
   std::map<std::string, std::vector<BlasPoint>> blas;  // precision -> points
   // precision -> the triple loop's rate by square size n (its cache behaviour changes with n)
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> naive_gflops;
-  std::vector<ThreadRate> triad_Bps;  // STREAM triad bandwidth by threads
-  Link intra_node;                    // MPI point-to-point, two ranks on one node
-  std::optional<Link> inter_node;     // MPI point-to-point between nodes (absent: not measured)
+  std::map<std::string, std::vector<Spread>> naive_spread;  // precision -> the spread of each naive point
+  std::vector<ThreadRate> triad_Bps;                        // STREAM triad bandwidth by threads
+  Link intra_node;                                          // MPI point-to-point, two ranks on one node
+  std::optional<Link> inter_node;                           // MPI point-to-point between nodes (absent: not measured)
   std::map<std::string, std::vector<CollectiveFit>> collectives;                     // bcast, scatterv, gatherv, reduce
   std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
   GpuProfile gpu;
+  // What the profile is valid for (docs/model.md, "Valid for"): host, build, MPI library, BLAS
+  // build and kernel, GPU model and driver; empty in a profile written before it was kept.
+  nlohmann::json valid_for = nlohmann::json::object();
+  // How calibrate was launched: {"launcher", "ranks", "binding"} (empty in older profiles).
+  nlohmann::json launch = nlohmann::json::object();
+  std::vector<std::string> warnings;  // what calibrate found doubtful (a point that stayed collapsed)
+  // The check runs calibrate ended with: {"what", "predicted_s", "low_s", "high_s", "measured_s", "miss"}.
+  nlohmann::json checks = nlohmann::json::array();
 };
+
+// The same for this process: its host, build, MPI library, BLAS and first visible GPU.
+nlohmann::json profile_valid_for_here();
+
+// What a profile made here and now would be valid for: `versions` as a run record's, `gpu` as
+// gpu_info() gives it for the first visible GPU (null when none).
+nlohmann::json profile_valid_for(const std::string& host, const nlohmann::json& versions, const nlohmann::json& gpu);
 
 // What a profile may hold (docs/model.md, "The profile"). Every figure is checked on reading, so
 // the model never computes with a negative, zero, infinite or absurd one: rates (GFLOP/s, GB/s,
@@ -92,6 +123,8 @@ inline constexpr std::int64_t kProfileMaxThreads = std::int64_t{1} << 20;
 inline constexpr std::size_t kProfileMaxEntries = 4096;
 inline constexpr int kProfileMaxDepth = 16;
 inline constexpr std::size_t kProfileMaxBytes = std::size_t{16} << 20;
+// A spread's fractions ("spread": {"below", "above"}) lie in [0, kProfileMaxSpread]; below < 1.
+inline constexpr double kProfileMaxSpread = 1000;
 // The most ranks (nodes x ranks per node) the model predicts for: it evaluates every rank, so
 // its time and memory grow with the count (predict and study --predict refuse more).
 inline constexpr std::int64_t kModelMaxRanks = std::int64_t{1} << 22;
@@ -119,8 +152,15 @@ struct ProfileSource {
 };
 ProfileSource default_profile_source();
 // Why a profile does not describe this run's machine and build ("" when it does): other host, or
-// other scalebench version, compiler, MPI library or OpenBLAS build.
+// other scalebench version, compiler, build type, CUDA build, MPI library, OpenBLAS build or
+// BLAS kernel.
 std::string profile_mismatch(const Profile& p, const std::string& host, const nlohmann::json& versions);
+// The same against everything profile_valid_for() names, the GPU model and driver included
+// (`here` as profile_valid_for() gives it for this machine).
+std::string profile_mismatch(const Profile& p, const nlohmann::json& here);
+// Reads this host's profile from the default place and refuses a stale one: UsageError (exit 2)
+// "profile F is stale: <why>; run `scalebench calibrate` again".
+Profile load_current_profile(const ProfileSource& source);
 
 // How the ranks sit on the machine: ranks are placed by blocks (ranks 0..R-1 on node 0, ...).
 struct MachineLayout {
@@ -154,9 +194,26 @@ double rate_at_threads(const std::vector<ThreadRate>& rates, double threads, int
 struct Prediction {
   std::vector<std::pair<std::string, double>> phases;  // phase -> seconds (as the record names them)
   double end_to_end = 0;
+  // The band of end-to-end: the same model on the profile's slowest and fastest repeats
+  // (docs/model.md, "Bands"); low <= end_to_end <= high. Both 0: not computed (band() then
+  // answers the zero-width band at end_to_end).
+  double low = 0;
+  double high = 0;
   std::vector<std::string> notes;  // assumptions that applied
   double phase(const std::string& name) const;
+  std::pair<double, double> band() const;
 };
+
+// How far `measured` seconds lie outside the prediction's band, as a fraction of the predicted
+// end-to-end (0 inside the band).
+double miss_outside_band(const Prediction& pred, double measured);
+// A miss is flagged when the measured end-to-end lies more than kPredictionTolerance of the
+// prediction outside its band.
+bool prediction_flagged(const Prediction& pred, double measured);
+// Every rate of `p` at its slowest (fast = false) or fastest repeat; links' bandwidths too.
+Profile profile_at_bound(const Profile& p, bool fast);
+// True when some figure of `p` carries a spread.
+bool profile_has_spread(const Profile& p);
 
 // `cfg.threads` must be resolved (> 0). Throws UsageError when the profile lacks what the
 // configuration needs (e.g. GPU figures for --backend cublas) or the layout is beyond
@@ -203,10 +260,17 @@ namespace scalebench {
 struct CalibrateOptions {
   bool quick = false;  // smaller sizes, shorter timings (CI: under a minute on two cores)
   bool quiet = false;  // no progress lines
+  bool check = true;   // end with one short predicted-and-timed check run per backend
 };
 // Collective over `comm`: rank 0 times BLAS, the triple loop, memory bandwidth, the Monte Carlo
 // kernels and (when one is visible) the GPU while the others wait without spinning; then every
 // rank joins the MPI point-to-point and collective timings. The result is valid on rank 0.
+// Ends (unless !o.check) with one short check run per backend it calibrated, predicted from the
+// new profile and timed (Profile::checks; docs/model.md, "The check").
 Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o);
+
+// How this process was launched, for the profile and calibrate's first line: {"launcher":
+// "mpirun" | "srun" | "singleton", "ranks", "binding": "none" | "bound", "cpus_allowed", "cpus"}.
+nlohmann::json launch_description(int ranks);
 
 }  // namespace scalebench

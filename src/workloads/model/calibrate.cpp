@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <thread>
 
 #include <fmt/format.h>
 #include <hwloc.h>
 
+#include "calibrate_steps.hpp"
+#include "scalebench/base/build_info.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -23,18 +26,6 @@ namespace scalebench {
 namespace {
 
 using nlohmann::json;
-
-// A barrier the waiting ranks sit in without spinning, so that rank 0's single-node timings
-// have the cores to themselves.
-void quiet_barrier(const Communicator& comm) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  SCALEBENCH_MPI(MPI_Ibarrier(comm.get(), &req));
-  int done = 0;
-  while (!done) {
-    SCALEBENCH_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
 
 // For the node figures rank 0 runs on every core of its node, whatever binding the launcher gave
 // it (mpirun binds a rank to one core); the binding comes back when this ends. Move-less scope.
@@ -70,9 +61,15 @@ struct Budget {
   double min_seconds;  // keep repeating until this much was timed (at most 20 repeats)
 };
 
-// One warm-up, then repeats until the budget is spent; the median.
+// The fastest, median and slowest of timed repeats, in seconds.
+struct Times {
+  double min = 0, median = 0, max = 0;
+  Spread spread() const { return spread_of_times(min, median, max); }
+};
+
+// One warm-up, then repeats until the budget is spent.
 template <class Step>
-double median_seconds(const Budget& b, Step step) {
+Times timed(const Budget& b, Step step) {
   step();
   std::vector<double> t;
   double total = 0;
@@ -82,7 +79,12 @@ double median_seconds(const Budget& b, Step step) {
     t.push_back(wall_seconds() - t0);
     total += t.back();
   }
-  return median_of(t);
+  return {*std::min_element(t.begin(), t.end()), median_of(t), *std::max_element(t.begin(), t.end())};
+}
+
+template <class Step>
+double median_seconds(const Budget& b, Step step) {
+  return timed(b, step).median;
 }
 
 class Progress {
@@ -99,7 +101,7 @@ class Progress {
   bool on_;
 };
 
-double gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b) {
+TimedRate gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b) {
   const std::size_t e = host_element_bytes(prec);
   std::vector<unsigned char> a(static_cast<std::size_t>(s.m * s.k) * e), bm(static_cast<std::size_t>(s.k * s.n) * e),
       c(static_cast<std::size_t>(s.m * s.n) * e);
@@ -117,12 +119,13 @@ double gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const Gemm
   auto gemm = make_cpu_gemm(kind, threads);
   PhaseRecorder rec;
   gemm->prepare(s, prec, rec);
-  const double sec = median_seconds(b, [&] { gemm->multiply(a.data(), bm.data(), c.data(), rec); });
-  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / sec * 1e-9;
+  const Times t = timed(b, [&] { gemm->multiply(a.data(), bm.data(), c.data(), rec); });
+  return {2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / t.median * 1e-9,
+          t.spread()};
 }
 
 // STREAM triad a = b + s·c on `threads` threads over arrays past the caches; bytes = 3 words each.
-double triad_Bps(int threads, std::size_t n, const Budget& budget) {
+ThreadRate triad_Bps(int threads, std::size_t n, const Budget& budget) {
   std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
   auto pass = [&] {
     std::vector<std::thread> pool;
@@ -134,13 +137,13 @@ double triad_Bps(int threads, std::size_t n, const Budget& budget) {
     }
     for (auto& th : pool) th.join();
   };
-  const double sec = median_seconds(budget, pass);
-  return 3.0 * 8.0 * static_cast<double>(n) / sec;
+  const Times t = timed(budget, pass);
+  return {threads, 3.0 * 8.0 * static_cast<double>(n) / t.median, t.spread()};
 }
 
 // Work units (samples; Asian: samples × steps) per second of one Monte Carlo kernel.
-double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b,
-                       const Communicator* self) {
+ThreadRate montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b,
+                           const Communicator* self) {
   MonteCarloConfig cfg;
   cfg.problem = problem;
   cfg.backend = backend;
@@ -157,9 +160,9 @@ double montecarlo_rate(McProblem problem, McBackendKind backend, int threads, co
     k->prepare(cfg, {0, chunks}, setup);
     const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });
     if (sec >= b.min_seconds / 3 || cfg.samples >= (std::int64_t{1} << 40)) {
-      const double full = median_seconds(b, [&] { k->run(rec); });
+      const Times full = timed(b, [&] { k->run(rec); });
       const double units = static_cast<double>(cfg.samples) * (problem == McProblem::asian ? cfg.steps : 1);
-      return units / full;
+      return {threads, units / full.median, full.spread()};
     }
     cfg.samples *= std::max<std::int64_t>(2, static_cast<std::int64_t>(b.min_seconds / 3 / std::max(sec, 1e-4)));
   }
@@ -172,50 +175,64 @@ json hwloc_summary() {
           {"gpus", t.gpus().size()},         {"cpu_model", cpu_model()}};
 }
 
-void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
-  const std::vector<std::int64_t> sides = o.quick ? std::vector<std::int64_t>{256, 512, 1024}
-                                                  : std::vector<std::int64_t>{512, 1024, 2048, 3072};
-  const Budget blas_budget{3, o.quick ? 0.2 : 1.0};
-  std::set<int> thread_counts{1, p.cores};
+// BLAS on 1 thread and on every core: the base sizes, then larger ones (to 8192, where runs'
+// blocks are on a many-core node: its rate keeps changing past 3072) while one multiply stays
+// under 0.25 s (--quick) or 0.5 s; every point repeated with its spread kept, a collapsed one
+// re-timed (time_blas_series).
+void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say) {
+  std::vector<std::int64_t> sides = o.quick ? std::vector<std::int64_t>{256, 512, 1024}
+                                            : std::vector<std::int64_t>{512, 1024, 2048, 3072};
+  const std::int64_t grow_from = sides.back();
+  for (const std::int64_t n : {2048, 3072, 4096, 6144, 8192}) {
+    if (n > grow_from) sides.push_back(n);
+  }
+  const Budget budget{3, o.quick ? 0.2 : 1.0};
+  const Budget retime_budget{5, o.quick ? 0.4 : 2.0};
   for (Precision prec : {Precision::fp64, Precision::fp32}) {
-    for (int t : thread_counts) {
-      // On every core (without --quick), larger blocks too while one multiply stays under 0.5 s:
-      // a many-core node's rate keeps changing past 3072, where runs' blocks are.
-      std::vector<std::int64_t> ns = sides;
-      if (!o.quick && t == p.cores && t > 1) ns.insert(ns.end(), {4096, 6144, 8192});
-      double last_s = 0;
-      for (auto n : ns) {
-        const double nd = static_cast<double>(n);
-        if (n > sides.back() &&
-            last_s * std::pow(nd / static_cast<double>(p.blas[to_string(prec)].back().shape.n), 3) > 0.5) {
-          break;
-        }
-        const GemmShape s{n, n, n};
-        const double gf = gemm_gflops(GemmBackendKind::openblas, prec, t, s, blas_budget);
-        p.blas[to_string(prec)].push_back({t, s, gf});
-        last_s = 2 * nd * nd * nd / (gf * 1e9);
-        say.line("BLAS {} {} thread(s) {}^3: {:.1f} GFLOP/s", to_string(prec), t, n, gf);
+    for (int t : std::set<int>{1, p.cores}) {
+      const std::string what = fmt::format("BLAS {} {} thread(s)", to_string(prec), t);
+      BlasSeries series =
+          time_blas_series(what, t, sides, grow_from, o.quick ? 0.25 : 0.5, [&](std::int64_t n, int attempt) {
+            const TimedRate r = gemm_gflops(GemmBackendKind::openblas, prec, t, {n, n, n},
+                                            attempt == 0 ? budget : retime_budget);
+            say.line("{} {}^3: {:.1f} GFLOP/s (-{:.0f}% +{:.0f}%){}", what, n, r.gflops, r.spread.below * 100,
+                     r.spread.above * 100, attempt > 0 ? " re-timed" : "");
+            return r;
+          });
+      auto& points = p.blas[to_string(prec)];
+      points.insert(points.end(), series.points.begin(), series.points.end());
+      for (const auto& w : series.warnings) {
+        say.line("warning: {}", w);
+        p.warnings.push_back(w);
       }
     }
+  }
+}
+
+void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
+  calibrate_blas(p, o, say);
+  std::set<int> thread_counts{1, p.cores};
+  for (Precision prec : {Precision::fp64, Precision::fp32}) {
     // The triple loop slows down once B's columns no longer stay in cache: two sizes, the larger
     // the contrast's naive row (768) without --quick.
     for (const std::int64_t nn : o.quick ? std::vector<std::int64_t>{128, 256} : std::vector<std::int64_t>{256, 768}) {
-      const double gf = gemm_gflops(GemmBackendKind::naive, prec, 1, {nn, nn, nn}, {3, 0.1});
-      p.naive_gflops[to_string(prec)].emplace_back(nn, gf);
-      say.line("naive {} {}^3: {:.2f} GFLOP/s", to_string(prec), nn, gf);
+      const TimedRate r = gemm_gflops(GemmBackendKind::naive, prec, 1, {nn, nn, nn}, {3, 0.1});
+      p.naive_gflops[to_string(prec)].emplace_back(nn, r.gflops);
+      p.naive_spread[to_string(prec)].push_back(r.spread);
+      say.line("naive {} {}^3: {:.2f} GFLOP/s", to_string(prec), nn, r.gflops);
     }
   }
   const std::size_t words = o.quick ? (std::size_t{8} << 20) : (std::size_t{32} << 20);
   for (int t : thread_counts) {
-    p.triad_Bps.push_back({t, triad_Bps(t, words, {5, 0.3})});
+    p.triad_Bps.push_back(triad_Bps(t, words, {5, 0.3}));
     say.line("memory triad {} thread(s): {:.1f} GB/s", t, p.triad_Bps.back().per_s * 1e-9);
   }
   const Budget mc_budget{3, o.quick ? 0.15 : 0.6};
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
     auto& rates = p.montecarlo[to_string(problem)];
     for (int t : thread_counts)
-      rates["cpu"].push_back({t, montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr)});
-    rates["naive"].push_back({1, montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr)});
+      rates["cpu"].push_back(montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr));
+    rates["naive"].push_back(montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr));
     say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
              rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
   }
@@ -231,8 +248,8 @@ void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& s
   json g = calibrate_gpu(o.quick);
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
     for (McBackendKind b : {McBackendKind::cuda, McBackendKind::curand}) {
-      g["montecarlo"][to_string(problem)][to_string(b)] = montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5},
-                                                                          &self);
+      g["montecarlo"][to_string(problem)][to_string(b)] =
+          montecarlo_rate(problem, b, 1, {3, o.quick ? 0.1 : 0.5}, &self).per_s;
     }
   }
   p.gpu = profile_from_json({{"profile_version", kProfileVersion},
@@ -286,7 +303,7 @@ std::optional<Link> measure_link(const Communicator& world, int peer, std::size_
     const double big = pingpong_seconds(pair, 1, large, {10, 0});
     out = Link{small, static_cast<double>(large) / std::max(big - small, 1e-9)};
   }
-  quiet_barrier(world);
+  wait_quietly(world);
   return out;
 }
 
@@ -346,7 +363,7 @@ void measure_collectives(Profile& p, const Communicator& world, int ranks, int n
     const double reduce = collective_seconds(sub, 20, [&] { (void)sub.sum(std::int64_t{1}); });
     p.collectives["reduce"].push_back({ranks, nodes, {reduce, 1e12}});
   }
-  quiet_barrier(world);
+  wait_quietly(world);
 }
 
 void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions& o, const Progress& say) {
@@ -383,7 +400,134 @@ void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions&
   }
 }
 
+// ---- The check: one short run per backend, predicted from the new profile, then timed ---------
+
+// The largest of `sides` whose prediction stays under `limit_s` (the smallest when none does).
+template <class Predict>
+std::int64_t check_side(const std::vector<std::int64_t>& sides, double limit_s, Predict predict) {
+  std::int64_t pick = sides.front();
+  for (const std::int64_t n : sides) {
+    if (predict(n).end_to_end <= limit_s) pick = n;
+  }
+  return pick;
+}
+
+void add_check(Profile& p, const Progress& say, const std::string& what, const Prediction& pred, double measured) {
+  const auto [low, high] = pred.band();
+  const double miss = measured / pred.end_to_end - 1.0;
+  p.checks.push_back({{"what", what},
+                      {"predicted_s", pred.end_to_end},
+                      {"low_s", low},
+                      {"high_s", high},
+                      {"measured_s", measured},
+                      {"miss", miss},
+                      {"flagged", prediction_flagged(pred, measured)}});
+  say.line("check {}: predicted {:.4f} s [{:.4f}, {:.4f}], measured {:.4f} s, miss {:+.1f}%{}", what, pred.end_to_end,
+           low, high, measured, miss * 100, prediction_flagged(pred, measured) ? " (outside the band)" : "");
+}
+
+// One rank's gemm at sizes the calibration did not time (its own multiply is the run: one rank
+// moves nothing).
+void check_gemm(Profile& p, const CalibrateOptions& o, const Progress& say, GemmBackendKind kind, int threads) {
+  const std::vector<std::int64_t> sides = kind == GemmBackendKind::naive
+                                              ? std::vector<std::int64_t>{96, 192, 384}
+                                              : std::vector<std::int64_t>{384, 768, 1536, 2560, 3584, 5120};
+  GemmConfig cfg;
+  cfg.backend = kind;
+  cfg.threads = threads;
+  const MachineLayout one{1, 1, 0};
+  const auto predict = [&](std::int64_t n) {
+    cfg.shape = {n, n, n};
+    return predict_gemm(p, cfg, one);
+  };
+  const std::int64_t n = check_side(sides, o.quick ? 0.1 : 0.4, predict);
+  const Prediction pred = predict(n);
+  const double measured_gflops = gemm_gflops(kind, cfg.precision, threads, cfg.shape, {3, 0.0}).gflops;
+  const double nd = static_cast<double>(n);
+  add_check(p, say, fmt::format("gemm --backend {} --threads {} --n {}", to_string(kind), threads, n), pred,
+            2 * nd * nd * nd / (measured_gflops * 1e9));
+}
+
+void check_montecarlo(Profile& p, const CalibrateOptions& o, const Progress& say, McBackendKind backend, int threads,
+                      const Communicator& self) {
+  MonteCarloConfig cfg;
+  cfg.problem = McProblem::pi;
+  cfg.backend = backend;
+  cfg.threads = threads;
+  resolve_defaults(cfg);
+  const MachineLayout one{1, 1, backend == McBackendKind::cpu ? 0 : 1};
+  // Samples for about a tenth of a second (0.4 s without --quick), in whole chunks.
+  cfg.samples = cfg.chunk_size;
+  const double per_chunk = predict_montecarlo(p, cfg, one).end_to_end;
+  const double chunks = std::clamp(std::floor((o.quick ? 0.1 : 0.4) / per_chunk), 1.0, 1e9);
+  cfg.samples = cfg.chunk_size * static_cast<std::int64_t>(chunks);
+  const Prediction pred = predict_montecarlo(p, cfg, one);
+  std::unique_ptr<McKernel> k = backend == McBackendKind::cpu ? make_cpu_montecarlo(threads)
+                                                              : make_device_montecarlo(cfg, self);
+  PhaseRecorder setup, rec;
+  k->prepare(cfg, {0, chunk_count(cfg)}, setup);
+  const double measured = timed({3, 0.0}, [&] { k->run(rec); }).median;
+  add_check(p, say,
+            fmt::format("montecarlo --problem pi --backend {} --threads {} --samples {}", to_string(backend), threads,
+                        cfg.samples),
+            pred, measured);
+}
+
+// Rank 0, every rank's figures in: one check per backend calibrated. A check that cannot be
+// predicted or run is said and skipped: the profile stands.
+void run_checks(Profile& p, const CalibrateOptions& o, const Progress& say, const Communicator& self) {
+  const WholeNodeBinding whole;
+  const std::vector<std::pair<std::string, std::function<void()>>> checks = {
+      {"naive", [&] { check_gemm(p, o, say, GemmBackendKind::naive, 1); }},
+      {"openblas 1 thread", [&] { check_gemm(p, o, say, GemmBackendKind::openblas, 1); }},
+      {"openblas all cores", [&] { check_gemm(p, o, say, GemmBackendKind::openblas, p.cores); }},
+      {"montecarlo cpu", [&] { check_montecarlo(p, o, say, McBackendKind::cpu, p.cores, self); }},
+  };
+  for (const auto& [name, run] : checks) {
+    try {
+      run();
+    } catch (const std::exception& e) {
+      say.line("check {}: skipped ({})", name, e.what());
+    }
+  }
+  if (p.gpu.present) {
+    try {
+      check_montecarlo(p, o, say, McBackendKind::cuda, 1, self);
+    } catch (const std::exception& e) {
+      say.line("check montecarlo cuda: skipped ({})", e.what());
+    }
+  }
+}
+
+// The first visible GPU's model and driver (null when none is visible).
+json first_gpu() {
+  if (visible_gpu_count() == 0) return nullptr;
+  try {
+    const json g = gpu_info(0);
+    return {{"name", g.value("name", std::string())}, {"driver_version", g.value("driver_version", std::string())}};
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+std::string launch_line(const json& l) {
+  const std::string binding = l.at("binding") == "none"
+                                  ? std::string("unbound")
+                                  : fmt::format("bound to {} of {} CPUs", l.at("cpus_allowed").get<long>(),
+                                                l.at("cpus").get<long>());
+  return fmt::format("launched by {}, {} rank(s), rank 0 {} (widened to the whole node for the node figures)",
+                     l.at("launcher").get<std::string>(), l.at("ranks").get<int>(), binding);
+}
+
 }  // namespace
+
+json profile_valid_for_here() {
+  const json versions = {{"scalebench", build_version()},   {"git", build_git_hash()},
+                         {"compiler", build_compiler()},    {"build_type", build_type()},
+                         {"cuda_built", build_with_cuda()}, {"mpi_library", mpi_library_version()},
+                         {"openblas", openblas_info()}};
+  return profile_valid_for(host_name(), versions, first_gpu());
+}
 
 Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
   const Progress say(comm.is_root() && !o.quiet);
@@ -393,6 +537,9 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
   if (comm.is_root()) {
     p.host = host_name();
     p.versions = ctx.at("versions");
+    p.launch = launch_description(comm.size());
+    say.line("{}", launch_line(p.launch));
+    p.valid_for = profile_valid_for(p.host, p.versions, first_gpu());
     p.hwloc = hwloc_summary();
     const WholeNodeBinding whole;
     p.cores = whole.cores();
@@ -402,8 +549,10 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
     // one-thread triad rate, and a microsecond.
     p.intra_node = {1e-6, p.triad_Bps.front().per_s * 2.0 / 3.0 / 2.0};
   }
-  quiet_barrier(comm);
+  wait_quietly(comm);
   calibrate_mpi(p, comm, o, say);
+  if (o.check && comm.is_root()) run_checks(p, o, say, self);
+  wait_quietly(comm);
   p.created_at = utc_now_iso8601();
   return p;
 }

@@ -389,7 +389,23 @@ const Prediction& check_prediction(const Prediction& pred, const std::string& wh
   return pred;
 }
 
-Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+namespace {
+
+// The prediction on the profile's median figures, with its band: the same model on every figure
+// at its slowest repeat (high) and its fastest (low).
+template <class Model>
+Prediction with_band(const Profile& p, Model model) {
+  Prediction out = model(p);
+  out.low = out.high = out.end_to_end;
+  if (!profile_has_spread(p)) return out;
+  const double slow = model(profile_at_bound(p, false)).end_to_end;
+  const double fast = model(profile_at_bound(p, true)).end_to_end;
+  out.low = std::min({fast, slow, out.end_to_end});
+  out.high = std::max({fast, slow, out.end_to_end});
+  return out;
+}
+
+Prediction predict_gemm_at(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
   check_layout(m);
   if (m.ranks() > cfg.shape.m) {
@@ -403,7 +419,7 @@ Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLa
                           what);
 }
 
-Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
+Prediction predict_montecarlo_at(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
   check_layout(m);
   MonteCarloConfig cfg = cfg_in;
   resolve_defaults(cfg);
@@ -470,6 +486,32 @@ Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg_in, 
   }
   return check_prediction(out,
                           fmt::format("montecarlo {} {} samples {}", problem, to_string(cfg.backend), cfg.samples));
+}
+
+}  // namespace
+
+Prediction predict_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
+  return with_band(p, [&](const Profile& q) { return predict_gemm_at(q, cfg, m); });
+}
+
+Prediction predict_montecarlo(const Profile& p, const MonteCarloConfig& cfg, const MachineLayout& m) {
+  return with_band(p, [&](const Profile& q) { return predict_montecarlo_at(q, cfg, m); });
+}
+
+std::pair<double, double> Prediction::band() const {
+  if (low <= 0 && high <= 0) return {end_to_end, end_to_end};
+  return {std::min(low, end_to_end), std::max(high, end_to_end)};
+}
+
+double miss_outside_band(const Prediction& pred, double measured) {
+  if (!(pred.end_to_end > 0)) return 0.0;
+  const auto [low, high] = pred.band();
+  const double outside = measured < low ? low - measured : measured > high ? measured - high : 0.0;
+  return outside / pred.end_to_end;
+}
+
+bool prediction_flagged(const Prediction& pred, double measured) {
+  return miss_outside_band(pred, measured) > kPredictionTolerance;
 }
 
 }  // namespace scalebench

@@ -1,5 +1,6 @@
 // Machine profiles: the JSON file `scalebench calibrate` writes (docs/model.md, "The profile"),
 // where it lives, and whether it still describes this machine and build.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -16,15 +17,26 @@ namespace {
 
 using nlohmann::json;
 
+// A spread is written only when measured: an old reader sees the profile it knows.
+void add_spread(json& j, const Spread& s) {
+  if (!s.empty()) j["spread"] = {{"below", s.below}, {"above", s.above}};
+}
+
 json link_json(const Link& l) {
-  return {{"latency_us", l.latency_s * 1e6}, {"bandwidth_GBps", l.bandwidth_Bps * 1e-9}};
+  json j = {{"latency_us", l.latency_s * 1e6}, {"bandwidth_GBps", l.bandwidth_Bps * 1e-9}};
+  add_spread(j, l.spread);
+  return j;
 }
 
 json optional_link_json(const std::optional<Link>& l) { return l ? link_json(*l) : json(nullptr); }
 
 json rates_json(const std::vector<ThreadRate>& rates) {
   json a = json::array();
-  for (const auto& r : rates) a.push_back({{"threads", r.threads}, {"per_s", r.per_s}});
+  for (const auto& r : rates) {
+    json e = {{"threads", r.threads}, {"per_s", r.per_s}};
+    add_spread(e, r.spread);
+    a.push_back(e);
+  }
   return a;
 }
 
@@ -138,13 +150,35 @@ class Reader {
   bool has(const std::string& key) const { return j_.is_object() && j_.contains(key) && !j_.at(key).is_null(); }
   const json& raw() const { return j_; }
   std::string where() const { return path_.empty() ? "the top level" : path_; }
+  // A fraction in [0, kProfileMaxSpread].
+  double fraction(const std::string& key) const {
+    const double d = number(key);
+    if (d < 0 || d > kProfileMaxSpread) {
+      fail(key, fmt::format("must be a fraction in [0, {:g}] (got {})", kProfileMaxSpread, at(key).dump()));
+    }
+    return d;
+  }
+  // The optional "spread" of this figure (zero when absent: a profile written before spreads).
+  Spread spread() const {
+    if (!has("spread")) return {};
+    const Reader s = sub("spread");
+    const double below = s.fraction("below");
+    if (below >= 1) s.fail("below", fmt::format("must be below 1: a rate above 0 (got {})", s.at("below").dump()));
+    return {below, s.fraction("above")};
+  }
   Link link(const std::string& key) const {
     const Reader r = sub(key);
-    return {r.latency_us("latency_us") * 1e-6, r.rate("bandwidth_GBps") * 1e9};
+    return {r.latency_us("latency_us") * 1e-6, r.rate("bandwidth_GBps") * 1e9, r.spread()};
   }
   std::vector<ThreadRate> rates(const std::string& key) const {
     std::vector<ThreadRate> out;
-    for (const Reader& r : list(key)) out.push_back({r.threads("threads"), r.rate("per_s")});
+    for (const Reader& r : list(key)) out.push_back({r.threads("threads"), r.rate("per_s"), r.spread()});
+    return out;
+  }
+  // The spreads of the entries of a sized_rates list, in order.
+  std::vector<Spread> spreads(const std::string& key) const {
+    std::vector<Spread> out;
+    for (const Reader& r : list(key)) out.push_back(r.spread());
     return out;
   }
   // (n, GFLOP/s) points: naive_gflops and the GPU's gemm_gflops.
@@ -169,6 +203,19 @@ class Reader {
   std::string path_;
 };
 
+// (n, GFLOP/s) points with the spread kept beside them.
+json sized_json(const std::vector<std::pair<std::int64_t, double>>& list,
+                const std::map<std::string, std::vector<Spread>>& spreads, const std::string& prec) {
+  json out = json::array();
+  const auto it = spreads.find(prec);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    json e = {{"n", list[i].first}, {"gflops", list[i].second}};
+    if (it != spreads.end() && i < it->second.size()) add_spread(e, it->second[i]);
+    out.push_back(e);
+  }
+  return out;
+}
+
 GpuProfile gpu_from_json(const Reader& g) {
   GpuProfile out;
   out.present = g.flag("present");
@@ -183,7 +230,10 @@ GpuProfile gpu_from_json(const Reader& g) {
   out.d2h_pinned = g.link("d2h_pinned");
   out.d2h_pageable = g.link("d2h_pageable");
   const Reader gemm = g.sub("gemm_gflops");
-  for (const std::string& prec : gemm.keys()) out.gemm_gflops[prec] = gemm.sized_rates(prec);
+  for (const std::string& prec : gemm.keys()) {
+    out.gemm_gflops[prec] = gemm.sized_rates(prec);
+    out.gemm_spread[prec] = gemm.spreads(prec);
+  }
   if (g.has("nccl_intra")) out.nccl_intra = g.link("nccl_intra");
   if (g.has("montecarlo")) {
     const Reader mc = g.sub("montecarlo");
@@ -198,9 +248,7 @@ GpuProfile gpu_from_json(const Reader& g) {
 json gpu_json(const GpuProfile& g) {
   if (!g.present) return {{"present", false}, {"reason", g.reason}};
   json gemm = json::object();
-  for (const auto& [prec, list] : g.gemm_gflops) {
-    for (const auto& [n, gf] : list) gemm[prec].push_back({{"n", n}, {"gflops", gf}});
-  }
+  for (const auto& [prec, list] : g.gemm_gflops) gemm[prec] = sized_json(list, g.gemm_spread, prec);
   return {{"present", true},
           {"name", g.name},
           {"count", g.count},
@@ -219,8 +267,9 @@ json to_json(const Profile& p) {
   json blas = json::object();
   for (const auto& [prec, points] : p.blas) {
     for (const auto& b : points) {
-      blas[prec].push_back(
-          {{"threads", b.threads}, {"m", b.shape.m}, {"n", b.shape.n}, {"k", b.shape.k}, {"gflops", b.gflops}});
+      json e = {{"threads", b.threads}, {"m", b.shape.m}, {"n", b.shape.n}, {"k", b.shape.k}, {"gflops", b.gflops}};
+      add_spread(e, b.spread);
+      blas[prec].push_back(e);
     }
   }
   json collectives = json::object();
@@ -237,26 +286,33 @@ json to_json(const Profile& p) {
     for (const auto& [backend, rates] : backends) mc[problem][backend] = rates_json(rates);
   }
   json naive = json::object();
-  for (const auto& [prec, pts] : p.naive_gflops) {
-    for (const auto& [n, gf] : pts) naive[prec].push_back({{"n", n}, {"gflops", gf}});
-  }
+  for (const auto& [prec, pts] : p.naive_gflops) naive[prec] = sized_json(pts, p.naive_spread, prec);
   json triad = json::array();
-  for (const auto& r : p.triad_Bps) triad.push_back({{"threads", r.threads}, {"GBps", r.per_s * 1e-9}});
-  return {{"profile_version", kProfileVersion},
-          {"host", p.host},
-          {"created_at", p.created_at},
-          {"versions", p.versions},
-          {"hwloc", p.hwloc},
-          {"cores", p.cores},
-          {"blas", blas},
-          {"naive_gflops", naive},
-          {"memory", {{"triad", triad}}},
-          {"mpi",
-           {{"intra_node", link_json(p.intra_node)},
-            {"inter_node", optional_link_json(p.inter_node)},
-            {"collectives", collectives}}},
-          {"montecarlo", mc},
-          {"gpu", gpu_json(p.gpu)}};
+  for (const auto& r : p.triad_Bps) {
+    json e = {{"threads", r.threads}, {"GBps", r.per_s * 1e-9}};
+    add_spread(e, r.spread);
+    triad.push_back(e);
+  }
+  json j = {{"profile_version", kProfileVersion},
+            {"host", p.host},
+            {"created_at", p.created_at},
+            {"versions", p.versions},
+            {"hwloc", p.hwloc},
+            {"cores", p.cores},
+            {"blas", blas},
+            {"naive_gflops", naive},
+            {"memory", {{"triad", triad}}},
+            {"mpi",
+             {{"intra_node", link_json(p.intra_node)},
+              {"inter_node", optional_link_json(p.inter_node)},
+              {"collectives", collectives}}},
+            {"montecarlo", mc},
+            {"gpu", gpu_json(p.gpu)}};
+  if (!p.valid_for.empty()) j["valid_for"] = p.valid_for;
+  if (!p.launch.empty()) j["launch"] = p.launch;
+  if (!p.warnings.empty()) j["warnings"] = p.warnings;
+  if (!p.checks.empty()) j["checks"] = p.checks;
+  return j;
 }
 
 Profile profile_from_json(const json& j, const std::string& source) {
@@ -279,15 +335,19 @@ Profile profile_from_json(const json& j, const std::string& source) {
   const Reader blas = r.sub("blas");
   for (const std::string& prec : blas.keys()) {
     for (const Reader& b : blas.list(prec)) {
-      p.blas[prec].push_back({b.threads("threads"), {b.side("m"), b.side("n"), b.side("k")}, b.rate("gflops")});
+      p.blas[prec].push_back(
+          {b.threads("threads"), {b.side("m"), b.side("n"), b.side("k")}, b.rate("gflops"), b.spread()});
     }
   }
   if (r.has("naive_gflops")) {
     const Reader naive = r.sub("naive_gflops");
-    for (const std::string& prec : naive.keys()) p.naive_gflops[prec] = naive.sized_rates(prec);
+    for (const std::string& prec : naive.keys()) {
+      p.naive_gflops[prec] = naive.sized_rates(prec);
+      p.naive_spread[prec] = naive.spreads(prec);
+    }
   }
   for (const Reader& t : r.sub("memory").list("triad"))
-    p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9});
+    p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9, t.spread()});
   const Reader mpi = r.sub("mpi");
   p.intra_node = mpi.link("intra_node");
   if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
@@ -313,6 +373,18 @@ Profile profile_from_json(const json& j, const std::string& source) {
     p.gpu = gpu_from_json(r.sub("gpu"));
   } else {
     p.gpu.reason = "not calibrated";
+  }
+  if (r.has("valid_for")) p.valid_for = r.sub("valid_for").raw();
+  if (r.has("launch")) p.launch = r.sub("launch").raw();
+  if (r.has("warnings")) {
+    for (const Reader& w : r.list("warnings")) {
+      if (!w.raw().is_string()) r.fail("warnings", "must be a list of strings");
+      p.warnings.push_back(w.raw().get<std::string>());
+    }
+  }
+  if (r.has("checks")) {
+    (void)r.list("checks");
+    p.checks = r.at("checks");
   }
   return p;
 }
@@ -365,22 +437,161 @@ std::string default_profile_path() {
 
 std::string profile_mismatch(const Profile& p, const std::string& host, const json& versions) {
   if (p.host != host) return fmt::format("it was calibrated on {}, not {}", p.host, host);
-  auto field = [](const json& v, const char* key) { return v.contains(key) ? v.at(key).dump() : std::string("null"); };
-  for (const char* key : {"scalebench", "compiler", "build_type", "mpi_library"}) {
+  auto field = [](const json& v, const char* key) {
+    return v.is_object() && v.contains(key) ? v.at(key).dump() : std::string("null");
+  };
+  for (const char* key : {"scalebench", "compiler", "build_type", "cuda_built", "mpi_library"}) {
     if (field(p.versions, key) != field(versions, key)) {
       return fmt::format("its {} version {} differs from this run's {}", key, field(p.versions, key),
                          field(versions, key));
     }
   }
-  const auto blas_config = [](const json& v) {
-    return v.contains("openblas") && v.at("openblas").contains("config") ? v.at("openblas").at("config").dump()
-                                                                         : "null";
+  const auto blas = [](const json& v, const char* key) {
+    return v.is_object() && v.contains("openblas") && v.at("openblas").contains(key) ? v.at("openblas").at(key).dump()
+                                                                                     : "null";
   };
-  if (blas_config(p.versions) != blas_config(versions)) {
-    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas_config(p.versions),
-                       blas_config(versions));
+  if (blas(p.versions, "config") != blas(versions, "config")) {
+    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas(p.versions, "config"),
+                       blas(versions, "config"));
+  }
+  if (blas(p.versions, "core") != blas(versions, "core")) {
+    return fmt::format("its BLAS kernel {} differs from this run's {}", blas(p.versions, "core"),
+                       blas(versions, "core"));
   }
   return "";
+}
+
+json profile_valid_for(const std::string& host, const json& versions, const json& gpu) {
+  json out = {{"host", host}};
+  for (const char* key : {"scalebench", "git", "compiler", "build_type", "cuda_built", "mpi_library"}) {
+    out[key] = versions.is_object() && versions.contains(key) ? versions.at(key) : json(nullptr);
+  }
+  const json blas = versions.is_object() && versions.contains("openblas") ? versions.at("openblas") : json::object();
+  out["openblas"] = {{"config", blas.value("config", std::string())}, {"core", blas.value("core", std::string())}};
+  out["gpu"] = gpu.is_object() ? json{{"name", gpu.value("name", std::string())},
+                                      {"driver_version", gpu.value("driver_version", std::string())}}
+                               : json(nullptr);
+  return out;
+}
+
+std::string profile_mismatch(const Profile& p, const json& here) {
+  if (std::string why = profile_mismatch(p, here.value("host", std::string()), here); !why.empty()) return why;
+  const json none = nullptr;
+  const json& now = here.contains("gpu") ? here.at("gpu") : none;
+  // A profile from before valid_for was kept names its GPU model only.
+  const json then = p.valid_for.contains("gpu") ? p.valid_for.at("gpu")
+                    : p.gpu.present             ? json{{"name", p.gpu.name}}
+                                                : json(nullptr);
+  const auto text = [](const json& g, const char* key) {
+    return g.is_object() && g.contains(key) ? g.at(key).get<std::string>() : std::string();
+  };
+  if (then.is_null() && !now.is_null()) {
+    return fmt::format("it was calibrated without a GPU; this machine has a {}", text(now, "name"));
+  }
+  if (!then.is_null() && now.is_null()) {
+    return fmt::format("it was calibrated with a {}; no GPU is visible here", text(then, "name"));
+  }
+  if (then.is_null()) return "";
+  if (text(then, "name") != text(now, "name")) {
+    return fmt::format("it was calibrated on GPU model {}, this machine's is {}", text(then, "name"),
+                       text(now, "name"));
+  }
+  if (then.contains("driver_version") && text(then, "driver_version") != text(now, "driver_version")) {
+    return fmt::format("it was calibrated with GPU driver {}, this machine's is {}", text(then, "driver_version"),
+                       text(now, "driver_version"));
+  }
+  return "";
+}
+
+Profile load_current_profile(const ProfileSource& source) {
+  Profile p = load_profile(source.path, source.origin);
+  if (const std::string why = profile_mismatch(p, profile_valid_for_here()); !why.empty()) {
+    throw UsageError(fmt::format("profile {} (from {}) is stale: {}; run `scalebench calibrate` again", source.path,
+                                 source.origin, why));
+  }
+  return p;
+}
+
+Spread spread_of_times(double min_s, double median_s, double max_s) {
+  if (!(min_s > 0) || !(median_s > 0) || !(max_s > 0)) return {};
+  // A rate is work / time: the slowest repeat gives the lowest rate.
+  return {std::clamp(1.0 - median_s / max_s, 0.0, 0.99), std::clamp(median_s / min_s - 1.0, 0.0, kProfileMaxSpread)};
+}
+
+namespace {
+
+double at_bound(double rate, const Spread& s, bool fast) { return rate * (fast ? 1.0 + s.above : 1.0 - s.below); }
+
+void bound_link(Link& l, bool fast) { l.bandwidth_Bps = at_bound(l.bandwidth_Bps, l.spread, fast); }
+
+void bound_rates(std::vector<ThreadRate>& rates, bool fast) {
+  for (auto& r : rates) r.per_s = at_bound(r.per_s, r.spread, fast);
+}
+
+void bound_sized(std::map<std::string, std::vector<std::pair<std::int64_t, double>>>& rates,
+                 const std::map<std::string, std::vector<Spread>>& spreads, bool fast) {
+  for (auto& [prec, list] : rates) {
+    const auto it = spreads.find(prec);
+    if (it == spreads.end()) continue;
+    for (std::size_t i = 0; i < list.size() && i < it->second.size(); ++i) {
+      list[i].second = at_bound(list[i].second, it->second[i], fast);
+    }
+  }
+}
+
+}  // namespace
+
+Profile profile_at_bound(const Profile& p, bool fast) {
+  Profile out = p;
+  for (auto& [prec, points] : out.blas) {
+    for (auto& b : points) b.gflops = at_bound(b.gflops, b.spread, fast);
+  }
+  bound_sized(out.naive_gflops, out.naive_spread, fast);
+  bound_rates(out.triad_Bps, fast);
+  bound_link(out.intra_node, fast);
+  if (out.inter_node) bound_link(*out.inter_node, fast);
+  for (auto& [name, fits] : out.collectives) {
+    for (auto& f : fits) bound_link(f.link, fast);
+  }
+  for (auto& [problem, backends] : out.montecarlo) {
+    for (auto& [backend, rates] : backends) bound_rates(rates, fast);
+  }
+  bound_sized(out.gpu.gemm_gflops, out.gpu.gemm_spread, fast);
+  bound_link(out.gpu.h2d_pinned, fast);
+  bound_link(out.gpu.h2d_pageable, fast);
+  bound_link(out.gpu.d2h_pinned, fast);
+  bound_link(out.gpu.d2h_pageable, fast);
+  if (out.gpu.nccl_intra) bound_link(*out.gpu.nccl_intra, fast);
+  return out;
+}
+
+bool profile_has_spread(const Profile& p) {
+  const auto any = [](const auto& list) {
+    return std::any_of(list.begin(), list.end(), [](const auto& x) { return !x.spread.empty(); });
+  };
+  const auto any_spread = [](const std::map<std::string, std::vector<Spread>>& m) {
+    return std::any_of(m.begin(), m.end(), [](const auto& kv) {
+      return std::any_of(kv.second.begin(), kv.second.end(), [](const Spread& s) { return !s.empty(); });
+    });
+  };
+  for (const auto& [prec, points] : p.blas) {
+    if (any(points)) return true;
+  }
+  for (const auto& [problem, backends] : p.montecarlo) {
+    for (const auto& [backend, rates] : backends) {
+      if (any(rates)) return true;
+    }
+  }
+  for (const auto& [name, fits] : p.collectives) {
+    for (const auto& f : fits) {
+      if (!f.link.spread.empty()) return true;
+    }
+  }
+  const GpuProfile& g = p.gpu;
+  return any(p.triad_Bps) || any_spread(p.naive_spread) || any_spread(g.gemm_spread) || !p.intra_node.spread.empty() ||
+         (p.inter_node && !p.inter_node->spread.empty()) || !g.h2d_pinned.spread.empty() ||
+         !g.h2d_pageable.spread.empty() || !g.d2h_pinned.spread.empty() || !g.d2h_pageable.spread.empty() ||
+         (g.nccl_intra && !g.nccl_intra->spread.empty());
 }
 
 }  // namespace scalebench

@@ -59,10 +59,17 @@ json compare_with_record(const Prediction& pred, const json& record, const std::
   }
   const double e2e = measured.contains(phase::end_to_end) ? measured.at(phase::end_to_end).value("median_s", 0.0) : 0.0;
   const double miss = std::fabs(e2e / pred.end_to_end - 1.0);
-  return {{"available", true},    {"profile", source},
-          {"phases", phases},     {phase::end_to_end, entry(pred.end_to_end, e2e)},
-          {"miss", miss},         {"flagged", miss > kPredictionTolerance},
-          {"worst_phase", worst}, {"notes", pred.notes}};
+  const auto [low, high] = pred.band();  // the flag uses the band (docs/model.md, "Bands")
+  return {{"available", true},
+          {"profile", source},
+          {"phases", phases},
+          {phase::end_to_end, entry(pred.end_to_end, e2e)},
+          {"miss", miss},
+          {"band", {{"low_s", low}, {"high_s", high}}},
+          {"miss_outside_band", miss_outside_band(pred, e2e)},
+          {"flagged", prediction_flagged(pred, e2e)},
+          {"worst_phase", worst},
+          {"notes", pred.notes}};
 }
 
 void attach_prediction(json& record, json& warnings, const RecordPredictor& predict) {
