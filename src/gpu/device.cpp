@@ -27,12 +27,6 @@ void register_device_backend(std::unique_ptr<DeviceBackend> device) {
   registry().push_back(std::move(device));
 }
 
-std::vector<std::string> device_backend_names() {
-  std::vector<std::string> names;
-  for (const auto& d : registry()) names.push_back(d->name());
-  return names;
-}
-
 const DeviceBackend& device_backend(const std::string& asked_by) {
   if (registered() == nullptr) throw NoCudaError(asked_by);
   return *registered();
@@ -58,8 +52,8 @@ std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator
   return device_backend("--backend " + to_string(cfg.backend)).make_gemm(cfg, comm);
 }
 
-std::unique_ptr<GpuTransport> make_device_transport(const Communicator& comm, int max_ctas) {
-  return device_backend("--transport nccl").make_transport(comm, max_ctas);
+nlohmann::json describe_device_buffer_transport(int max_ctas) {
+  return device_backend("--transport nccl").describe_buffer_transport(max_ctas);
 }
 
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
