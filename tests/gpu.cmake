@@ -13,12 +13,15 @@ scalebench_add_test(NAME gemm_cublas KIND gpu SOURCES cuda/test_gemm_cublas.cpp 
 scalebench_add_test(NAME gemm_cli_gpu KIND gpu SOURCES cuda/test_gemm_cli_gpu.cpp cli/cli_runner.cpp TIMEOUT 600)
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_ranks KIND gpu SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} TIMEOUT 300)
+endforeach()
+# Every Row1D schedule between GPUs on 1, 2 and 4 (skipped, saying so, without a GPU per rank).
+foreach(np 1 2 4)
   scalebench_add_test(NAME gemm_gpu_nccl KIND gpu SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} TIMEOUT 300)
   scalebench_add_test(NAME gemm_gpu_shared KIND gpu SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} TIMEOUT 300)
 endforeach()
 scalebench_add_test(NAME gemm_gpu_share KIND gpu SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 TIMEOUT 300)
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)
-foreach(np 1 2)
+foreach(np 1 2 4)
   scalebench_add_test(NAME device_primitives KIND gpu SOURCES cuda/test_device_primitives.cpp RANKS ${np}
                       TIMEOUT 120)
 endforeach()
