@@ -30,5 +30,10 @@ foreach(np 1 3)
   scalebench_add_test(NAME transport_all_gather KIND mpi SOURCES mpi/test_transport_all_gather.cpp RANKS ${np}
                       TIMEOUT 60)
 endforeach()
+# Row1D's GPU schedules over a stand-in device of host memory (CPU only: runs everywhere).
+foreach(np 1 2 3)
+  scalebench_add_test(NAME row1d_gpu_schedules KIND mpi SOURCES mpi/test_row1d_gpu_schedules.cpp RANKS ${np}
+                      TIMEOUT 120)
+endforeach()
 # The --overlap schedule's cut (CPU only: runs everywhere).
 scalebench_add_test(NAME overlap_plan KIND unit SOURCES unit/test_overlap_plan.cpp TIMEOUT 30)
