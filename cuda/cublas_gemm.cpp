@@ -163,7 +163,7 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
   shape_ = local;
   precision_ = p;
   rows_held_ = std::max(rows_held_, local.m);
-  const DeviceMemoryPlan plan = plan_device_memory(local, rows_held_, p, nccl_, pack_elements_);
+  const DeviceMemoryPlan plan = plan_device_memory(local, rows_held_, p, nccl_, reserved_inputs_);
   check_memory_fits(plan);
   const double t0 = wall_seconds();
   agree(comm_, [&] {
@@ -171,7 +171,6 @@ void CublasGemm::prepare(const GemmShape& local, Precision p, PhaseRecorder& rec
     a_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.k) * ein);
     b_ = DeviceBuffer(static_cast<std::size_t>(local.k * local.n) * ein);
     c_ = DeviceBuffer(static_cast<std::size_t>(rows_held_ * local.n) * eout);
-    if (pack_elements_ > 0) pack_ = DeviceBuffer(static_cast<std::size_t>(pack_elements_) * ein);
     if (p == Precision::bf16) {
       const std::int64_t most = std::max(rows_held_ * local.k, local.k * local.n);
       staging_ = DeviceBuffer(static_cast<std::size_t>(std::min(kStagingElements, most)) * 4);
@@ -299,14 +298,9 @@ void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRe
   timer_.stop_into(rec, phase::h2d);
 }
 
-void CublasGemm::upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) {
-  const auto he = static_cast<std::size_t>(host_element_bytes(precision_));
-  const auto de = static_cast<std::size_t>(device_input_bytes(precision_));
-  const auto at = static_cast<std::size_t>(b_rows.offset * shape_.n);
-  timer_.start();
-  copy_in(a, a_.get(), rows * shape_.k);
-  copy_in(static_cast<const char*>(b) + at * he, static_cast<char*>(b_.get()) + at * de, b_rows.count * shape_.n);
-  timer_.stop_into(rec, phase::h2d);
+void CublasGemm::multiply_block(const BlockGemm& g) {
+  row_major_gemm(handle_->get(), precision_,
+                 GemmCall{g.rows, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.accumulate});
 }
 
 void CublasGemm::compute(PhaseRecorder& rec) {

@@ -31,8 +31,6 @@ void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
 // precision, no tensor-core down-conversion (fp32 stays fp32). Set before the calls of `p`.
 void set_math_mode(cublasHandle_t h, Precision p);
 
-class OverlapRepeat;
-
 class CublasGemm final : public GpuGemm {
  public:
   // Selects this rank's GPU and creates its context, stream and cuBLAS handle (collective).
@@ -54,13 +52,9 @@ class CublasGemm final : public GpuGemm {
   void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
 
   void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
-  void hold_pack(std::int64_t elements) override { pack_elements_ = elements; }
-  void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full, const void* b,
-                           void* c_full, GpuTransport* transport, PhaseRecorder& rec) override;
+  void reserve_inputs(std::int64_t elements) override { reserved_inputs_ = elements; }
   void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override;
-  void upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) override;
-  void multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b, void* c_i,
-                                  GpuTransport* transport, PhaseRecorder& rec) override;
+  void multiply_block(const BlockGemm& g) override;
   void compute(PhaseRecorder& rec) override;
   void download(void* c, std::int64_t rows, PhaseRecorder& rec) override;
   void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) override;
@@ -87,12 +81,6 @@ class CublasGemm final : public GpuGemm {
   // Device -> host of `count` elements of C, on the stream.
   void copy_out(const void* device, void* host, std::int64_t count);
   void ensure_host_ring();
-  void ensure_overlap_streams();  // --overlap: the in, out and NCCL streams
-  // --overlap: one repeat's streams, communicator and device matrices (bf16 refused), and a
-  // multiply of C's rows [row, row+count) over A's columns [col, col+width) of that repeat.
-  OverlapRepeat begin_overlap(GpuTransport* transport);
-  void multiply_rows(const OverlapRepeat& r, std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width,
-                     bool accumulate);
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;
@@ -109,11 +97,8 @@ class CublasGemm final : public GpuGemm {
   GemmShape shape_;
   Precision precision_ = Precision::fp64;
   std::int64_t rows_held_ = 0;
-  std::int64_t pack_elements_ = 0;
+  std::int64_t reserved_inputs_ = 0;  // allocated by a schedule, counted in the memory check
   DeviceBuffer a_, b_, c_;
-  DeviceBuffer pack_;                                           // --overlap: head panels of A in transit (OverlapPlan)
-  std::optional<Stream> in_stream_, out_stream_, nccl_stream_;  // --overlap
-  int overlap_repeats_ = 0;
   DeviceBuffer staging_;  // bf16 only: fp32 chunks on their way to bf16
   DeviceBuffer vectors_;  // Freivalds: x, |x|, B·x, |B||x|, C·x, A·(B·x), |A|(|B||x|)
   PinnedBuffer ring_[2];  // pageable host buffers go through these

@@ -19,15 +19,30 @@ class CudaDevice final : public DeviceBackend {
   std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const override {
     return gpu::make_cublas_gemm(cfg, comm);
   }
-  std::unique_ptr<GpuTransport> make_transport(const Communicator& comm, int max_ctas) const override {
-    return make_nccl_transport(comm, max_ctas);
-  }
   std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                          int max_ctas) const override {
     return make_nccl_buffer_transport(comm, stream, max_ctas);
   }
+  nlohmann::json describe_buffer_transport(int max_ctas) const override {
+    return describe_nccl_buffer_transport(max_ctas);
+  }
   void* allocate(std::size_t bytes) const override { return gpu::allocate(bytes); }
   void free(void* data) const noexcept override { gpu::free(data); }
+  void* create_stream(bool high_priority) const override { return gpu::create_stream(high_priority); }
+  void destroy_stream(void* stream) const noexcept override { gpu::destroy_stream(stream); }
+  void synchronize_stream(void* stream) const override { gpu::synchronize_stream(stream); }
+  void* create_event() const override { return gpu::create_event(); }
+  void destroy_event(void* event) const noexcept override { gpu::destroy_event(event); }
+  void record_event(void* event, void* stream) const override { gpu::record_event(event, stream); }
+  void synchronize_event(void* event) const override { gpu::synchronize_event(event); }
+  double event_seconds(void* start, void* end) const override { return gpu::event_seconds(start, end); }
+  void wait_event(void* stream, void* event) const override { gpu::wait_event(stream, event); }
+  void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream) const override {
+    gpu::copy(dst, src, bytes, kind, stream);
+  }
+  void copy_strided(const StridedCopy& c, CopyKind kind, void* stream) const override {
+    gpu::copy_strided(c, kind, stream);
+  }
   std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) const override {
     return make_cuda_montecarlo(cfg, comm);
   }

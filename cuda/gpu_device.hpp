@@ -15,16 +15,15 @@ namespace scalebench {
 
 class Communicator;
 class GpuGemm;
-class GpuTransport;
 class BufferTransport;
 
 // Monte Carlo kernels (montecarlo_cuda.cu, montecarlo_curand.cu), the NCCL transport
 // (nccl_transport.cpp) and the GPU micro-benchmarks (calibrate_gpu.cpp).
 std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
 std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas);
 std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                             int max_ctas);
+nlohmann::json describe_nccl_buffer_transport(int max_ctas);
 nlohmann::json calibrate_cuda(bool quick);
 
 }  // namespace scalebench
@@ -51,5 +50,19 @@ void unpin_host(void* data) noexcept;
 // cudaMalloc (ResourceError-style CudaError when it cannot) / cudaFree (device_memory.cpp).
 void* allocate(std::size_t bytes);
 void free(void* data) noexcept;
+
+// Streams, events and copies (device_primitives.cpp): the contracts of OwnedStream, DeviceEvent,
+// copy_async and copy_strided_async in gpu.hpp, on opaque handles (cudaStream_t, cudaEvent_t).
+void* create_stream(bool high_priority);
+void destroy_stream(void* stream) noexcept;
+void synchronize_stream(void* stream);
+void* create_event();
+void destroy_event(void* event) noexcept;
+void record_event(void* event, void* stream);
+void synchronize_event(void* event);
+double event_seconds(void* start, void* end);
+void wait_event(void* stream, void* event);
+void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream);
+void copy_strided(const StridedCopy& c, CopyKind kind, void* stream);
 
 }  // namespace scalebench::gpu

@@ -11,8 +11,6 @@
 
 namespace scalebench {
 class Communicator;
-class GpuTransport;
-class RowPartition;
 }  // namespace scalebench
 
 namespace scalebench::gpu {
@@ -40,14 +38,6 @@ class NcclComm {
   void release() noexcept;
   ncclComm_t c_ = nullptr;
 };
-
-// The communicator of an NCCL transport (make_nccl_transport); Error if `t` is another kind.
-ncclComm_t nccl_comm_of(GpuTransport& t);
-
-// Rank r holds rows rows.block(r) (`row_bytes` each) of a device buffer of rows.total() rows at
-// their place; afterwards every rank holds every row. ncclAllGather in place when the blocks are
-// equal, else one ncclBroadcast per block in one group. Enqueued on `s`.
-void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const RowPartition& rows, cudaStream_t s);
 
 // "2.28.9"
 std::string nccl_version_string();

@@ -1,8 +1,6 @@
-// Transport nccl. NcclBufferTransport moves device buffer views between the ranks' GPUs with
+// Transport nccl: NcclBufferTransport moves device buffer views between the ranks' GPUs with
 // NCCL, on one stream, over the communicator it was made with and any group attached to it (a
-// Summa2D process row or column). NcclTransport, Row1D's phased schedule, moves A's row blocks,
-// B and C's row blocks through it, on the backend's device views and stream.
-#include <algorithm>
+// process row or column). It knows buffers, never who made them.
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -15,12 +13,8 @@
 #include "nccl_comm.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
-#include "scalebench/base/partition.hpp"
-#include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/mpi/timing.hpp"
-#include "stream.hpp"
 
 namespace scalebench::gpu {
 namespace {
@@ -57,9 +51,7 @@ class NcclBufferTransport final : public BufferTransport {
 
   void attach(const Communicator& group) override {
     if (find(group) != nullptr) return;
-    const double t0 = wall_seconds();
     comms_.emplace_back(group.get(), NcclComm(group, max_ctas_));
-    setup_s_ += wall_seconds() - t0;
   }
 
   void synchronize() override { SCALEBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
@@ -94,15 +86,41 @@ class NcclBufferTransport final : public BufferTransport {
               const std::vector<std::int64_t>& displs, int root, const Communicator& group) override {
     exchange(recv, counts, displs, send, root, group, false);
   }
+  // In place: ncclAllGather when the blocks are equal and in rank order, else one ncclBroadcast
+  // per block, in one group.
+  void all_gather(const BufferView& buf, const std::vector<std::int64_t>& counts,
+                  const std::vector<std::int64_t>& displs, const Communicator& group) override {
+    require_device(buf);
+    if (group.size() < 2) return;
+    ncclComm_t nc = nccl_of(group);
+    const std::size_t e = element_bytes(buf.type);
+    bool equal = true;
+    for (std::size_t r = 0; r < counts.size(); ++r)
+      equal = equal && counts[r] == counts[0] && displs[r] == counts[0] * static_cast<std::int64_t>(r);
+    if (equal) {
+      const std::size_t bytes = static_cast<std::size_t>(counts[0]) * e;
+      char* base = static_cast<char*>(buf.data);
+      SCALEBENCH_NCCL_CHECK_COMM(ncclAllGather(base + static_cast<std::size_t>(group.rank()) * bytes, base, bytes,
+                                               ncclUint8, nc, stream_),
+                                 nc);
+      return;
+    }
+    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      if (counts[r] == 0) continue;
+      char* block = at(buf, displs[r]);
+      SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(block, block, static_cast<std::size_t>(counts[r]) * e, ncclUint8,
+                                               static_cast<int>(r), nc, stream_),
+                                 nc);
+    }
+    SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+  }
 
-  void use_stream(cudaStream_t s) noexcept { stream_ = s; }
   ncclComm_t nccl_of(const Communicator& group) const {
     const NcclComm* c = find(group);
     if (c == nullptr) throw Error(ExitCode::internal, "the NCCL transport was used over a group never attached");
     return c->get();
   }
-  double setup_seconds() const noexcept { return setup_s_; }
-  int max_ctas() const noexcept { return max_ctas_; }
 
  private:
   // `whole`: the root's buffer of every block (counts/displs); `mine`: this rank's block. From
@@ -154,82 +172,7 @@ class NcclBufferTransport final : public BufferTransport {
 
   cudaStream_t stream_;
   int max_ctas_ = 0;
-  double setup_s_ = 0;
   std::vector<std::pair<MPI_Comm, NcclComm>> comms_;  // in the order attached
-};
-
-// Row1D's phased NCCL schedule on the backend's device views and stream. Rank 0 holds all rows
-// of A and C (GpuGemm::hold_rows(m)); its own block is the first rows, in place.
-class NcclTransport final : public GpuTransport {
- public:
-  NcclTransport(const Communicator& comm, int max_ctas) : comm_(comm), nccl_(comm, nullptr, max_ctas) {}
-
-  void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
-    const auto v = g.device_views();
-    timed(g, rec, phase::scatter, [&] {
-      nccl_.scatter(v.a, rows.counts_times(v.shape.k), rows.offsets_times(v.shape.k), mine(v.a, rows, v.shape.k), 0,
-                    comm_);
-    });
-  }
-
-  void broadcast_b(GpuGemm& g, PhaseRecorder& rec) override {
-    const auto v = g.device_views();
-    timed(g, rec, phase::broadcast, [&] { nccl_.broadcast(v.b, 0, comm_); });
-  }
-
-  void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) override {
-    const auto v = g.device_views();
-    timed(g, rec, phase::gather, [&] {
-      nccl_.gather(mine(v.c, rows, v.shape.n), v.c, rows.counts_times(v.shape.n), rows.offsets_times(v.shape.n), 0,
-                   comm_);
-    });
-  }
-
-  void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) override {
-    const auto v = g.device_views();
-    timed(g, rec, phase::allgather, [&] {
-      all_gather_rows(comm(), static_cast<char*>(v.b.data),
-                      static_cast<std::size_t>(v.shape.n) * element_bytes(v.b.type), b_rows,
-                      static_cast<cudaStream_t>(g.stream().handle));
-    });
-  }
-
-  double setup_seconds() const override { return nccl_.setup_seconds(); }
-  ncclComm_t comm() const { return nccl_.nccl_of(comm_); }
-
-  nlohmann::json describe() const override {
-    const int max_ctas = nccl_.max_ctas();
-    return {{"library", "NCCL"},
-            {"version", nccl_version_string()},
-            {"ranks", comm_.size()},
-            {phase::scatter, "ncclSend/ncclRecv from rank 0, one group"},
-            {phase::broadcast, "ncclBroadcast"},
-            {phase::gather, "ncclSend/ncclRecv to rank 0, one group"},
-            {phase::allgather, "--distribution shared: ncclAllGather of B's row slices (equal slices), else one "
-                               "ncclBroadcast per slice in one group"},
-            {"max_ctas", std::getenv("NCCL_MAX_CTAS") != nullptr ? nlohmann::json(std::getenv("NCCL_MAX_CTAS"))
-                         : max_ctas > 0                          ? nlohmann::json(max_ctas)
-                                                                 : nlohmann::json("NCCL's choice")}};
-  }
-
- private:
-  // This rank's rows of a device matrix with `cols` columns: the first rows of its buffer.
-  BufferView mine(BufferView v, const RowPartition& rows, std::int64_t cols) const {
-    v.count = rows.block(comm_.rank()).count * cols;
-    return v;
-  }
-  template <class F>
-  void timed(GpuGemm& g, PhaseRecorder& rec, const char* phase, F&& move) {
-    auto* s = static_cast<cudaStream_t>(g.stream().handle);
-    nccl_.use_stream(s);
-    DeviceTimer t(s);
-    t.start();
-    move();
-    t.stop_into(rec, phase);
-  }
-
-  const Communicator& comm_;
-  NcclBufferTransport nccl_;
 };
 
 // NCCL refuses two ranks on one GPU (it would deadlock or fail deep inside its set-up): say so
@@ -265,49 +208,9 @@ void refuse_shared_gpus(const Communicator& comm) {
 
 }  // namespace
 
-void all_gather_rows(ncclComm_t nc, char* base, std::size_t row_bytes, const RowPartition& rows, cudaStream_t s) {
-  const int ranks = rows.parts();
-  if (ranks < 2) return;
-  const auto& counts = rows.counts();
-  const bool equal = std::all_of(counts.begin(), counts.end(), [&](std::int64_t v) { return v == counts[0]; });
-  if (equal) {
-    // In place: rank r's slice already sits at r × slice in the buffer.
-    const std::size_t bytes = static_cast<std::size_t>(counts[0]) * row_bytes;
-    int me = 0;
-    SCALEBENCH_NCCL_CHECK_COMM(ncclCommUserRank(nc, &me), nc);
-    SCALEBENCH_NCCL_CHECK_COMM(ncclAllGather(base + static_cast<std::size_t>(me) * bytes, base, bytes, ncclUint8, nc,
-                                             s),
-                               nc);
-    return;
-  }
-  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
-  for (int r = 0; r < ranks; ++r) {
-    const Block b = rows.block(r);
-    if (b.count == 0) continue;
-    char* at = base + static_cast<std::size_t>(b.offset) * row_bytes;
-    SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(at, at, static_cast<std::size_t>(b.count) * row_bytes, ncclUint8, r, nc,
-                                             s),
-                               nc);
-  }
-  SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
-}
-
-ncclComm_t nccl_comm_of(GpuTransport& t) {
-  auto* n = dynamic_cast<NcclTransport*>(&t);
-  if (n == nullptr) throw Error(ExitCode::internal, "not an NCCL transport");
-  return n->comm();
-}
-
 }  // namespace scalebench::gpu
 
 namespace scalebench {
-
-std::unique_ptr<GpuTransport> make_nccl_transport(const Communicator& comm, int max_ctas) {
-  gpu::refuse_shared_gpus(comm);
-  std::unique_ptr<GpuTransport> t;
-  agree(comm, [&] { t = std::make_unique<gpu::NcclTransport>(comm, max_ctas); });
-  return t;
-}
 
 std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                             int max_ctas) {
@@ -317,6 +220,19 @@ std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& 
     t = std::make_unique<gpu::NcclBufferTransport>(comm, static_cast<cudaStream_t>(stream.handle), max_ctas);
   });
   return t;
+}
+
+nlohmann::json describe_nccl_buffer_transport(int max_ctas) {
+  const char* env = std::getenv("NCCL_MAX_CTAS");
+  return {{"library", "NCCL"},
+          {"version", gpu::nccl_version_string()},
+          {"scatter", "ncclSend/ncclRecv from the root, one group"},
+          {"broadcast", "ncclBroadcast"},
+          {"gather", "ncclSend/ncclRecv to the root, one group"},
+          {"allgather", "ncclAllGather in place (equal blocks), else one ncclBroadcast per block in one group"},
+          {"max_ctas", env != nullptr ? nlohmann::json(env)
+                       : max_ctas > 0 ? nlohmann::json(max_ctas)
+                                      : nlohmann::json("NCCL's choice")}};
 }
 
 }  // namespace scalebench

@@ -6,16 +6,34 @@
 #   gemm_gpu_nccl     needs one visible GPU per rank.
 #   gemm_gpu_shared   --distribution shared; needs one visible GPU per rank.
 #   gemm_gpu_share    two ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0), needs a visible GPU.
+#   device_primitives copies, streams, events and the device all-gather; one visible GPU per rank.
 scalebench_add_test(NAME gemm_cli_backend KIND gpu SOURCES cuda/test_gemm_cli_backend.cpp cli/cli_runner.cpp
                     TIMEOUT 300)
 scalebench_add_test(NAME gemm_cublas KIND gpu SOURCES cuda/test_gemm_cublas.cpp RANKS 1 TIMEOUT 300)
 scalebench_add_test(NAME gemm_cli_gpu KIND gpu SOURCES cuda/test_gemm_cli_gpu.cpp cli/cli_runner.cpp TIMEOUT 600)
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_ranks KIND gpu SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} TIMEOUT 300)
+endforeach()
+# Every Row1D schedule between GPUs on 1, 2 and 4 (skipped, saying so, without a GPU per rank).
+foreach(np 1 2 4)
   scalebench_add_test(NAME gemm_gpu_nccl KIND gpu SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} TIMEOUT 300)
   scalebench_add_test(NAME gemm_gpu_shared KIND gpu SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} TIMEOUT 300)
 endforeach()
 scalebench_add_test(NAME gemm_gpu_share KIND gpu SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 TIMEOUT 300)
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)
+foreach(np 1 2 4)
+  scalebench_add_test(NAME device_primitives KIND gpu SOURCES cuda/test_device_primitives.cpp RANKS ${np}
+                      TIMEOUT 120)
+endforeach()
+# The host transport's all-gather, the device one's reference (CPU only: runs everywhere).
+foreach(np 1 3)
+  scalebench_add_test(NAME transport_all_gather KIND mpi SOURCES mpi/test_transport_all_gather.cpp RANKS ${np}
+                      TIMEOUT 60)
+endforeach()
+# Row1D's GPU schedules over a stand-in device of host memory (CPU only: runs everywhere).
+foreach(np 1 2 3)
+  scalebench_add_test(NAME row1d_gpu_schedules KIND mpi SOURCES mpi/test_row1d_gpu_schedules.cpp RANKS ${np}
+                      TIMEOUT 120)
+endforeach()
 # The --overlap schedule's cut (CPU only: runs everywhere).
 scalebench_add_test(NAME overlap_plan KIND unit SOURCES unit/test_overlap_plan.cpp TIMEOUT 30)

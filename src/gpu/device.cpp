@@ -52,8 +52,8 @@ std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator
   return device_backend("--backend " + to_string(cfg.backend)).make_gemm(cfg, comm);
 }
 
-std::unique_ptr<GpuTransport> make_device_transport(const Communicator& comm, int max_ctas) {
-  return device_backend("--transport nccl").make_transport(comm, max_ctas);
+nlohmann::json describe_device_buffer_transport(int max_ctas) {
+  return device_backend("--transport nccl").describe_buffer_transport(max_ctas);
 }
 
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,

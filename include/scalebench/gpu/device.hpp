@@ -18,7 +18,6 @@ namespace scalebench {
 
 class Communicator;
 class GpuGemm;
-class GpuTransport;
 class BufferTransport;
 
 // What a vendor's implementation provides; gpu.hpp documents each operation's contract.
@@ -30,15 +29,29 @@ class DeviceBackend {
   virtual std::string absence_reason() const = 0;
   virtual int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) const = 0;
   virtual nlohmann::json info(int device) const = 0;
-  // The GEMM backend (gemm --backend cublas on CUDA) and the device-to-device transport.
+  // The GEMM backend (gemm --backend cublas on CUDA): the block multiply on device views.
   virtual std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const = 0;
-  virtual std::unique_ptr<GpuTransport> make_transport(const Communicator& comm, int max_ctas) const = 0;
-  // The transport of device buffer views on `stream` (make_device_buffer_transport).
+  // The transport of device buffer views on `stream` (make_device_buffer_transport) and its
+  // description (describe_device_buffer_transport).
   virtual std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                                  int max_ctas) const = 0;
+  virtual nlohmann::json describe_buffer_transport(int max_ctas) const = 0;
   // Device memory of the current device (DeviceArray): allocate (ResourceError when it cannot) and free.
   virtual void* allocate(std::size_t bytes) const = 0;
   virtual void free(void* data) const noexcept = 0;
+  // Streams and events (OwnedStream, DeviceEvent): opaque handles of the current device.
+  virtual void* create_stream(bool high_priority) const = 0;
+  virtual void destroy_stream(void* stream) const noexcept = 0;
+  virtual void synchronize_stream(void* stream) const = 0;
+  virtual void* create_event() const = 0;
+  virtual void destroy_event(void* event) const noexcept = 0;
+  virtual void record_event(void* event, void* stream) const = 0;
+  virtual void synchronize_event(void* event) const = 0;
+  virtual double event_seconds(void* start, void* end) const = 0;
+  virtual void wait_event(void* stream, void* event) const = 0;
+  // Copies enqueued on a stream (copy_async, copy_strided_async).
+  virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream) const = 0;
+  virtual void copy_strided(const StridedCopy& c, CopyKind kind, void* stream) const = 0;
   // Monte Carlo: scalebench's fused kernels (montecarlo --backend cuda) and the vendor random
   // number library's host API (montecarlo --backend curand).
   virtual std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) const = 0;

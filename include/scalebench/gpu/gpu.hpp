@@ -20,7 +20,6 @@
 namespace scalebench {
 
 class Communicator;
-class GpuTransport;
 
 // True when this binary has a device implementation (it was built with CUDA).
 bool gpu_support_built();
@@ -42,9 +41,58 @@ nlohmann::json gpu_info(int device);
 // The GPU multiply as the distributed driver uses it, step by step.
 
 // A stream of this rank's GPU, opaque outside the GPU layer (a cudaStream_t in the CUDA build):
-// what a device transport enqueues on.
+// what device copies, multiplies and transports are enqueued on. A view: it owns nothing.
 struct DeviceStream {
   void* handle = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The device's primitives: memory, streams and events, copies. Schedules (the algorithms' own
+// code) are written over these, the block multiply of GpuGemm and the buffer transports.
+
+// An owned stream of this rank's GPU (non-blocking). `high`: the device's greatest priority —
+// its blocks are scheduled first when SMs free up (communication that must not wait behind a
+// long multiply). Move-only; NoCudaError without CUDA.
+class OwnedStream {
+ public:
+  enum class Priority { normal, high };
+  explicit OwnedStream(Priority p = Priority::normal);
+  ~OwnedStream();
+  OwnedStream(OwnedStream&& o) noexcept;
+  OwnedStream& operator=(OwnedStream&& o) noexcept;
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  DeviceStream get() const noexcept { return {handle_}; }
+  // Waits until everything enqueued on it is done.
+  void synchronize() const;
+
+ private:
+  void release() noexcept;
+  void* handle_ = nullptr;
+};
+
+// An event of this rank's GPU, made when constructed. Move-only; NoCudaError without CUDA.
+class DeviceEvent {
+ public:
+  DeviceEvent();
+  ~DeviceEvent();
+  DeviceEvent(DeviceEvent&& o) noexcept;
+  DeviceEvent& operator=(DeviceEvent&& o) noexcept;
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  // Marks the point that `s` has reached (what is enqueued on it so far).
+  void record(DeviceStream s) const;
+  // Waits (on the host) until the recorded point is reached.
+  void synchronize() const;
+  // Seconds from `start` to this event, both recorded and reached (device clocks).
+  double seconds_since(const DeviceEvent& start) const;
+  // Work enqueued on `s` from now on waits for this event. Record it first: a wait on an event
+  // never recorded does not wait at all.
+  void make_wait(DeviceStream s) const;
+
+ private:
+  void release() noexcept;
+  void* handle_ = nullptr;
 };
 
 // Bytes of device memory on this rank's GPU (the current device), uninitialised. Move-only.
@@ -85,6 +133,33 @@ class HostMemoryPin {
   void release() noexcept;
   void* ptr_ = nullptr;
 };
+
+// Which way a copy goes (host memory pinned or not; pageable memory makes the copy synchronous).
+enum class CopyKind { host_to_device, device_to_host, device_to_device };
+// Enqueues a copy of `bytes` bytes on `s`.
+void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, DeviceStream s);
+// A strided copy: `rows` rows of `row_bytes` bytes, `dst_pitch` and `src_pitch` bytes apart.
+struct StridedCopy {
+  void* dst;
+  std::size_t dst_pitch;
+  const void* src;
+  std::size_t src_pitch;
+  std::size_t row_bytes;
+  std::size_t rows;
+};
+void copy_strided_async(const StridedCopy& c, CopyKind kind, DeviceStream s);
+
+// Seconds of device time the work `enqueue` puts on `s` takes (an event before, one after; waits
+// for the second): how a schedule times a step of its own.
+template <class F>
+double time_on_device(DeviceStream s, F&& enqueue) {
+  const DeviceEvent begin, end;
+  begin.record(s);
+  enqueue();
+  end.record(s);
+  end.synchronize();
+  return end.seconds_since(begin);
+}
 
 // Device bytes per element of A and B (fp64 8, fp32/tf32 4, bf16 2) and of C (8 or 4).
 inline std::size_t device_input_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::bf16 ? 2 : 4; }
@@ -162,37 +237,30 @@ class GpuGemm : public LocalGemm {
  public:
   // Rows of A and C to hold on this rank (at least the local rows); call before prepare().
   virtual void hold_rows(std::int64_t rows) = 0;
-  // --overlap: input elements of the panel buffer (OverlapPlan::pack_elements); before prepare().
-  virtual void hold_pack(std::int64_t elements) = 0;
+  // Input elements a schedule allocates besides A, B and C (DeviceArray; --overlap's panel
+  // buffer, OverlapPlan::pack_elements): counted in prepare()'s memory check. Before prepare().
+  virtual void reserve_inputs(std::int64_t elements) = 0;
   // "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not).
   virtual void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) = 0;
   // "compute": C_i = A_i·B, one cuBLAS call.
   virtual void compute(PhaseRecorder& rec) = 0;
   // "d2h": the first `rows` rows of C to a host buffer.
   virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
-  // --overlap: one repeat as the pipeline OverlapPlan describes, from rank 0's pinned host A and
-  // B (all rows) to rank 0's host C (all rows); `transport` is null with one rank. Phases:
-  // "h2d", "broadcast", "scatter", "compute", "gather", "d2h" are the summed device times of
-  // the pieces (rank 0 times what it sends, the others what they send), "fill" the time before
-  // the first multiply starts, "drain" after the last one ends (device clocks, per rank).
-  // Not for bf16 (its inputs are converted on the device). Collective.
-  virtual void multiply_overlapped(const OverlapPlan& plan, const RowPartition& rows, const void* a_full, const void* b,
-                                   void* c_full, GpuTransport* transport, PhaseRecorder& rec) = 0;
-  // --distribution shared (the host matrices are the node's shared windows; every rank copies
-  // over its own link):
-  // "h2d": `rows` rows of A from `a`, and rows [b_rows.offset, +count) of B from `b` (all of B,
-  // host format) into the same rows of B on the device — this rank's slice; the transport's
-  // all_gather_b brings the others.
-  virtual void upload_slice(const void* a, std::int64_t rows, const void* b, Block b_rows, PhaseRecorder& rec) = 0;
-  // --overlap with --distribution shared: the plan's head rows in k-panels — each panel's rows
-  // of B cut over the ranks (RowPartition of the panel's width), every rank copying its piece
-  // and its head's panel of A in, the pieces all-gathered over NCCL ("allgather") — then the
-  // rest in row blocks, each rank copying its own blocks of A in and of C out over its own link
-  // ("h2d", "d2h") while it multiplies. `a_i`, `c_i`: this rank's rows in the node's windows;
-  // `transport` null with one rank. Phases as multiply_overlapped's ("fill", "drain" too).
-  // Not for bf16. Collective.
-  virtual void multiply_shared_overlapped(const OverlapPlan& plan, const void* a_i, const void* b, void* c_i,
-                                          GpuTransport* transport, PhaseRecorder& rec) = 0;
+  // The block multiply on device views: row-major C (rows×n, leading dimension ldc) = (or +=,
+  // `accumulate`) A (rows×k, lda)·B (k×n, ldb), every pointer device memory in the prepared
+  // precision's device formats (inside device_views() or a DeviceArray), enqueued on stream()
+  // behind what is there. Not timed: a schedule times it with events.
+  struct BlockGemm {
+    std::int64_t rows, n, k;
+    const void* a;
+    std::int64_t lda;
+    const void* b;
+    std::int64_t ldb;
+    void* c;
+    std::int64_t ldc;
+    bool accumulate;
+  };
+  virtual void multiply_block(const BlockGemm& g) = 0;
   // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
   // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
   virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
@@ -251,40 +319,19 @@ inline double detectable_corruption(const GemmShape& s, Precision p) {
 // Selects and initialises this rank's GPU (collective over `comm`).
 std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);
 
-// Row1D's phased device schedule: moves blocks between the ranks' GPUs with NCCL, device to
-// device, through the GpuGemm's device views and stream (the device transport below does the
-// moving). Rank 0 holds all rows of A and C (GpuGemm::hold_rows(m)).
-class GpuTransport {
- public:
-  virtual ~GpuTransport() = default;
-  // "scatter": rank 0 sends each rank its rows of A (NCCL send/recv in one group).
-  virtual void scatter_a(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
-  // "broadcast": B from rank 0 to every rank (ncclBroadcast).
-  virtual void broadcast_b(GpuGemm& g, PhaseRecorder& rec) = 0;
-  // "gather": each rank's C_i into rank 0's C at its row offset (NCCL send/recv in one group).
-  virtual void gather_c(GpuGemm& g, const RowPartition& rows, PhaseRecorder& rec) = 0;
-  // "allgather" (--distribution shared): rank r holds rows b_rows.block(r) of B on its device;
-  // afterwards every rank holds all of B (ncclAllGather when the slices are equal, else one
-  // ncclBroadcast per slice, one group).
-  virtual void all_gather_b(GpuGemm& g, const RowPartition& b_rows, PhaseRecorder& rec) = 0;
-  // Seconds spent creating the communicator; NCCL version and rank count.
-  virtual double setup_seconds() const = 0;
-  virtual nlohmann::json describe() const = 0;
-};
-
-// The device buffer transport (CUDA: NCCL) between the ranks' GPUs on device views, enqueued on `stream`
-// (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator
+// The device buffer transport (CUDA: NCCL) between the ranks' GPUs on device views, enqueued on
+// `stream` (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator
 // (unique id by MPI_Bcast); attach(group) builds one per sub-communicator (a process row or
 // column), collectively over that group. ResourceError (agreed) when two ranks of `comm` share
-// one GPU: NCCL cannot run them.
+// one GPU: NCCL cannot run them. `max_ctas` > 0 caps the thread blocks (SMs) each NCCL call may
+// occupy (ncclConfig_t::maxCTAs), unless NCCL_MAX_CTAS is set: --overlap runs NCCL beside the
+// multiply, which needs the SMs.
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                               int max_ctas = 0);
 
-// Collective over `comm`: builds the device communicator from MPI (CUDA: NCCL, unique id by MPI_Bcast).
-// ResourceError (agreed) when two ranks share one GPU: NCCL cannot run them.
-// `max_ctas` > 0 caps the thread blocks (SMs) each NCCL call may occupy (ncclConfig_t::maxCTAs),
-// unless NCCL_MAX_CTAS is set: --overlap runs NCCL beside the multiply, which needs the SMs.
-std::unique_ptr<GpuTransport> make_device_transport(const Communicator& comm, int max_ctas = 0);
+// What the device buffer transport is, for a record: library, version, what each collective
+// calls, the thread-block cap in force (`max_ctas` as passed to make_device_buffer_transport).
+nlohmann::json describe_device_buffer_transport(int max_ctas);
 // CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
 // pipeline needs, and leave the rest to the multiply.
 inline constexpr int kOverlapTransportCtas = 4;

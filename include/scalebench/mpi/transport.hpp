@@ -69,7 +69,22 @@ class BufferTransport {
                        const Communicator& group) = 0;
   virtual void gather(const BufferView& send, const BufferView& recv, const std::vector<std::int64_t>& counts,
                       const std::vector<std::int64_t>& displs, int root, const Communicator& group) = 0;
+  // Rank r holds the block counts[r] at displs[r] (elements) of `buf` in place; afterwards every
+  // rank holds every block. Collective over `group`. By default one broadcast per block.
+  virtual void all_gather(const BufferView& buf, const std::vector<std::int64_t>& counts,
+                          const std::vector<std::int64_t>& displs, const Communicator& group);
 };
+inline void BufferTransport::all_gather(const BufferView& buf, const std::vector<std::int64_t>& counts,
+                                        const std::vector<std::int64_t>& displs, const Communicator& group) {
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    if (counts[r] == 0) continue;
+    BufferView block = buf;
+    block.data = static_cast<char*>(buf.data) + static_cast<std::size_t>(displs[r]) * element_bytes(buf.type);
+    block.count = counts[r];
+    broadcast(block, static_cast<int>(r), group);
+  }
+}
+
 // Host MPI; counts above `chunk` elements go in several calls (mpi.hpp).
 std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk);
 

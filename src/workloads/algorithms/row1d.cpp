@@ -1,7 +1,8 @@
 // Row1D: rank 0 generates A and B; row blocks of A are scattered, B is broadcast whole, each rank
 // multiplies its block on its backend, C is gathered to rank 0. Freivalds' check runs by rows on
-// every rank. On a GPU the device schedules of GpuGemmRun (core/gemm_gpu_run.hpp) run instead of
-// the host movement where the transport or --resident/--overlap says so. With --distribution
+// every rank. On a GPU, GpuGemmRun (row1d_gpu/gpu_run.hpp) runs one of Row1D's GPU schedules
+// (row1d_gpu/schedule.hpp), instead of the host movement where the transport or
+// --resident/--overlap says so. With --distribution
 // shared the matrices live once per node (NodeSharedMatrices, node_shared.hpp) and only node
 // leaders move data; where shared windows cannot be made, the replicated scheme runs and the
 // record says why.
@@ -13,8 +14,8 @@
 
 #include "algorithms/algorithms.hpp"
 #include "algorithms/node_shared.hpp"
+#include "algorithms/row1d_gpu/gpu_run.hpp"
 #include "algorithms/timed_transport.hpp"
-#include "gemm/gemm_gpu_run.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -137,7 +138,7 @@ class Row1D final : public DistributedGemm {
   GemmCheck verify(const std::vector<double>& x) override {
     const auto& s = cfg_.shape;
     if (gpu_run_) {
-      // The same check computed on each rank's device (gemm_gpu_run.hpp).
+      // The same check computed on each rank's device (row1d_gpu/gpu_run.hpp).
       const auto check = gpu_run_->verify(x, c_mine_, c_full());
       return agree_on_rows(check.rows, mine_.offset, check.gather_ok, comm_);
     }

@@ -1,23 +1,10 @@
 #pragma once
-// The GPU half of the distributed multiply (--backend cublas), as run_typed() in
-// gemm_driver.cpp calls it at fixed points. Backend-free: it sees the GPU only through gpu.hpp.
-//
-// What moves, per repeat:
-//   transport mpi  : scatter/broadcast through the host (MPI, in the driver), then h2d, compute,
-//                    d2h, then gather through the host.
-//   transport nccl : rank 0 h2d (all of A, and B), scatter and broadcast device to device,
-//                    compute, gather device to device, rank 0 d2h (all of C).
-//   --overlap      : the same movement as nccl (or none with one rank), pipelined with the
-//                    multiply (OverlapPlan in gpu.hpp); rank 0's host A, B in and C out.
-//   --distribution shared: the host matrices are the node's shared windows; every rank copies
-//                    its own rows of A in and of C out over its own link, concurrently, and B
-//                    whole (mpi) or its 1/P slice of B's rows, all-gathered over NCCL (nccl);
-//                    --overlap does the same in k-panels, then row blocks. Nothing is staged
-//                    through rank 0 inside a node.
-//   --resident     : inputs made on the device once (set-up); each repeat is compute alone and
-//                    C stays on the device.
-// Verification is Freivalds' check computed on each rank's device; the gathered C is checked
-// against the blocks the ranks computed (C·x bit for bit).
+// Row1D's GPU half (--backend cublas), as Row1D (row1d.cpp) calls it at fixed points: set-up,
+// one repeat, verification, peers and the record's "gpu" section. Backend-free: it sees the GPU
+// only through gpu.hpp. What moves in a repeat is the schedule's (schedule.hpp: staged, nccl,
+// resident, shared, overlap, shared overlap). Verification is Freivalds' check computed on each
+// rank's device; the gathered C is checked against the blocks the ranks computed (C·x bit for
+// bit).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,12 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/row1d_gpu/schedule.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
+#include "scalebench/mpi/transport.hpp"
 
 namespace scalebench {
 
@@ -48,13 +37,13 @@ class GpuGemmRun {
 
   // Page-locks the host matrices in place ("pin_host" in `setup`); empty ranges are skipped.
   void pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup);
-  // Set-up after the backend exists: rows held, the NCCL communicator, allocation (prepare),
-  // --resident generation (into "generate"). Collective.
+  // Set-up after the backend exists: the schedule, rows held, the device transport ("nccl_comm"),
+  // allocation (prepare), --resident generation (into "generate"). Collective.
   // `shared`: the host matrices are the node's shared windows (--distribution shared): every
-  // rank copies its own rows of A in and of C out over its own link (see multiply).
+  // rank copies its own rows of A in and of C out over its own link.
   void prepare(const GemmShape& local, bool shared, PhaseRecorder& setup);
 
-  // One repeat's device work and device-side movement; records its phases.
+  // One repeat: the schedule's device work and device-side movement; records its phases.
   void multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full, PhaseRecorder& rec);
 
   struct Check {
@@ -83,6 +72,9 @@ class GpuGemmRun {
 
  private:
   double peer_copy_bytes() const;
+  // The record's "transfers" (bytes and bandwidth per phase) and --overlap's "overlap".
+  nlohmann::json transfers(const std::vector<std::pair<std::string, PhaseStats>>& phases) const;
+  nlohmann::json overlap_section(const std::vector<std::pair<std::string, PhaseStats>>& phases) const;
   // Host-to-device bytes each rank copies per repeat under this run's schedule.
   std::vector<double> h2d_bytes_per_rank() const;
 
@@ -91,11 +83,14 @@ class GpuGemmRun {
   GpuGemm& gpu_;
   const RowPartition& rows_;
   Block mine_;
-  std::unique_ptr<GpuTransport> transport_;
   const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
-  OverlapPlan plan_;           // --overlap
+  OverlapPlan plan_;           // --overlap (the record's description of the pipeline)
   bool shared_ = false;
   std::vector<HostMemoryPin> pins_;
+  // Declared before the transport it uses: the transport ends first.
+  std::unique_ptr<row1d_gpu::Schedule> schedule_;
+  std::unique_ptr<BufferTransport> transport_;  // --transport nccl: the device buffer transport
+  int transport_ctas_ = 0;
 };
 
 }  // namespace scalebench

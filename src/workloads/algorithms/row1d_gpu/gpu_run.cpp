@@ -1,4 +1,4 @@
-#include "gemm/gemm_gpu_run.hpp"
+#include "algorithms/row1d_gpu/gpu_run.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -53,20 +53,18 @@ void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, P
 
 void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& setup) {
   shared_ = shared;
-  const bool nccl = cfg_.transport == Transport::nccl && !cfg_.resident;
-  // The root of an NCCL run holds all of A and C: it scatters from and gathers into them (not
-  // under --distribution shared: every rank copies its own rows).
-  gpu_.hold_rows(nccl && comm_.is_root() && !shared_ ? cfg_.shape.m : local.m);
-  if (cfg_.overlap) {
-    plan_ = make_overlap_plan(cfg_.shape, rows_);
-    gpu_.hold_pack(shared_ ? 0 : plan_.pack_elements(comm_.rank(), cfg_.shape.k));
-  }
+  schedule_ = row1d_gpu::make_schedule({cfg_, comm_, gpu_, rows_, shared_});
+  gpu_.hold_rows(schedule_->rows_held());
+  if (cfg_.overlap) plan_ = make_overlap_plan(cfg_.shape, rows_);
+  gpu_.reserve_inputs(schedule_->own_inputs());
   for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
-  if (nccl) {
-    transport_ = make_device_transport(comm_, cfg_.overlap ? kOverlapTransportCtas : 0);
-    setup.add(phase::nccl_comm, transport_->setup_seconds());
+  if (cfg_.transport == Transport::nccl && !cfg_.resident) {
+    transport_ctas_ = schedule_->transport_ctas();
+    ScopedPhase t(setup, phase::nccl_comm);
+    transport_ = make_device_buffer_transport(comm_, schedule_->transport_stream(), transport_ctas_);
   }
   agree(comm_, [&] { gpu_.prepare(local, cfg_.precision, setup); });
+  schedule_->prepare(transport_.get());
   if (cfg_.resident) {
     ScopedPhase t(setup, phase::generate);
     agree(comm_, [&] { gpu_.generate(cfg_.shape, mine_.offset, cfg_.seed, cfg_.fill); });
@@ -76,61 +74,14 @@ void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& set
 void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full,
                           PhaseRecorder& rec) {
   const auto& s = cfg_.shape;
-  auto inject = [&] {
-    // The element the CPU path corrupts, corrupted where the result lives (on the device), by
-    // more than the precision's tolerance can hide.
+  // The element the CPU path corrupts, corrupted where the result lives (on the device), by more
+  // than the precision's tolerance can hide.
+  const auto inject = [&] {
     if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) {
       gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
     }
   };
-  if (cfg_.resident) {
-    // Nothing moves; the phases every record carries are there, at zero.
-    rec.add(phase::scatter, 0.0);
-    rec.add(phase::broadcast, 0.0);
-    gpu_.compute(rec);
-    inject();
-    rec.add(phase::gather, 0.0);
-    return;
-  }
-  if (shared_) {
-    // Every rank over its own link, from and to the node's windows: its rows of A in, its rows of
-    // C out; B whole (transport mpi) or its 1/P slice then all-gathered over NCCL.
-    if (cfg_.overlap) {
-      gpu_.multiply_shared_overlapped(plan_, a_i, b, c_i, transport_.get(), rec);
-    } else {
-      if (transport_) {
-        gpu_.upload_slice(a_i, mine_.count, b, b_rows_.block(comm_.rank()), rec);
-        transport_->all_gather_b(gpu_, b_rows_, rec);
-      } else {
-        gpu_.upload(a_i, mine_.count, b, rec);
-      }
-      gpu_.compute(rec);
-    }
-    inject();
-    if (!cfg_.overlap) gpu_.download(c_i, mine_.count, rec);
-    return;
-  }
-  if (cfg_.overlap) {
-    gpu_.multiply_overlapped(plan_, rows_, a_full, b, c_full, transport_.get(), rec);
-    inject();
-    return;
-  }
-  if (cfg_.transport == Transport::mpi) {
-    gpu_.upload(a_i, mine_.count, b, rec);
-    gpu_.compute(rec);
-    inject();
-    gpu_.download(c_i, mine_.count, rec);
-    return;
-  }
-  if (comm_.is_root()) gpu_.upload(a_full, s.m, b, rec);
-  // The others would otherwise count rank 0's upload as their scatter time.
-  comm_.barrier();
-  transport_->scatter_a(gpu_, rows_, rec);
-  transport_->broadcast_b(gpu_, rec);
-  gpu_.compute(rec);
-  inject();
-  transport_->gather_c(gpu_, rows_, rec);
-  if (comm_.is_root()) gpu_.download(c_full, s.m, rec);
+  schedule_->multiply({a_full, a_i, b, c_i, c_full}, rec, inject);
 }
 
 GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c_i, const void* c_full) {
@@ -279,8 +230,7 @@ nlohmann::json GpuGemmRun::gather_map() const {
   return map;
 }
 
-nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
-                                          const std::vector<std::pair<std::string, PhaseStats>>& phases) const {
+nlohmann::json GpuGemmRun::transfers(const std::vector<std::pair<std::string, PhaseStats>>& phases) const {
   const auto& s = cfg_.shape;
   const int ranks = comm_.size();
   const double he = static_cast<double>(host_element_bytes(cfg_.precision));
@@ -324,45 +274,28 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
     transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
     transfers[m.phase]["pattern"] = to_string(m.pattern);
   }
+  return transfers;
+}
 
+nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
+                                          const std::vector<std::pair<std::string, PhaseStats>>& phases) const {
+  const int ranks = comm_.size();
+  const bool nccl = cfg_.transport == Transport::nccl || cfg_.overlap;
   nlohmann::json section = {{"map", map},
                             {"transport", to_string(cfg_.transport)},
                             {"host_matrices", shared_ ? "node-shared windows, each rank's rows over its own link"
                                                       : "per rank (rank 0 stages A, B and C for nccl and --overlap)"},
                             {"resident", cfg_.resident},
                             {"share_gpu", cfg_.share_gpu},
-                            {"transfers", transfers},
+                            {"transfers", transfers(phases)},
                             {"bandwidth_definitions",
                              "algbw = bytes / median time; busbw = algbw x 1 (copy, broadcast) or x (n-1)/n (scatter, "
                              "gather; bytes = the whole matrix), as nccl-tests defines them"}};
-  if (transport_) section["nccl"] = transport_->describe();
-  if (cfg_.overlap) {
-    // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
-    double transfer = 0;
-    for (const char* p : {phase::h2d, phase::broadcast, phase::scatter, phase::gather, phase::d2h})
-      transfer += median_of_phase(phases, p);
-    if (shared_)
-      transfer = median_of_phase(phases, phase::h2d) + median_of_phase(phases, phase::allgather) +
-                 median_of_phase(phases, phase::d2h);
-    const double compute = median_of_phase(phases, phase::compute), e2e = median_of_phase(phases, phase::end_to_end);
-    const double exposed = std::max(0.0, e2e - compute);
-    section["overlap"] = {
-        {"panels", plan_.panels()},
-        {"panel_columns", widest_panel(plan_)},
-        {"head_rows_per_rank", plan_.head},
-        {"rounds", plan_.rounds()},
-        {"transfer_s", transfer},
-        {"compute_s", compute},
-        {"end_to_end_s", e2e},
-        {"exposed_s", exposed},
-        {"fill_s", median_of_phase(phases, phase::fill)},
-        {"drain_s", median_of_phase(phases, phase::drain)},
-        {"hidden_fraction", transfer > 0 ? std::clamp(1.0 - exposed / transfer, 0.0, 1.0) : 0.0},
-        {"definitions",
-         "transfer_s: summed device time of the copies and NCCL calls (as timed inside the pipeline); exposed_s = "
-         "end_to_end - compute (time the busiest GPU was not multiplying); hidden_fraction = 1 - exposed_s / "
-         "transfer_s; fill_s: start to first multiply; drain_s: last multiply to the end"}};
+  if (transport_) {
+    section["nccl"] = describe_device_buffer_transport(transport_ctas_);
+    section["nccl"]["ranks"] = ranks;
   }
+  if (cfg_.overlap) section["overlap"] = overlap_section(phases);
   nlohmann::json notes = nlohmann::json::array();
   if (nccl && ranks == 1 && !cfg_.resident) {
     notes.push_back("--transport nccl with one rank: scatter, broadcast and gather have nothing to move");
@@ -373,6 +306,33 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
   }
   section["notes"] = notes;
   return section;
+}
+
+nlohmann::json GpuGemmRun::overlap_section(const std::vector<std::pair<std::string, PhaseStats>>& phases) const {
+  // How much of the transfer time the pipeline hid behind the multiply (medians, max over ranks).
+  double transfer = 0;
+  for (const char* p : {phase::h2d, phase::broadcast, phase::scatter, phase::gather, phase::d2h})
+    transfer += median_of_phase(phases, p);
+  if (shared_)
+    transfer = median_of_phase(phases, phase::h2d) + median_of_phase(phases, phase::allgather) +
+               median_of_phase(phases, phase::d2h);
+  const double compute = median_of_phase(phases, phase::compute), e2e = median_of_phase(phases, phase::end_to_end);
+  const double exposed = std::max(0.0, e2e - compute);
+  return {{"panels", plan_.panels()},
+          {"panel_columns", widest_panel(plan_)},
+          {"head_rows_per_rank", plan_.head},
+          {"rounds", plan_.rounds()},
+          {"transfer_s", transfer},
+          {"compute_s", compute},
+          {"end_to_end_s", e2e},
+          {"exposed_s", exposed},
+          {"fill_s", median_of_phase(phases, phase::fill)},
+          {"drain_s", median_of_phase(phases, phase::drain)},
+          {"hidden_fraction", transfer > 0 ? std::clamp(1.0 - exposed / transfer, 0.0, 1.0) : 0.0},
+          {"definitions",
+           "transfer_s: summed device time of the copies and NCCL calls (as timed inside the pipeline); exposed_s = "
+           "end_to_end - compute (time the busiest GPU was not multiplying); hidden_fraction = 1 - exposed_s / "
+           "transfer_s; fill_s: start to first multiply; drain_s: last multiply to the end"}};
 }
 
 std::string GpuGemmRun::table_lines(const nlohmann::json& section) const {

@@ -1,0 +1,252 @@
+// Row1D's GPU schedules (staged, nccl, shared, overlap, shared overlap) run over a stand-in
+// device whose "device memory" is host memory, whose streams run every piece at once in the
+// order it is enqueued, and whose buffer transport is the host MPI one: every offset, count and
+// row block a schedule computes is exercised on any machine, at any rank count. Small integers
+// make C exact: each schedule must give the exact product, on rank 0 (C gathered) or on every
+// rank (its rows), and record the phases the GPU schedules record. The real device runs the same
+// schedules in the GPU tests (gemm_gpu_*); a build with a real device skips this one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mpi_test_util.hpp"
+#include "scalebench/base/error.hpp"
+#include "scalebench/gpu/device.hpp"
+#include "scalebench/gpu/gpu.hpp"
+#include "scalebench/mpi/mpi.hpp"
+#include "workloads/algorithms/row1d_gpu/schedule.hpp"
+
+using namespace scalebench;
+
+namespace {
+
+// A transport of "device" views that are host memory: the MPI transport, told they are host.
+class HostViews final : public BufferTransport {
+ public:
+  std::string name() const override { return "host views"; }
+  MemorySpace space() const override { return MemorySpace::device; }
+  void broadcast(const BufferView& b, int root, const Communicator& g) override { mpi_->broadcast(h(b), root, g); }
+  void send(const BufferView& b, int to, const Communicator& g) override { mpi_->send(h(b), to, g); }
+  void receive(const BufferView& b, int from, const Communicator& g) override { mpi_->receive(h(b), from, g); }
+  void scatter(const BufferView& s, const std::vector<std::int64_t>& c, const std::vector<std::int64_t>& d,
+               const BufferView& r, int root, const Communicator& g) override {
+    mpi_->scatter(h(s), c, d, h(r), root, g);
+  }
+  void gather(const BufferView& s, const BufferView& r, const std::vector<std::int64_t>& c,
+              const std::vector<std::int64_t>& d, int root, const Communicator& g) override {
+    mpi_->gather(h(s), h(r), c, d, root, g);
+  }
+
+ private:
+  static BufferView h(BufferView v) {
+    v.space = MemorySpace::host;
+    return v;
+  }
+  std::unique_ptr<BufferTransport> mpi_ = make_mpi_transport(std::int64_t{1} << 30);
+};
+
+// Streams and events are tokens; copies happen when enqueued.
+class HostDevice final : public DeviceBackend {
+ public:
+  std::string name() const override { return "host stand-in"; }
+  int visible_count() const override { return 1; }
+  std::string absence_reason() const override { return {}; }
+  int select_for_rank(const Communicator&, bool, const std::string&) const override { return 0; }
+  nlohmann::json info(int) const override { return nlohmann::json::object(); }
+  std::unique_ptr<GpuGemm> make_gemm(const GemmConfig&, const Communicator&) const override { return nullptr; }
+  std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator&, DeviceStream, int) const override {
+    return std::make_unique<HostViews>();
+  }
+  nlohmann::json describe_buffer_transport(int) const override { return nlohmann::json::object(); }
+  void* allocate(std::size_t bytes) const override { return ::operator new(bytes); }
+  void free(void* data) const noexcept override { ::operator delete(data); }
+  void* create_stream(bool) const override { return new int(0); }
+  void destroy_stream(void* s) const noexcept override { delete static_cast<int*>(s); }
+  void synchronize_stream(void*) const override {}
+  void* create_event() const override { return new int(0); }
+  void destroy_event(void* e) const noexcept override { delete static_cast<int*>(e); }
+  void record_event(void*, void*) const override {}
+  void synchronize_event(void*) const override {}
+  double event_seconds(void*, void*) const override { return 0.0; }
+  void wait_event(void*, void*) const override {}
+  void copy(void* dst, const void* src, std::size_t bytes, CopyKind, void*) const override {
+    if (bytes > 0) std::memcpy(dst, src, bytes);
+  }
+  void copy_strided(const StridedCopy& c, CopyKind, void*) const override {
+    for (std::size_t i = 0; i < c.rows; ++i) {
+      std::memcpy(static_cast<char*>(c.dst) + i * c.dst_pitch, static_cast<const char*>(c.src) + i * c.src_pitch,
+                  c.row_bytes);
+    }
+  }
+  std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig&, const Communicator&) const override {
+    return nullptr;
+  }
+  std::unique_ptr<McKernel> make_library_montecarlo(const MonteCarloConfig&, const Communicator&) const override {
+    return nullptr;
+  }
+  nlohmann::json calibrate(bool) const override { return nlohmann::json::object(); }
+  void pin_host(void*, std::size_t) const override {}
+  void unpin_host(void*) const noexcept override {}
+};
+
+// fp64 on the stand-in device: A, B, C in vectors, the block multiply a triple loop.
+class HostGemm final : public GpuGemm {
+ public:
+  std::string name() const override { return "host stand-in"; }
+  void prepare(const GemmShape& local, Precision, PhaseRecorder&) override {
+    shape_ = local;
+    rows_ = std::max(rows_, local.m);
+    a_.assign(static_cast<std::size_t>(rows_ * local.k), 0.0);
+    b_.assign(static_cast<std::size_t>(local.k * local.n), 0.0);
+    c_.assign(static_cast<std::size_t>(rows_ * local.n), 0.0);
+  }
+  void multiply(const void*, const void*, void*, PhaseRecorder&) override { unused(); }
+  nlohmann::json describe() const override { return nlohmann::json::object(); }
+  void begin_sum(void*) override { unused(); }
+  void add_panel(const void*, const void*, std::int64_t, PhaseRecorder&) override { unused(); }
+  void end_sum(void*, PhaseRecorder&) override { unused(); }
+  void hold_rows(std::int64_t rows) override { rows_ = rows; }
+  void reserve_inputs(std::int64_t) override {}
+  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override {
+    std::memcpy(a_.data(), a, static_cast<std::size_t>(rows * shape_.k) * 8);
+    std::memcpy(b_.data(), b, b_.size() * 8);
+    rec.add("h2d", 0.0);
+  }
+  void compute(PhaseRecorder& rec) override {
+    multiply_block(
+        {shape_.m, shape_.n, shape_.k, a_.data(), shape_.k, b_.data(), shape_.n, c_.data(), shape_.n, false});
+    rec.add("compute", 0.0);
+  }
+  void download(void* c, std::int64_t rows, PhaseRecorder& rec) override {
+    std::memcpy(c, c_.data(), static_cast<std::size_t>(rows * shape_.n) * 8);
+    rec.add("d2h", 0.0);
+  }
+  void multiply_block(const BlockGemm& g) override {
+    const auto* a = static_cast<const double*>(g.a);
+    const auto* b = static_cast<const double*>(g.b);
+    auto* c = static_cast<double*>(g.c);
+    for (std::int64_t i = 0; i < g.rows; ++i) {
+      for (std::int64_t j = 0; j < g.n; ++j) {
+        double sum = g.accumulate ? c[i * g.ldc + j] : 0.0;
+        for (std::int64_t p = 0; p < g.k; ++p) sum += a[i * g.lda + p] * b[p * g.ldb + j];
+        c[i * g.ldc + j] = sum;
+      }
+    }
+  }
+  void generate(const GemmShape&, std::int64_t, std::uint64_t, Fill) override { unused(); }
+  RowCheck verify(const std::vector<double>&, std::vector<double>*) override { return {}; }
+  std::vector<double> c_times_x(const std::vector<double>&, std::int64_t) override { return {}; }
+  void corrupt_c(std::int64_t, double) override { unused(); }
+  double bare_device_gemm_seconds() override { return 0.0; }
+  double pinned_copy_bandwidth(std::int64_t) override { return 0.0; }
+  DeviceStream stream() const override { return {}; }
+  DeviceViews device_views() const override {
+    return {{const_cast<double*>(a_.data()), rows_ * shape_.k, ElementType::f64, MemorySpace::device},
+            {const_cast<double*>(b_.data()), shape_.k * shape_.n, ElementType::f64, MemorySpace::device},
+            {const_cast<double*>(c_.data()), rows_ * shape_.n, ElementType::f64, MemorySpace::device},
+            shape_};
+  }
+  void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) override {
+    std::memcpy(device, host, static_cast<std::size_t>(count) * 8);
+    rec.add("h2d", 0.0);
+  }
+  void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) override {
+    std::memcpy(host, device, static_cast<std::size_t>(count) * 8);
+    rec.add("d2h", 0.0);
+  }
+  void add_device_panel(const void*, const void*, std::int64_t, PhaseRecorder&) override { unused(); }
+  std::vector<std::pair<std::string, double>> setup_seconds() const override { return {}; }
+  nlohmann::json placement() const override { return nlohmann::json::object(); }
+
+ private:
+  [[noreturn]] static void unused() { throw Error(ExitCode::internal, "not a step of the Row1D schedules"); }
+  GemmShape shape_;
+  std::int64_t rows_ = 0;
+  std::vector<double> a_, b_, c_;
+};
+
+struct Case {
+  Transport transport;
+  bool overlap, shared;
+  std::set<std::string> phases;
+};
+
+std::vector<double> small_integers(std::int64_t count, int salt) {
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int>((i * 7 + salt) % 9) - 4);
+  return v;
+}
+
+// One repeat of the schedule `c` picks, set up as GpuGemmRun sets it up; true when C is exact
+// where it lands and the phases are the schedule's.
+bool runs_exact(const Case& c, const GemmShape& s) {
+  const auto comm = Communicator::world();
+  GemmConfig cfg;
+  cfg.shape = s;
+  cfg.transport = c.transport;
+  cfg.overlap = c.overlap;
+  const RowPartition rows(s.m, comm.size());
+  const Block mine = rows.block(comm.rank());
+  HostGemm gpu;
+  auto schedule = row1d_gpu::make_schedule({cfg, comm, gpu, rows, c.shared});
+  gpu.hold_rows(schedule->rows_held());
+  gpu.reserve_inputs(schedule->own_inputs());
+  std::unique_ptr<BufferTransport> transport;
+  if (c.transport == Transport::nccl) {
+    transport = make_device_buffer_transport(comm, schedule->transport_stream(), schedule->transport_ctas());
+  }
+  PhaseRecorder setup, rec;
+  gpu.prepare({mine.count, s.n, s.k}, Precision::fp64, setup);
+  schedule->prepare(transport.get());
+
+  const std::vector<double> a = small_integers(s.m * s.k, 1), b = small_integers(s.k * s.n, 5);
+  std::vector<double> want(static_cast<std::size_t>(s.m * s.n), 0.0);
+  gpu.multiply_block({s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, want.data(), s.n, false});
+  std::vector<double> a_i(a.begin() + mine.offset * s.k, a.begin() + (mine.offset + mine.count) * s.k);
+  std::vector<double> c_i(static_cast<std::size_t>(mine.count * s.n), -1.0), c_full(want.size(), -1.0);
+  bool after = false;
+  schedule->multiply({a.data(), a_i.data(), b.data(), c_i.data(), c_full.data()}, rec, [&] { after = true; });
+
+  // C lands on rank 0 whole (nccl, overlap) or on every rank as its rows (staged, shared).
+  const bool gathered = c.transport == Transport::nccl && !c.shared;
+  bool ok = after;
+  if (gathered && comm.is_root()) ok = ok && c_full == want;
+  if (!gathered) ok = ok && std::equal(c_i.begin(), c_i.end(), want.begin() + mine.offset * s.n);
+  // Only rank 0 copies in and out under the phased nccl schedule.
+  std::set<std::string> phases = c.phases;
+  if (gathered && !c.overlap && !comm.is_root()) phases = {"scatter", "broadcast", "compute", "gather"};
+  const auto& got = rec.phases();
+  ok = ok && std::set<std::string>(got.begin(), got.end()) == phases;
+  return ok;
+}
+
+const std::set<std::string> kOverlapPhases{"h2d", "broadcast", "scatter", "compute", "gather", "d2h", "fill", "drain"};
+
+}  // namespace
+
+TEST(Row1DGpuSchedules, EveryScheduleGivesTheExactProductOnOddShapes) {
+  // The stand-in must be the device GPU work goes to: the first registered.
+  static const bool stand_in = [] {
+    if (gpu_support_built()) return false;
+    register_device_backend(std::make_unique<HostDevice>());
+    return true;
+  }();
+  if (!stand_in) GTEST_SKIP() << "this build has a real device: the gemm_gpu_* tests run these schedules on it";
+  const std::vector<std::pair<std::string, Case>> cases = {
+      {"staged", {Transport::mpi, false, false, {"h2d", "compute", "d2h"}}},
+      {"nccl", {Transport::nccl, false, false, {"h2d", "scatter", "broadcast", "compute", "gather", "d2h"}}},
+      {"shared mpi", {Transport::mpi, false, true, {"h2d", "compute", "d2h"}}},
+      {"shared nccl", {Transport::nccl, false, true, {"h2d", "allgather", "compute", "d2h"}}},
+      {"overlap", {Transport::nccl, true, false, kOverlapPhases}},
+      {"shared overlap", {Transport::nccl, true, true, {"h2d", "allgather", "compute", "d2h", "fill", "drain"}}},
+  };
+  for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{129, 67, 95}, GemmShape{5, 3, 2}}) {
+    for (const auto& [what, c] : cases) {
+      EXPECT_TRUE(all_ranks(runs_exact(c, s))) << what << " on " << s.m << "x" << s.n << "x" << s.k;
+    }
+  }
+}
