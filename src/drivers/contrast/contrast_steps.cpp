@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "contrast/contrast_steps.hpp"
-#include "scalebench/base/host.hpp"
 #include "results/results_dir.hpp"
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
 
 namespace scalebench::contrast {

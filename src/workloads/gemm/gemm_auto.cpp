@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "algorithms/node_shared.hpp"
-#include "scalebench/base/build_info.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/run_context.hpp"
 
 namespace scalebench {
@@ -28,15 +28,6 @@ double mem_available_bytes() {
   return -1;
 }
 
-// The versions a profile must match (profile_mismatch), as a record's "versions" holds them.
-nlohmann::json build_versions() {
-  return {{"scalebench", build_version()},
-          {"compiler", build_compiler()},
-          {"build_type", build_type()},
-          {"mpi_library", mpi_library_version()},
-          {"openblas", openblas_info()}};
-}
-
 // This host's profile when it is there and current; otherwise none and why (rank 0 only).
 std::optional<Profile> current_profile(std::string& why) {
   try {
@@ -47,7 +38,7 @@ std::optional<Profile> current_profile(std::string& why) {
       return std::nullopt;
     }
     Profile p = load_profile(source.path, source.origin);
-    if (const std::string stale = profile_mismatch(p, host_name(), build_versions()); !stale.empty()) {
+    if (const std::string stale = profile_mismatch(p, host_name(), profile_valid_for_here()); !stale.empty()) {
       why = fmt::format("profile {} is stale: {}", source.path, stale);
       return std::nullopt;
     }
