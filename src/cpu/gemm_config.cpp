@@ -191,13 +191,12 @@ std::string configuration_fields(const GemmConfig& cfg) {
   // `auto` options are resolved before the run; while they are not, they are part of what ranks agree on.
   const std::string autos = cfg.autos.any() ? " auto=" + auto_option_names(cfg.autos) : std::string();
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
-                     "dry_run={} peer={} mpi_chunk={} inject_error_rank={} transport={} resident={} share_gpu={} "
+                     "dry_run={} peer={} transport={} resident={} share_gpu={} "
                      "overlap={} algorithm={} grid={}x{} panel_width={} distribution={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
-                     to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer, cfg.mpi_chunk,
-                     cfg.inject_error_rank, to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap,
-                     to_string(cfg.algorithm), cfg.grid_rows, cfg.grid_cols, cfg.panel_width,
-                     to_string(cfg.distribution)) +
+                     to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer,
+                     to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap, to_string(cfg.algorithm),
+                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, to_string(cfg.distribution)) +
          autos;
 }
 

@@ -695,3 +695,41 @@ timeout_s: 60
     EXPECT_EQ(m["reason"].get<std::string>().rfind("skipped: cannot run here: ", 0), 0u) << m.dump();
   }
 }
+
+// What a study file does not pin is left to the model: its gemm runs get `auto` for the schedule
+// options, and their records say what was chosen among what; an option the file sets stays as set.
+TEST(StudyCli, UnpinnedOptionsAreLeftToTheModelAndPinnedOnesKept) {
+  const std::string dir = make_temp_dir();
+  const std::string body = R"(description: test study
+workload: gemm
+args: {n: 96, backend: openblas, threads: 1, reps: 1, warmup: 0}
+sweep:
+  ranks: [2]
+mpirun_args: [--oversubscribe, --bind-to, none]
+timeout_s: 120
+)";
+  const std::string free_file = write_study(dir, "free", "study: free\n" + body);
+  const CliRun free_run = run_scalebench("study " + free_file + " --out-dir " + dir + "/free");
+  ASSERT_EQ(free_run.exit_code, 0) << free_run.output;
+  const auto free_lines = jsonl(dir + "/free/runs.jsonl");
+  ASSERT_EQ(free_lines.size(), 1u);
+  const json& free_rec = free_lines[0]["record"];
+  ASSERT_TRUE(free_rec.contains("choice") && free_rec["choice"].is_object()) << free_rec.dump();
+  EXPECT_EQ(free_rec["choice"]["options"], "algorithm,grid,distribution,transport,overlap") << free_rec["choice"];
+  EXPECT_FALSE(free_rec["choice"]["alternatives"].empty());
+  // The key names what the file asked for: the defaults are not in it.
+  EXPECT_EQ(free_lines[0]["key"].get<std::string>().find("auto"), std::string::npos) << free_lines[0].dump();
+
+  std::string pinned_body = body;
+  pinned_body.replace(pinned_body.find("warmup: 0}"), 10, "warmup: 0, algorithm: summa2d}");
+  const std::string pinned_file = write_study(dir, "pinned", "study: pinned\n" + pinned_body);
+  const CliRun pinned_run = run_scalebench("study " + pinned_file + " --out-dir " + dir + "/pinned");
+  ASSERT_EQ(pinned_run.exit_code, 0) << pinned_run.output;
+  const auto pinned_lines = jsonl(dir + "/pinned/runs.jsonl");
+  ASSERT_EQ(pinned_lines.size(), 1u);
+  const json& rec = pinned_lines[0]["record"];
+  EXPECT_EQ(rec["config"]["algorithm"], "summa2d") << rec["config"];
+  ASSERT_TRUE(rec.contains("choice") && rec["choice"].is_object()) << rec.dump();
+  EXPECT_EQ(rec["choice"]["options"].get<std::string>().find("algorithm"), std::string::npos) << rec["choice"];
+  for (const auto& a : rec["choice"]["alternatives"]) EXPECT_EQ(a["algorithm"], "summa2d") << a;
+}

@@ -33,7 +33,7 @@ TEST(NcclGemm, RecordCarriesBusBandwidthPerPhase) {
   const auto comm = Communicator::world();
   GemmConfig cfg = integer_config({256, 192, 160}, Precision::fp64, Transport::nccl);
   cfg.reps = 3;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root() && comm.size() == 1) {
     // Alone, NCCL moves nothing: only the host copies are listed, and a note says why.
@@ -89,7 +89,7 @@ TEST(NcclGemm, OverlapRecordSaysWhatWasHidden) {
   GemmConfig cfg = integer_config({512, 384, 320}, Precision::fp64, Transport::nccl, true);
   cfg.fill = Fill::uniform;
   cfg.reps = 3;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& o = r.record.at("gpu").at("overlap");

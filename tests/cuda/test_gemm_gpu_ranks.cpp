@@ -35,7 +35,7 @@ TEST(GpuDistributedGemm, RecordCarriesTheGpuMapTransfersAndPeers) {
   cfg.peer = true;
   cfg.reps = 3;
   cfg.warmup = 1;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& rec = r.record;
@@ -68,9 +68,10 @@ TEST(GpuDistributedGemm, CorruptedElementOnOneRankFailsEverywhere) {
     const auto comm = Communicator::world();
     GemmConfig cfg = integer_config({40, 40, 40}, Precision::fp64, t);
     cfg.fill = Fill::uniform;
-    cfg.inject_error_rank = comm.size() - 1;
+    GemmTestHooks hooks;
+    hooks.inject_error_rank = comm.size() - 1;
     testing::internal::CaptureStderr();
-    const GemmResult r = run_distributed_gemm(cfg, comm);
+    const GemmResult r = run_distributed_gemm(cfg, comm, hooks);
     testing::internal::GetCapturedStderr();
     EXPECT_TRUE(all_ranks(!r.ok)) << to_string(t);
     if (comm.is_root()) {
@@ -85,7 +86,6 @@ TEST(GpuDistributedGemm, ResidentRunVerifiesOnTheDevice) {
   GemmConfig cfg = integer_config({130, 70, 90}, Precision::tf32, Transport::mpi);
   cfg.fill = Fill::uniform;
   cfg.resident = true;
-  cfg.keep_c = false;
   const GemmResult r = run_distributed_gemm(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {

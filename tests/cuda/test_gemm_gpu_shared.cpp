@@ -57,7 +57,7 @@ TEST(SharedGpuGemm, RecordTimesEveryGpuCopyingAtOnce) {
   cfg.distribution = GemmDistribution::shared;
   cfg.peer = true;
   cfg.reps = 3;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& peer = r.record.at("peer");

@@ -16,7 +16,7 @@ TEST(GpuSumma2D, ExactAndIdenticalToRow1DAtEveryPrecisionAndGrid) {
   const auto comm = Communicator::world();
   const GemmShape shape{61, 43, 77};
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
-    const GemmResult row = run_distributed_gemm(integer_config(shape, p, Transport::mpi), comm);
+    const GemmResult row = run_gemm_keeping_c(integer_config(shape, p, Transport::mpi), comm);
     const auto exact = comm.is_root() ? exact_integer_product(shape, 4321) : std::vector<double>();
     for (const ProcessGrid g : {ProcessGrid{1, comm.size()}, ProcessGrid{comm.size(), 1}}) {
       GemmConfig cfg = integer_config(shape, p, Transport::mpi);
@@ -24,7 +24,7 @@ TEST(GpuSumma2D, ExactAndIdenticalToRow1DAtEveryPrecisionAndGrid) {
       cfg.grid_rows = g.rows;
       cfg.grid_cols = g.cols;
       cfg.panel_width = 16;  // several panels, the last narrower
-      const GemmResult r = run_distributed_gemm(cfg, comm);
+      const GemmResult r = run_gemm_keeping_c(cfg, comm);
       bool same = true;
       if (comm.is_root()) same = r.c == exact && r.c == row.c;
       EXPECT_TRUE(all_ranks(r.ok)) << to_string(p) << " grid " << to_string(g);
@@ -40,7 +40,7 @@ TEST(GpuSumma2D, RecordHasDevicePhasesAndTheGpuOfEveryRank) {
   GemmConfig cfg = integer_config({96, 80, 64}, Precision::fp32, Transport::mpi);
   cfg.algorithm = GemmAlgorithm::summa2d;
   cfg.panel_width = 32;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     for (const char* ph : {"scatter", "broadcast", "h2d", "compute", "d2h", "gather", "setup_device_alloc"}) {

@@ -42,10 +42,10 @@ TEST(GpuSummaNccl, ExactAndIdenticalToRow1DOnEveryGridAndPrecision) {
   const GemmShape shape{61, 43, 77};
   const auto exact = comm.is_root() ? exact_integer_product(shape, 4321) : std::vector<double>();
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
-    const GemmResult row = run_distributed_gemm(integer_config(shape, p, Transport::mpi), comm);
+    const GemmResult row = run_gemm_keeping_c(integer_config(shape, p, Transport::mpi), comm);
     EXPECT_TRUE(all_ranks(row.ok)) << "row1d " << to_string(p);
     for (const ProcessGrid& g : grids(comm.size())) {
-      const GemmResult r = run_distributed_gemm(summa_nccl(shape, p, g), comm);
+      const GemmResult r = run_gemm_keeping_c(summa_nccl(shape, p, g), comm);
       bool same = true;
       if (comm.is_root()) same = r.c == exact && r.c == row.c;
       EXPECT_TRUE(all_ranks(r.ok)) << to_string(p) << " grid " << to_string(g);
@@ -58,7 +58,7 @@ TEST(GpuSummaNccl, RecordNamesTheTransportAndTheBytesEachRankReceived) {
   SKIP_WITHOUT_A_GPU_PER_RANK();
   const auto comm = Communicator::world();
   for (const ProcessGrid& g : grids(comm.size())) {
-    const GemmResult r = run_distributed_gemm(summa_nccl({96, 80, 64}, Precision::fp32, g), comm);
+    const GemmResult r = run_gemm_keeping_c(summa_nccl({96, 80, 64}, Precision::fp32, g), comm);
     bool ok = r.ok;
     if (comm.is_root()) {
       const auto& rec = r.record;

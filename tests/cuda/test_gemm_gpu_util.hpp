@@ -35,7 +35,6 @@ inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport 
   cfg.reps = 2;
   cfg.warmup = 0;
   cfg.quiet = true;
-  cfg.keep_c = true;
   cfg.seed = 4321;
   cfg.overlap = overlap;
   // Ranks beyond the visible GPUs share them (MPI transport only).
@@ -46,7 +45,7 @@ inline GemmConfig integer_config(const GemmShape& shape, Precision p, Transport 
 inline void expect_exact(const GemmShape& shape, Precision p, Transport t, bool overlap = false) {
   const auto comm = Communicator::world();
   const GemmConfig cfg = integer_config(shape, p, t, overlap);
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";

@@ -41,12 +41,12 @@ void expect_summa_exact(const GemmShape& shape, Precision p, GemmBackendKind bac
   const auto comm = Communicator::world();
   GemmConfig row = exact_config(shape, p, GemmAlgorithm::row1d, {}, panel);
   row.backend = backend;
-  const GemmResult reference = run_distributed_gemm(row, comm);
+  const GemmResult reference = run_gemm_keeping_c(row, comm);
   const auto exact = comm.is_root() ? exact_integer_product(shape, row.seed) : std::vector<double>();
   for (const ProcessGrid g : grids_of(comm.size())) {
     GemmConfig cfg = exact_config(shape, p, GemmAlgorithm::summa2d, g, panel);
     cfg.backend = backend;
-    const GemmResult r = run_distributed_gemm(cfg, comm);
+    const GemmResult r = run_gemm_keeping_c(cfg, comm);
     bool same = true;
     if (comm.is_root()) {
       same = r.c == exact && r.c == reference.c &&
@@ -79,8 +79,9 @@ TEST(Summa2D, ChunkedTransportGivesTheSameC) {
   const auto comm = Communicator::world();
   const GemmShape shape{37, 23, 41};
   GemmConfig cfg = exact_config(shape, Precision::fp64, GemmAlgorithm::summa2d, most_square_grid(comm.size()), 6);
-  cfg.mpi_chunk = 50;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  GemmTestHooks hooks;
+  hooks.mpi_chunk = 50;
+  const GemmResult r = run_gemm_keeping_c(cfg, comm, hooks);
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok && same));
@@ -93,7 +94,7 @@ TEST(Summa2D, RecordCountsTheBytesEachRankMoves) {
   GemmConfig cfg = exact_config(shape, Precision::fp64, GemmAlgorithm::summa2d, g, 16);
   cfg.reps = 2;
   cfg.peer = true;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& d = r.record.at("distribution");
@@ -126,7 +127,7 @@ TEST(Summa2D, TransportMeasuresWhatTheLayoutSaysForBothAlgorithms) {
   std::string digest[2];
   for (const GemmAlgorithm alg : {GemmAlgorithm::row1d, GemmAlgorithm::summa2d}) {
     GemmConfig cfg = exact_config(shape, Precision::fp64, alg, most_square_grid(comm.size()), 16);
-    const GemmResult r = run_distributed_gemm(cfg, comm);
+    const GemmResult r = run_gemm_keeping_c(cfg, comm);
     bool ok = r.ok;
     if (comm.is_root()) {
       const auto& d = r.record.at("distribution");

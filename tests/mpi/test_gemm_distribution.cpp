@@ -68,10 +68,10 @@ TEST(SharedDistribution, RecordHoldsBOncePerNodeAndMovesNothingInsideIt) {
   const GemmShape shape{33, 24, 40};
   GemmConfig cfg = distribution_config(shape, Precision::fp64, GemmDistribution::shared);
   cfg.peer = true;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   GemmConfig rep_cfg = cfg;
   rep_cfg.distribution = GemmDistribution::replicated;
-  const GemmResult rep = run_distributed_gemm(rep_cfg, comm);
+  const GemmResult rep = run_gemm_keeping_c(rep_cfg, comm);
   bool ok = r.ok && rep.ok;
   if (comm.is_root()) {
     const double b_bytes = 24.0 * 40 * 8;
@@ -118,7 +118,7 @@ TEST(SharedDistribution, WithoutSharedWindowsFallsBackToReplicatedAndSaysWhy) {
   const GemmShape shape{21, 19, 23};
   GemmConfig cfg = distribution_config(shape, Precision::fp64, GemmDistribution::shared);
   setenv("SCALEBENCH_NO_SHARED_WINDOWS", "1", 1);
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
   unsetenv("SCALEBENCH_NO_SHARED_WINDOWS");
   bool ok = r.ok;
   if (comm.is_root()) {

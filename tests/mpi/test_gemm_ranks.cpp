@@ -29,8 +29,9 @@ void expect_exact(const GemmShape& shape, GemmBackendKind backend, Precision p, 
   const auto comm = Communicator::world();
   GemmConfig cfg = exact_gemm_config(shape, p, 1234);
   cfg.backend = backend;
-  cfg.mpi_chunk = chunk;
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  GemmTestHooks hooks;
+  hooks.mpi_chunk = chunk;
+  const GemmResult r = run_gemm_keeping_c(cfg, comm, hooks);
   bool same = true;
   if (comm.is_root()) same = r.c == exact_integer_product(shape, cfg.seed);
   EXPECT_TRUE(all_ranks(r.ok)) << "verification failed";
@@ -57,7 +58,7 @@ TEST(DistributedGemm, ChunkedCollectivesGiveTheSameC) {
 
 TEST(DistributedGemm, RecordHasPhasesRatesAndVerdictOnRankZero) {
   const auto comm = Communicator::world();
-  const GemmResult r = run_distributed_gemm(small_config({48, 40, 32}, 3, 1), comm);
+  const GemmResult r = run_gemm_keeping_c(small_config({48, 40, 32}, 3, 1), comm);
   bool ok = r.ok;
   if (comm.is_root()) {
     const auto& rec = r.record;

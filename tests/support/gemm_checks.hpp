@@ -22,9 +22,10 @@ inline void expect_corruption_named(scalebench::GemmConfig cfg, const scalebench
                                     const std::string& what = {}) {
   using namespace scalebench;
   cfg.fill = Fill::uniform;
-  cfg.inject_error_rank = comm.size() - 1;
+  GemmTestHooks hooks;
+  hooks.inject_error_rank = comm.size() - 1;
   testing::internal::CaptureStderr();
-  const GemmResult r = run_distributed_gemm(cfg, comm);
+  const GemmResult r = run_distributed_gemm(cfg, comm, hooks);
   testing::internal::GetCapturedStderr();
   EXPECT_TRUE(all_ranks(!r.ok)) << "a wrong element passed: " << what;
   if (comm.is_root()) {
@@ -41,8 +42,8 @@ inline void expect_shared_same_as_replicated(const scalebench::GemmConfig& rep, 
   const auto comm = Communicator::world();
   GemmConfig sh = rep;
   sh.distribution = GemmDistribution::shared;
-  const GemmResult a = run_distributed_gemm(rep, comm);
-  const GemmResult b = run_distributed_gemm(sh, comm);
+  const GemmResult a = run_gemm_keeping_c(rep, comm);
+  const GemmResult b = run_gemm_keeping_c(sh, comm);
   bool same = true;
   if (comm.is_root()) {
     same = !b.c.empty() && b.c == a.c && b.c == exact_integer_product(rep.shape, rep.seed) &&

@@ -10,9 +10,18 @@
 #include <vector>
 
 #include "scalebench/cpu/gemm.hpp"
+#include "scalebench/mpi/mpi.hpp"
+
+// run_distributed_gemm with the gathered C kept (rank 0's result.c), plus any other test hooks.
+inline scalebench::GemmResult run_gemm_keeping_c(const scalebench::GemmConfig& cfg,
+                                                 const scalebench::Communicator& comm,
+                                                 scalebench::GemmTestHooks hooks = {}) {
+  hooks.keep_c = true;
+  return scalebench::run_distributed_gemm(cfg, comm, hooks);
+}
 
 // The configuration of the exact tests: integer fill (C is exact), one repeat, no warm-up, one
-// thread, C kept for comparison, no peer.
+// thread, no peer (run_gemm_keeping_c keeps C for comparison).
 inline scalebench::GemmConfig exact_gemm_config(const scalebench::GemmShape& shape, scalebench::Precision p,
                                                 std::uint64_t seed) {
   scalebench::GemmConfig cfg;
@@ -23,7 +32,6 @@ inline scalebench::GemmConfig exact_gemm_config(const scalebench::GemmShape& sha
   cfg.warmup = 0;
   cfg.threads = 1;
   cfg.quiet = true;
-  cfg.keep_c = true;
   cfg.peer = false;
   cfg.seed = seed;
   return cfg;

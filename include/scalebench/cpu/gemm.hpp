@@ -83,9 +83,6 @@ struct GemmConfig {
   bool peer = true;    // also time the bare library call on the same block
   bool quiet = false;  // no progress lines
   std::optional<std::string> json_path;
-  std::int64_t mpi_chunk = 0;  // 0 = largest MPI count; tests lower it (hidden option)
-  int inject_error_rank = -1;  // tests: corrupt one element of C on this rank (hidden)
-  bool keep_c = false;         // tests: return the gathered C in GemmResult (rank 0)
   // GPU options (used by --backend cublas)
   Transport transport = Transport::mpi;
   bool resident = false;   // generate inputs on the device: no host→device phase
@@ -99,6 +96,15 @@ struct GemmConfig {
   GemmAutoOptions autos;                                         // options left to the model (`auto`)
   nlohmann::json choice;  // rank 0: the record's "choice" once `auto` was resolved (null otherwise)
 };
+// What only tests set (hidden options --mpi-chunk and --inject-error-rank), given to the run beside
+// its configuration so that the configuration holds only what a user chooses. All ranks must
+// pass the same hooks (they join the configuration agreement); the record's config shows mpi_chunk.
+struct GemmTestHooks {
+  std::int64_t mpi_chunk = 0;  // largest element count per MPI call; 0 = the largest MPI count
+  int inject_error_rank = -1;  // corrupt one element of C on this rank after the multiply
+  bool keep_c = false;         // return the gathered C in GemmResult (rank 0)
+};
+
 // The options of `autos` as words ("algorithm,distribution"; "" when none).
 std::string auto_option_names(const GemmAutoOptions& a);
 
@@ -145,11 +151,11 @@ double time_bare_cblas(const GemmShape& local, Precision p, const void* a, const
 struct GemmResult {
   bool ok = false;
   nlohmann::json record;  // the full run record (rank 0)
-  std::vector<double> c;  // the gathered C as doubles, when cfg.keep_c (rank 0)
+  std::vector<double> c;  // the gathered C as doubles, when hooks.keep_c (rank 0)
 };
 
 // Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the
 // human table on rank 0 unless quiet. Throws scalebench::Error on failures detected before work.
-GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm);
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks = {});
 
 }  // namespace scalebench

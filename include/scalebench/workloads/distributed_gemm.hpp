@@ -111,8 +111,9 @@ class DistributedGemm {
 };
 
 // Row1D, or Summa2D on resolve_grid(cfg, comm.size()). `gpu` is the same object as `local` when
-// the backend is a GPU (Row1D's device schedules use it), else null. Both must outlive the result.
-std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, const Communicator& comm,
-                                                       LocalGemm& local, GpuGemm* gpu);
+// the backend is a GPU (Row1D's device schedules use it), else null. Both must outlive the result,
+// and so must `cfg` and `hooks`.
+std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, const GemmTestHooks& hooks,
+                                                       const Communicator& comm, LocalGemm& local, GpuGemm* gpu);
 
 }  // namespace scalebench

@@ -23,11 +23,11 @@ GemmCheck agree_on_rows(const RowCheck& mine, std::int64_t row_offset, bool gath
 nlohmann::json bytes_per_rank_json(const std::vector<std::int64_t>& elements, std::size_t element_bytes);
 
 template <class T>
-std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
-                                            GpuGemm* gpu);
+std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm,
+                                            LocalGemm& local, GpuGemm* gpu);
 template <class T>
-std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
-                                              GpuGemm* gpu);
+std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const GemmTestHooks& hooks,
+                                              const Communicator& comm, LocalGemm& local, GpuGemm* gpu);
 
 // The record's one line on the communication section (TimedTransport::to_json): seconds in
 // transport calls and the most bytes a rank received; empty where it is null.

@@ -48,8 +48,9 @@ std::string distribution_line(const nlohmann::json& d) {
 template <class T>
 class Row1D final : public DistributedGemm {
  public:
-  Row1D(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local, GpuGemm* gpu)
+  Row1D(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm, LocalGemm& local, GpuGemm* gpu)
       : cfg_(cfg),
+        hooks_(hooks),
         comm_(comm),
         local_(local),
         rows_(cfg.shape.m, comm.size()),
@@ -58,9 +59,9 @@ class Row1D final : public DistributedGemm {
         a_displs_(rows_.offsets_times(cfg.shape.k)),
         c_counts_(rows_.counts_times(cfg.shape.n)),
         c_displs_(rows_.offsets_times(cfg.shape.n)),
-        chunk_(cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount),
+        chunk_(hooks.mpi_chunk > 0 ? hooks.mpi_chunk : kMaxMpiCount),
         transport_(std::make_unique<TimedTransport>(make_mpi_transport(chunk_))) {
-    if (gpu != nullptr) gpu_run_.emplace(cfg, comm, *gpu, rows_);
+    if (gpu != nullptr) gpu_run_.emplace(cfg, comm, *gpu, rows_, hooks.inject_error_rank);
   }
 
   GemmAlgorithm algorithm() const override { return GemmAlgorithm::row1d; }
@@ -122,7 +123,7 @@ class Row1D final : public DistributedGemm {
       gpu_run_->multiply(a_full(), a_mine_, b(), c_mine_, c_full(), rec);
     } else {
       local_.multiply(a_mine_, b(), c_mine_, rec);
-      if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) {
+      if (hooks_.inject_error_rank == comm_.rank() && mine_.count > 0) {
         c_mine_[static_cast<std::size_t>((mine_.count / 2) * s.n + s.n / 2)] += T(1);  // test hook
       }
     }
@@ -325,6 +326,7 @@ class Row1D final : public DistributedGemm {
   T* b() const { return shared_ ? shared_->b() : const_cast<T*>(b_.data()); }
 
   const GemmConfig& cfg_;
+  const GemmTestHooks& hooks_;
   const Communicator& comm_;
   LocalGemm& local_;
   const RowPartition rows_;
@@ -352,13 +354,13 @@ class Row1D final : public DistributedGemm {
 }  // namespace
 
 template <class T>
-std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
-                                            GpuGemm* gpu) {
-  return std::make_unique<Row1D<T>>(cfg, comm, local, gpu);
+std::unique_ptr<DistributedGemm> make_row1d(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm,
+                                            LocalGemm& local, GpuGemm* gpu) {
+  return std::make_unique<Row1D<T>>(cfg, hooks, comm, local, gpu);
 }
-template std::unique_ptr<DistributedGemm> make_row1d<double>(const GemmConfig&, const Communicator&, LocalGemm&,
-                                                             GpuGemm*);
-template std::unique_ptr<DistributedGemm> make_row1d<float>(const GemmConfig&, const Communicator&, LocalGemm&,
-                                                            GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_row1d<double>(const GemmConfig&, const GemmTestHooks&,
+                                                             const Communicator&, LocalGemm&, GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_row1d<float>(const GemmConfig&, const GemmTestHooks&,
+                                                            const Communicator&, LocalGemm&, GpuGemm*);
 
 }  // namespace scalebench

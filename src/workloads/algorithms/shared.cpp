@@ -50,13 +50,14 @@ nlohmann::json bytes_per_rank_json(const std::vector<std::int64_t>& elements, st
   return out;
 }
 
-std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, const Communicator& comm,
-                                                       LocalGemm& local, GpuGemm* gpu) {
+std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, const GemmTestHooks& hooks,
+                                                       const Communicator& comm, LocalGemm& local, GpuGemm* gpu) {
   const bool fp64 = cfg.precision == Precision::fp64;
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
-    return fp64 ? make_summa2d<double>(cfg, comm, local, gpu) : make_summa2d<float>(cfg, comm, local, gpu);
+    return fp64 ? make_summa2d<double>(cfg, hooks, comm, local, gpu)
+                : make_summa2d<float>(cfg, hooks, comm, local, gpu);
   }
-  return fp64 ? make_row1d<double>(cfg, comm, local, gpu) : make_row1d<float>(cfg, comm, local, gpu);
+  return fp64 ? make_row1d<double>(cfg, hooks, comm, local, gpu) : make_row1d<float>(cfg, hooks, comm, local, gpu);
 }
 
 }  // namespace scalebench

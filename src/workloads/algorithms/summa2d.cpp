@@ -71,8 +71,9 @@ struct BlockPlaces {
 template <class T>
 class Summa2D final : public DistributedGemm {
  public:
-  Summa2D(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local, GpuGemm* gpu)
+  Summa2D(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm, LocalGemm& local, GpuGemm* gpu)
       : cfg_(cfg),
+        hooks_(hooks),
         comm_(comm),
         local_(local),
         gpu_(gpu),
@@ -104,7 +105,7 @@ class Summa2D final : public DistributedGemm {
     if (device_) {
       prepare_device(setup);
     } else {
-      transport_ = std::make_unique<TimedTransport>(make_mpi_transport(cfg_.mpi_chunk));
+      transport_ = std::make_unique<TimedTransport>(make_mpi_transport(hooks_.mpi_chunk));
       places_ = {a_.data(),
                  b_.data(),
                  c_.data(),
@@ -144,7 +145,7 @@ class Summa2D final : public DistributedGemm {
       }
     }
     if (!device_) local_.end_sum(c_.data(), rec);  // on the device C stays there until the gather
-    if (cfg_.inject_error_rank == comm_.rank() && !c_.empty()) {
+    if (hooks_.inject_error_rank == comm_.rank() && !c_.empty()) {
       // Test hook: more than the precision's tolerance can hide.
       const std::int64_t at = (me.mi / 2) * me.nj + me.nj / 2;
       const double amount = detectable_corruption(cfg_.shape, cfg_.precision);
@@ -422,6 +423,7 @@ class Summa2D final : public DistributedGemm {
   }
 
   const GemmConfig& cfg_;
+  const GemmTestHooks& hooks_;
   const Communicator& comm_;
   LocalGemm& local_;
   GpuGemm* gpu_;       // the same object as local_ on a GPU, else null
@@ -444,13 +446,13 @@ class Summa2D final : public DistributedGemm {
 }  // namespace
 
 template <class T>
-std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const Communicator& comm, LocalGemm& local,
-                                              GpuGemm* gpu) {
-  return std::make_unique<Summa2D<T>>(cfg, comm, local, gpu);
+std::unique_ptr<DistributedGemm> make_summa2d(const GemmConfig& cfg, const GemmTestHooks& hooks,
+                                              const Communicator& comm, LocalGemm& local, GpuGemm* gpu) {
+  return std::make_unique<Summa2D<T>>(cfg, hooks, comm, local, gpu);
 }
-template std::unique_ptr<DistributedGemm> make_summa2d<double>(const GemmConfig&, const Communicator&, LocalGemm&,
-                                                               GpuGemm*);
-template std::unique_ptr<DistributedGemm> make_summa2d<float>(const GemmConfig&, const Communicator&, LocalGemm&,
-                                                              GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_summa2d<double>(const GemmConfig&, const GemmTestHooks&,
+                                                               const Communicator&, LocalGemm&, GpuGemm*);
+template std::unique_ptr<DistributedGemm> make_summa2d<float>(const GemmConfig&, const GemmTestHooks&,
+                                                              const Communicator&, LocalGemm&, GpuGemm*);
 
 }  // namespace scalebench

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -97,10 +98,16 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   if (!o.auto_memory.empty()) {
     cfg.autos.host_bytes_per_node = parse_integer("--auto-memory-per-node", o.auto_memory, 1, kInt64Max);
   }
-  cfg.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
-  cfg.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
   validate(cfg);
   return cfg;
+}
+
+// The hidden options only tests give, kept out of the configuration (GemmTestHooks).
+GemmTestHooks to_hooks(const GemmOptions& o) {
+  GemmTestHooks hooks;
+  hooks.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
+  hooks.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
+  return hooks;
 }
 
 }  // namespace
@@ -172,12 +179,7 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
 
 namespace {
 
-// `auto` options resolved on every rank (resolve_gemm_auto), then the run.
-GemmResult run_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  return run_distributed_gemm(resolve_gemm_auto(cfg, comm), comm);
-}
-
-std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
+std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
   auto opts = std::make_shared<GemmOptions>();
   app->add_option("--n", opts->n, "Matrix size n (C is m x n); sets m and k too unless given [4096]");
   app->add_option("--m", opts->m, "Rows of A and C [n]");
@@ -226,13 +228,38 @@ std::function<GemmConfig()> add_gemm_options(CLI::App* app) {
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");
 
-  return [opts, app] { return to_config(*opts, *app); };
+  return opts;
 }
+
+// The command: the configuration and, beside it, the test hooks the hidden options set.
+class GemmCommand final : public WorkloadCommand {
+ public:
+  GemmCommand(std::shared_ptr<const GemmOptions> opts, const CLI::App& app) : opts_(std::move(opts)), app_(app) {}
+  void configure() override {
+    cfg_ = to_config(*opts_, app_);
+    hooks_ = to_hooks(*opts_);
+  }
+  std::optional<std::string> json_path() const override { return cfg_.json_path; }
+  // `auto` options resolved on every rank (resolve_gemm_auto), then the run.
+  bool run(const Communicator& comm) const override {
+    return run_distributed_gemm(resolve_gemm_auto(cfg_, comm), comm, hooks_).ok;
+  }
+  PredictedWorkload predict(const Profile& p, const MachineLayout& m) const override {
+    return gemm_prediction(cfg_, p, m);
+  }
+
+ private:
+  std::shared_ptr<const GemmOptions> opts_;
+  const CLI::App& app_;
+  GemmConfig cfg_;
+  GemmTestHooks hooks_;
+};
 
 }  // namespace
 
 std::shared_ptr<WorkloadCommand> add_gemm_command(CLI::App& app) {
-  return std::make_shared<ConfigCommand<GemmConfig, GemmResult>>(add_gemm_options(&app), run_gemm, gemm_prediction);
+  auto opts = add_gemm_options(&app);
+  return std::make_shared<GemmCommand>(std::move(opts), app);
 }
 
 }  // namespace scalebench

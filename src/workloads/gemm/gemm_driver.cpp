@@ -70,7 +70,8 @@ std::string c_digest(const void* c, std::size_t bytes) {
 }
 
 // The record's "config": the configuration as resolved on every rank.
-nlohmann::json config_json(const GemmConfig& cfg, int threads, int generate_threads, const nlohmann::json& grid) {
+nlohmann::json config_json(const GemmConfig& cfg, const GemmTestHooks& hooks, int threads, int generate_threads,
+                           const nlohmann::json& grid) {
   const auto& s = cfg.shape;
   nlohmann::json c = {{"m", s.m},
                       {"n", s.n},
@@ -91,7 +92,7 @@ nlohmann::json config_json(const GemmConfig& cfg, int threads, int generate_thre
                       {"algorithm", to_string(cfg.algorithm)},
                       {"distribution", to_string(cfg.distribution)},
                       {"grid", grid},
-                      {"mpi_chunk", cfg.mpi_chunk > 0 ? cfg.mpi_chunk : kMaxMpiCount}};
+                      {"mpi_chunk", hooks.mpi_chunk > 0 ? hooks.mpi_chunk : kMaxMpiCount}};
   describe_algorithm(cfg).add_config(cfg, c);
   return c;
 }
@@ -175,13 +176,16 @@ std::vector<double> copy_of_c(const HostMatrices& whole, const GemmShape& s) {
 // The run of one gemm configuration on this rank, as the harness asks for it.
 class GemmRun final : public RankWorkload {
  public:
-  GemmRun(const GemmConfig& cfg, const Communicator& comm)
-      : cfg_(cfg), comm_(comm), alg_desc_(describe_algorithm(cfg)) {}
+  GemmRun(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm)
+      : cfg_(cfg), hooks_(hooks), comm_(comm), alg_desc_(describe_algorithm(cfg)) {}
 
   HarnessSettings settings() const override {
     return {"gemm", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, cfg_.json_path};
   }
-  std::string configuration_fields() const override { return scalebench::configuration_fields(cfg_); }
+  std::string configuration_fields() const override {
+    return scalebench::configuration_fields(cfg_) +
+           fmt::format(" mpi_chunk={} inject_error_rank={}", hooks_.mpi_chunk, hooks_.inject_error_rank);
+  }
 
   void check(const Communicator& comm) override {
     validate(cfg_);
@@ -241,7 +245,7 @@ class GemmRun final : public RankWorkload {
   }
 
   void prepare(PhaseRecorder& setup) override {
-    alg_ = make_distributed_gemm(cfg_, comm_, *backend_, gpu_);
+    alg_ = make_distributed_gemm(cfg_, hooks_, comm_, *backend_, gpu_);
     alg_->prepare(setup);
     x_ = freivalds_vector(cfg_.seed, cfg_.shape.n);
     threads_ = backend_->describe().value("threads", 1);
@@ -268,7 +272,7 @@ class GemmRun final : public RankWorkload {
       full_ = fp64 ? full_verification<double>(cfg_, comm_, whole) : full_verification<float>(cfg_, comm_, whole);
       overall_.ok = overall_.ok && full_["ok"].get<bool>();
     }
-    if (cfg_.keep_c && comm_.is_root())
+    if (hooks_.keep_c && comm_.is_root())
       c_ = fp64 ? copy_of_c<double>(whole, cfg_.shape) : copy_of_c<float>(whole, cfg_.shape);
     if (comm_.is_root() && whole.c != nullptr) {
       c_digest_ = c_digest(whole.c,
@@ -315,6 +319,7 @@ class GemmRun final : public RankWorkload {
 
  private:
   GemmConfig cfg_;
+  GemmTestHooks hooks_;
   const Communicator& comm_;
   const AlgorithmDescription& alg_desc_;
   std::string fallback_;  // why --distribution shared will run as replicated (empty: it will not)
@@ -327,7 +332,7 @@ class GemmRun final : public RankWorkload {
   nlohmann::json full_ = nullptr, peer_ = nullptr;
   nlohmann::json c_digest_ = nullptr;
   int generate_threads_ = 0, threads_ = 1;
-  std::vector<double> c_;  // the gathered C (keep_c, rank 0)
+  std::vector<double> c_;  // the gathered C (hooks_.keep_c, rank 0)
 };
 
 void GemmRun::dry_run(const Communicator& comm) {
@@ -384,7 +389,7 @@ RunSections GemmRun::sections(const Summaries& s) {
   const double e2e_s = phase_median(s.timed, phase::end_to_end);
   // The grid as the algorithm wrote it (its distribution section).
   const ProcessGrid g = alg_desc_.grid(cfg_, comm_.size());
-  RunSections out{config_json(cfg_, threads_, generate_threads_, {g.rows, g.cols}),
+  RunSections out{config_json(cfg_, hooks_, threads_, generate_threads_, {g.rows, g.cols}),
                   backend_->describe(),
                   {{"flops_per_multiply", flops},
                    {"compute_gflops", compute_s > 0 ? flops / compute_s / 1e9 : 0.0},
@@ -408,8 +413,8 @@ RunSections GemmRun::sections(const Summaries& s) {
 
 }  // namespace
 
-GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  GemmRun run(cfg, comm);
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks) {
+  GemmRun run(cfg, hooks, comm);
   HarnessResult h = run_rank_harness(run, comm);
   GemmResult result;
   result.ok = h.ok;

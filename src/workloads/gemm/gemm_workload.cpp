@@ -94,6 +94,12 @@ class GemmWorkload final : public Workload {
     const double rounded = std::floor(n / 256) * 256;
     return fmt::format("{:.0f}", std::clamp(rounded, 512.0, 32768.0));
   }
+
+  // Every option `auto` resolves (docs/model.md): what a study does not pin, the model decides.
+  std::vector<std::pair<std::string, std::string>> study_defaults() const override {
+    return {
+        {"algorithm", "auto"}, {"grid", "auto"}, {"distribution", "auto"}, {"transport", "auto"}, {"overlap", "auto"}};
+  }
 };
 
 }  // namespace

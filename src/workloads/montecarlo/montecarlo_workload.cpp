@@ -91,6 +91,9 @@ class MonteCarloWorkload final : public Workload {
     }
     return fmt::format("{}e{}", mantissa, exponent);
   }
+
+  // No option of Monte Carlo is left to the model.
+  std::vector<std::pair<std::string, std::string>> study_defaults() const override { return {}; }
 };
 
 }  // namespace

@@ -33,11 +33,13 @@ constexpr double kPeerCopyMaxBytes = 1024.0 * 1024 * 1024;
 
 }  // namespace
 
-GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows)
+GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows,
+                       int inject_error_rank)
     : cfg_(cfg),
       comm_(comm),
       gpu_(gpu),
       rows_(rows),
+      inject_error_rank_(inject_error_rank),
       mine_(rows.block(comm.rank())),
       b_rows_(cfg.shape.k, comm.size()) {}
 
@@ -77,7 +79,7 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
   // The element the CPU path corrupts, corrupted where the result lives (on the device), by more
   // than the precision's tolerance can hide.
   const auto inject = [&] {
-    if (cfg_.inject_error_rank == comm_.rank() && mine_.count > 0) {
+    if (inject_error_rank_ == comm_.rank() && mine_.count > 0) {
       gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
     }
   };

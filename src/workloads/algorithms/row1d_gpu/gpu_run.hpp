@@ -26,7 +26,9 @@ namespace scalebench {
 
 class GpuGemmRun {
  public:
-  GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows);
+  // `inject_error_rank`: the test hook (GemmTestHooks) that corrupts one element of this rank's C.
+  GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm& gpu, const RowPartition& rows,
+             int inject_error_rank);
 
   // Host matrices: none with --resident.
   bool needs_host_matrices() const noexcept { return !cfg_.resident; }
@@ -82,6 +84,7 @@ class GpuGemmRun {
   const Communicator& comm_;
   GpuGemm& gpu_;
   const RowPartition& rows_;
+  const int inject_error_rank_;
   Block mine_;
   const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
   OverlapPlan plan_;           // --overlap (the record's description of the pipeline)
