@@ -236,8 +236,14 @@ GemmChoice choose_gemm(const GemmConfig& cfg, const ChoiceFacts& facts, const Pr
   if (feasible.empty()) {
     std::string all;
     for (const auto& a : c.alternatives) all += fmt::format("; {}: {}", alternative_text(a.cfg, m.ranks()), a.why);
-    throw UsageError(
-        fmt::format("auto ({}) found no alternative this run accepts{}", auto_option_names(cfg.autos), all));
+    const std::string what = fmt::format("auto ({}) found no alternative this run accepts{}",
+                                         auto_option_names(cfg.autos), all);
+    // Every alternative refused for memory: the machine cannot hold the run (as for a pinned run).
+    const bool memory_only = std::all_of(c.alternatives.begin(), c.alternatives.end(), [](const GemmAlternative& a) {
+      return a.why.rfind("refused: needs ", 0) == 0 && a.why.find(" memory ") != std::string::npos;
+    });
+    if (memory_only) throw ResourceError(what);
+    throw UsageError(what);
   }
   if (predicted.empty()) {
     c.by_model = false;
