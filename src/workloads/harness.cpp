@@ -42,7 +42,7 @@ void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const H
 
 HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   const HarnessSettings settings = w.settings();
-  agree_on_configuration(comm, settings.name, w.configuration_fields());
+  if (!settings.agreed) agree_on_configuration(comm, settings.name, w.configuration_fields());
   agree(comm, [&] { w.check(comm); });
   agree(comm, [&] { w.check_resources(comm); });
   RankSetup placed = w.place(comm);

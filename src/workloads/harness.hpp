@@ -30,6 +30,7 @@ struct HarnessSettings {
   std::string name;  // the subcommand and the record's "subcommand" ("gemm")
   int warmup = 1, reps = 5;
   bool quiet = false, dry_run = false;
+  bool agreed = false;  // every rank's configuration already agreed by the caller (not asked again)
   std::optional<std::string> json_path;
 };
 

@@ -100,8 +100,8 @@ TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
     EXPECT_FALSE(rep->feasible);
     EXPECT_NE(rep->why.find("host memory"), std::string::npos) << rep->why;
   }
-  f.host_bytes_per_node = 1 << 20;  // nothing fits
-  EXPECT_THROW(choose_gemm(c, f, &synthetic()), UsageError);
+  f.host_bytes_per_node = 1 << 20;  // nothing fits: the machine cannot hold the run (exit 3, as pinned)
+  EXPECT_THROW(choose_gemm(c, f, &synthetic()), ResourceError);
 }
 
 TEST(GemmChoice, GpusWithNcclFiguresTakeNccl) {

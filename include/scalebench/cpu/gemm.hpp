@@ -105,6 +105,11 @@ struct GemmTestHooks {
   bool keep_c = false;         // return the gathered C in GemmResult (rank 0)
 };
 
+// The hooks that change what ranks do, as configuration words (agreed with the configuration).
+inline std::string test_hook_fields(const GemmTestHooks& h) {
+  return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank);
+}
+
 // The options of `autos` as words ("algorithm,distribution"; "" when none).
 std::string auto_option_names(const GemmAutoOptions& a);
 
@@ -156,6 +161,8 @@ struct GemmResult {
 
 // Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the
 // human table on rank 0 unless quiet. Throws scalebench::Error on failures detected before work.
-GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks = {});
+// `agreed`: the caller has already checked that every rank holds the same configuration and hooks.
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks = {},
+                                bool agreed = false);
 
 }  // namespace scalebench

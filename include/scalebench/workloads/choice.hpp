@@ -67,11 +67,11 @@ std::string choice_table(const GemmChoice& c, const GemmAutoOptions& autos);
 // "row1d 4x1 shared transport mpi no-overlap": an alternative's options in words.
 std::string alternative_text(const GemmConfig& alt, int ranks);
 
-// Collective over `comm`: resolves cfg.autos as the run would see it (this build, the nodes' free
-// memory and shared windows, the GPU's memory, this host's profile when current) on rank 0,
-// broadcasts the choice; returns the configuration to run, with `choice` set on rank 0 and
-// `autos` cleared. Prints the ranking on rank 0 unless quiet. An AgreedError (usage) on every
-// rank when no alternative is feasible.
+// Collective over `comm`, whose ranks have agreed on `cfg` (agree_on_configuration): resolves cfg.autos as the run
+// would see it (this build, the nodes' free memory and shared windows, the GPU's memory, this host's profile when
+// current) on rank 0, broadcasts the choice; returns the configuration to run, with `choice` set on rank 0 and `autos`
+// cleared. Prints the ranking on rank 0 unless quiet. An AgreedError (usage) on every rank when no alternative is
+// feasible.
 GemmConfig resolve_gemm_auto(const GemmConfig& cfg, const Communicator& comm);
 
 }  // namespace scalebench

@@ -52,7 +52,7 @@ std::optional<Profile> current_profile(std::string& why) {
 // Collective: the layout, NCCL in this build, shared windows, free host memory and GPU memory.
 ChoiceFacts machine_facts(const GemmConfig& cfg, const std::vector<GemmConfig>& alts, const Communicator& comm) {
   ChoiceFacts f;
-  const Communicator node = comm.split_shared();
+  const Communicator& node = comm.node();
   f.layout.ranks_per_node = static_cast<int>(comm.max(static_cast<std::int64_t>(node.size())));
   f.layout.nodes = static_cast<int>(comm.sum(static_cast<std::int64_t>(node.rank() == 0 ? 1 : 0)));
   // Blocks of ranks per node (the model's layout); uneven nodes are predicted as the fullest.
@@ -86,7 +86,6 @@ ChoiceFacts machine_facts(const GemmConfig& cfg, const std::vector<GemmConfig>& 
 
 GemmConfig resolve_gemm_auto(const GemmConfig& cfg, const Communicator& comm) {
   if (!cfg.autos.any()) return cfg;
-  agree_on_configuration(comm, "gemm", configuration_fields(cfg));
   const std::vector<GemmConfig> alts = gemm_alternatives(cfg, comm.size());
   ChoiceFacts facts = machine_facts(cfg, alts, comm);
   int taken = -1;

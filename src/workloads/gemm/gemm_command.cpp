@@ -240,9 +240,11 @@ class GemmCommand final : public WorkloadCommand {
     hooks_ = to_hooks(*opts_);
   }
   std::optional<std::string> json_path() const override { return cfg_.json_path; }
-  // `auto` options resolved on every rank (resolve_gemm_auto), then the run.
+  // The configuration agreed once (every rank asked for the same run), `auto` options resolved
+  // on every rank alike (resolve_gemm_auto), then the run.
   bool run(const Communicator& comm) const override {
-    return run_distributed_gemm(resolve_gemm_auto(cfg_, comm), comm, hooks_).ok;
+    agree_on_configuration(comm, "gemm", configuration_fields(cfg_) + test_hook_fields(hooks_));
+    return run_distributed_gemm(resolve_gemm_auto(cfg_, comm), comm, hooks_, /*agreed=*/true).ok;
   }
   PredictedWorkload predict(const Profile& p, const MachineLayout& m) const override {
     return gemm_prediction(cfg_, p, m);

@@ -176,15 +176,14 @@ std::vector<double> copy_of_c(const HostMatrices& whole, const GemmShape& s) {
 // The run of one gemm configuration on this rank, as the harness asks for it.
 class GemmRun final : public RankWorkload {
  public:
-  GemmRun(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm)
-      : cfg_(cfg), hooks_(hooks), comm_(comm), alg_desc_(describe_algorithm(cfg)) {}
+  GemmRun(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm, bool agreed)
+      : cfg_(cfg), hooks_(hooks), comm_(comm), alg_desc_(describe_algorithm(cfg)), agreed_(agreed) {}
 
   HarnessSettings settings() const override {
-    return {"gemm", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, cfg_.json_path};
+    return {"gemm", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, agreed_, cfg_.json_path};
   }
   std::string configuration_fields() const override {
-    return scalebench::configuration_fields(cfg_) +
-           fmt::format(" mpi_chunk={} inject_error_rank={}", hooks_.mpi_chunk, hooks_.inject_error_rank);
+    return scalebench::configuration_fields(cfg_) + test_hook_fields(hooks_);
   }
 
   void check(const Communicator& comm) override {
@@ -207,7 +206,7 @@ class GemmRun final : public RankWorkload {
     const auto& s = cfg_.shape;
     fallback_ = alg_desc_.shared_fallback(cfg_, comm);
     host_bytes_ = alg_desc_.host_bytes(cfg_, comm, fallback_);
-    const Communicator node = comm.split_shared();
+    const Communicator& node = comm.node();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
     const double node_need = node.sum(static_cast<double>(host_bytes_));
     const std::int64_t avail = mem_available_bytes();
@@ -322,6 +321,7 @@ class GemmRun final : public RankWorkload {
   GemmTestHooks hooks_;
   const Communicator& comm_;
   const AlgorithmDescription& alg_desc_;
+  bool agreed_ = false;   // the configuration was agreed before the run (by its command)
   std::string fallback_;  // why --distribution shared will run as replicated (empty: it will not)
   std::int64_t host_bytes_ = 0;
   std::unique_ptr<LocalGemm> backend_;
@@ -413,8 +413,9 @@ RunSections GemmRun::sections(const Summaries& s) {
 
 }  // namespace
 
-GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks) {
-  GemmRun run(cfg, hooks, comm);
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks,
+                                bool agreed) {
+  GemmRun run(cfg, hooks, comm, agreed);
   HarnessResult h = run_rank_harness(run, comm);
   GemmResult result;
   result.ok = h.ok;

@@ -230,7 +230,7 @@ class MonteCarloRun final : public RankWorkload {
   }
 
   HarnessSettings settings() const override {
-    return {"montecarlo", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, cfg_.json_path};
+    return {"montecarlo", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, false, cfg_.json_path};
   }
   std::string configuration_fields() const override { return scalebench::configuration_fields(cfg_); }
   void check(const Communicator& comm) override {
