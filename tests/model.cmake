@@ -16,3 +16,6 @@ scalebench_add_test(NAME calibrate_wait KIND mpi SOURCES ${_model}/mpi/test_cali
                     TIMEOUT 60)
 scalebench_add_test(NAME tools_run KIND cli SOURCES ${_model}/cli/test_cli_tools_run.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 600)
+# tools/misses: the miss distribution over fixture records with known misses, and its refusals.
+scalebench_add_test(NAME misses KIND cli SOURCES ${_model}/cli/test_cli_misses.cpp ${_model}/cli/cli_runner.cpp
+                    LABELS model TIMEOUT 120)
