@@ -26,6 +26,10 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
       {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast, study) on a workstation"},
+      {"SCALEBENCH_POWERCAP_ROOT", "/sys/class/powercap",
+       "gemm, montecarlo: the powercap tree whose RAPL counters (package-N and their dram) give the CPUs' energy"},
+      {"SCALEBENCH_NVML_LIBRARY", "libnvidia-ml.so.1",
+       "gemm, montecarlo: the NVML library (the GPU driver's) whose energy counters give the GPUs' energy"},
       {"SCALEBENCH_PYTHON", "unset",
        "report (and contrast, study at their end): the Python with matplotlib that draws report.html; else python3 on "
        "PATH, else /usr/bin/python3"},

@@ -11,26 +11,33 @@ namespace scalebench {
 namespace {
 
 // Warm-up and timed repeats: end to end around each repeat, its check after.
-int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec) {
+// The energy counters are read at each repeat's start (after its barrier) and after the last.
+int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, EnergyRun& energy,
+                const Communicator& comm) {
   const int total = loop.total();
   for (int rep = 0; rep < total; ++rep) {
     const double t0 = loop.begin(rep, rec);
+    energy.mark();
     w.repeat(rec);
     rec.add(phase::end_to_end, wall_seconds() - t0);
     w.check_repeat(rep, rec);
     rec.next_repeat();
     loop.end(rep);
   }
+  comm.barrier();
+  energy.mark();
   return total;
 }
 
 // Rank 0: the shared sections with the prediction, the table, the failure lines, --json.
-void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings) {
+void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings,
+                    const nlohmann::json& energy) {
   RunSections sections = w.sections(s);
   sections.predict = [&w](const Profile& p, const MachineLayout& m) { return w.predict(p, m); };
   run.finish(s.setup, s.timed, std::move(sections));
+  run.json()["energy"] = energy;
   if (!settings.quiet) {
-    const std::string out = w.table(run.json(), s, run.warnings());
+    const std::string out = w.table(run.json(), s, run.warnings()) + EnergyRun::table_line(run.json()["energy"]);
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -58,7 +65,10 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   setup.next_repeat();
   const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
   Summaries s;
-  s.repeats = run_repeats(w, loop, rec);
+  EnergyRun energy(comm, placed.gpu_pci_bus_id);
+  energy.sample_idle();
+  s.repeats = run_repeats(w, loop, rec, energy, comm);
+  const nlohmann::json energy_section = energy.section(settings.warmup, w.energy_work());
   w.after_repeats(loop, peer);
   s.timed = summarize_phases(rec, comm);
   s.setup = summarize_phases(setup, comm);
@@ -68,7 +78,7 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   RunRecord run(settings.name, comm, rank_info, w.rank_warnings(comm, placed.report));
   w.add_sections(run, s);
   if (comm.is_root()) {
-    finish_on_root(w, run, s, settings);
+    finish_on_root(w, run, s, settings, energy_section);
     result.record = run.json();
   }
   // Every rank learns the verdict (rank 0 may have written the record).

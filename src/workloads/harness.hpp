@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "energy_run.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/workloads/model.hpp"
@@ -80,6 +81,8 @@ class RankWorkload {
   // The model's prediction of the configuration that ran (threads resolved, the scheme that
   // ran), the function `scalebench predict <workload>` answers with.
   virtual Prediction predict(const Profile& p, const MachineLayout& m) const = 0;
+  // What one repeat computes, for the energy section's efficiency (GFLOP/J, J per 1e9 samples).
+  virtual EnergyWork energy_work() const { return {}; }
 };
 
 struct HarnessResult {

@@ -20,6 +20,7 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
   }
   const Communicator& node = comm.node();
   RankSetup out;
+  out.gpu_pci_bus_id = gpu_pci_bus_id;
   agree(comm, [&] {
     PlacementRequest req;
     req.pin = pin;

@@ -13,6 +13,7 @@ struct RankSetup {
   PlacementReport report;
   int threads = 1;
   std::string threads_source;  // "--threads", "OPENBLAS_NUM_THREADS", "cores owned (--pin core)", ...
+  std::string gpu_pci_bus_id;  // the GPU this rank drives, as CUDA names it; empty for a CPU rank
 };
 
 // Collective over `comm` (finds the node-local rank); failures on any rank become an AgreedError

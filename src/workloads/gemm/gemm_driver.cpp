@@ -308,6 +308,10 @@ class GemmRun final : public RankWorkload {
   bool ok() const override { return overall_.ok; }
 
   // The configuration that ran: its threads as resolved, the scheme its algorithm prepared.
+  EnergyWork energy_work() const override {
+    const auto& s = cfg_.shape;
+    return {"GFLOP", 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / 1e9};
+  }
   Prediction predict(const Profile& p, const MachineLayout& m) const override {
     GemmConfig ran = cfg_;
     ran.distribution = alg_->scheme();

@@ -308,6 +308,7 @@ class MonteCarloRun final : public RankWorkload {
     return out;
   }
   bool ok() const override { return outcome_.ok; }
+  EnergyWork energy_work() const override { return {"1e9 samples", static_cast<double>(cfg_.samples) / 1e9}; }
   Prediction predict(const Profile& p, const MachineLayout& m) const override {
     return montecarlo_prediction(cfg_, p, m).here(m);
   }
