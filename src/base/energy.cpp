@@ -166,6 +166,7 @@ EnergyMeter::~EnergyMeter() = default;
 EnergyReading EnergyMeter::read() const {
   EnergyReading r;
   r.at_s = now_s();
+  r.at_unix = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   r.joules.reserve(domains_.size());
   for (const std::string& f : rapl_files_) r.joules.push_back(std::max(0.0, read_microjoules(f)) * 1e-6);
   if (nvml_) {

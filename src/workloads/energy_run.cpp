@@ -117,6 +117,7 @@ json EnergyRun::section(int warmup, const EnergyWork& work) const {
                    {"min", *std::min_element(total.begin(), total.end())},
                    {"max", *std::max_element(total.begin(), total.end())}};
   j["seconds"] = seconds;
+  j["interval_unix"] = {marks_[static_cast<std::size_t>(warmup)].at_unix, marks_.back().at_unix};
   j["mean_w"] = seconds > 0 ? run_j / seconds : 0.0;
   j["per_result_j"] = run_j / static_cast<double>(timed);  // each repeat is one verified result
   const double per_result = j["per_result_j"];

@@ -3,6 +3,8 @@
 // ranks beyond the GPUs need --share-gpu, NCCL with one rank says that nothing moves.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "../cli/cli_runner.hpp"
 #include "gpu_skip.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -46,4 +48,34 @@ TEST(GemmCliGpu, NcclWithOneRankNotesThatNothingMoves) {
   const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 128 --reps 1 --transport nccl");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("nothing to move"), std::string::npos) << r.output;
+}
+
+// The GPU's energy from NVML in the record: positive, its mean power between a tenth of the idle
+// reading and the card's power limit; ranks sharing a GPU count it once (one domain per GPU).
+TEST(GemmCliGpu, TheRecordCountsTheGpusEnergy) {
+  SKIP_WITHOUT_A_GPU();
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 8192 --reps 5 --json " + dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json e = nlohmann::json::parse(read_file(dir + "/r.json"))["energy"];
+  ASSERT_TRUE(e["gpu"]["counted"].get<bool>()) << e.dump(1);
+  const double gpu_j = e["gpu_j"], mean_w = e["mean_w"], limit = e["gpu"]["power_limit_w_rank0_node"];
+  const double idle = e["idle_w"]["gpu"];
+  EXPECT_GT(gpu_j, 0) << e.dump(1);
+  EXPECT_GT(idle, 10) << e.dump(1);
+  EXPECT_GT(mean_w, 0.1 * idle) << e.dump(1);
+  EXPECT_LT(e["gpu_j"].get<double>() / e["seconds"].get<double>(), 1.05 * limit) << e.dump(1);
+  EXPECT_GT(e["gflop_per_j"].get<double>(), 0) << e.dump(1);
+  EXPECT_NE(r.output.find("GFLOP/J"), std::string::npos) << r.output;
+
+  // One rank more than GPUs: two ranks share one GPU, and every GPU is counted once.
+  const int gpus_visible = visible_gpu_count();
+  const CliRun shared = run_scalebench_mpi(gpus_visible + 1, "gemm --backend cublas --n 2048 --reps 2 --share-gpu "
+                                                             "--json " +
+                                                                 dir + "/s.json");
+  ASSERT_EQ(shared.exit_code, 0) << shared.output;
+  const nlohmann::json s = nlohmann::json::parse(read_file(dir + "/s.json"))["energy"];
+  int gpus = 0;
+  for (const auto& d : s["domains_rank0_node"]) gpus += d.get<std::string>().rfind("gpu ", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(gpus, gpus_visible) << s.dump(1);
 }

@@ -21,7 +21,8 @@ struct EnergyDomain {
 // The counters' values at one instant, in joules, in the order of EnergyMeter::domains().
 struct EnergyReading {
   std::vector<double> joules;
-  double at_s = 0;  // wall_seconds() when read
+  double at_s = 0;     // a steady clock's seconds when read (for durations)
+  double at_unix = 0;  // the same instant in seconds since 1970 (to line up with other meters)
 };
 
 // Joules counted from `before` to `after` for each domain, a wrapped counter (after < before)
