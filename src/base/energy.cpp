@@ -80,7 +80,6 @@ struct EnergyMeter::Nvml {
   void* lib = nullptr;
   int (*shutdown)() = nullptr;
   int (*energy)(Device, unsigned long long*) = nullptr;  // nvmlDeviceGetTotalEnergyConsumption, mJ
-  int (*power)(Device, unsigned int*) = nullptr;         // nvmlDeviceGetPowerUsage, mW
   std::vector<Device> devices;
   ~Nvml() {
     if (shutdown) shutdown();
@@ -132,7 +131,7 @@ std::unique_ptr<EnergyMeter> EnergyMeter::open(const std::string& root, const st
   if (!load(n->lib, "nvmlInit_v2", init) || !load(n->lib, "nvmlShutdown", n->shutdown) ||
       !load(n->lib, "nvmlDeviceGetHandleByPciBusId_v2", by_bus) ||
       !load(n->lib, "nvmlDeviceGetTotalEnergyConsumption", n->energy) ||
-      !load(n->lib, "nvmlDeviceGetPowerUsage", n->power) || !load(n->lib, "nvmlDeviceGetEnforcedPowerLimit", limit)) {
+      !load(n->lib, "nvmlDeviceGetEnforcedPowerLimit", limit)) {
     n->shutdown = nullptr;
     m->gpu_reason_ = fmt::format("{} lacks the NVML calls for energy", library);
     return m;
@@ -176,16 +175,6 @@ EnergyReading EnergyMeter::read() const {
     }
   }
   return r;
-}
-
-double EnergyMeter::gpu_power_w() const {
-  double w = 0;
-  if (!nvml_) return w;
-  for (const auto d : nvml_->devices) {
-    unsigned int mw = 0;
-    if (nvml_->power(d, &mw) == 0) w += mw * 1e-3;
-  }
-  return w;
 }
 
 std::vector<double> energy_between(const std::vector<EnergyDomain>& domains, const EnergyReading& before,

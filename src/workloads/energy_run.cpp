@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kIdleSeconds = 0.2;
+constexpr double kIdleSeconds = 0.3;
 constexpr const char* kResolution =
     "per repeat and per run: RAPL counters refresh about every millisecond and NVML's GPU energy counter about "
     "every 100 ms, so a repeat's phases are not split (each phase's energy folds into its repeat)";
@@ -51,11 +51,13 @@ EnergyRun::EnergyRun(const Communicator& comm, const std::string& gpu_pci_bus_id
 
 void EnergyRun::sample_idle() {
   if (!meter_ || meter_->domains().empty()) return;
-  idle_gpu_w_ = meter_->gpu_power_w();
   const EnergyReading a = meter_->read();
   std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds));
   const EnergyReading b = meter_->read();
-  idle_cpu_w_ = split(meter_->domains(), energy_between(meter_->domains(), a, b)).cpu / std::max(1e-3, b.at_s - a.at_s);
+  const Split idle = split(meter_->domains(), energy_between(meter_->domains(), a, b));
+  const double seconds = std::max(1e-3, b.at_s - a.at_s);
+  idle_cpu_w_ = idle.cpu / seconds;
+  idle_gpu_w_ = idle.gpu / seconds;
 }
 
 void EnergyRun::mark() {

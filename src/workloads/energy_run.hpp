@@ -1,8 +1,8 @@
 #pragma once
 // The energy of a run (the record's `energy` section): one reader per node (the node's first
 // rank) reads its CPU packages' RAPL counters and the GPUs its ranks drive (each GPU once, however
-// many ranks share it) at the start of every repeat and after the last; the nodes' joules are
-// summed on rank 0. Counters are read between the repeats' barriers, never inside a timed phase.
+// many ranks share it) just before every repeat's barrier and after the last; the nodes' joules are
+// summed on rank 0. Counters are never read inside a timed repeat.
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,9 +24,10 @@ class EnergyRun {
  public:
   // Collective over `comm`: the node's GPUs gathered on its first rank, which opens the meter.
   EnergyRun(const Communicator& comm, const std::string& gpu_pci_bus_id);
-  // The node's power at rest just before the repeats (0.2 s; only where a counter is present).
+  // The node's power at rest before the run loads it (its counters over 0.3 s; only where a
+  // counter is present).
   void sample_idle();
-  // At the start of repeat `rep` (after its barrier) and once after the last repeat.
+  // Before each repeat's barrier and once after the last repeat.
   void mark();
   // Collective: the section (on rank 0; null elsewhere) for `warmup` warm-up repeats first.
   nlohmann::json section(int warmup, const EnergyWork& work) const;

@@ -11,13 +11,13 @@ namespace scalebench {
 namespace {
 
 // Warm-up and timed repeats: end to end around each repeat, its check after.
-// The energy counters are read at each repeat's start (after its barrier) and after the last.
+// The energy counters are read just before each repeat's barrier and after the last repeat.
 int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, EnergyRun& energy,
                 const Communicator& comm) {
   const int total = loop.total();
   for (int rep = 0; rep < total; ++rep) {
+    energy.mark();  // before the barrier: reading the counters is never inside a timed repeat
     const double t0 = loop.begin(rep, rec);
-    energy.mark();
     w.repeat(rec);
     rec.add(phase::end_to_end, wall_seconds() - t0);
     w.check_repeat(rep, rec);
@@ -59,14 +59,15 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
     result.ok = true;
     return result;
   }
+  // The node at rest, before the run's back end, data and transfers load it.
+  EnergyRun energy(comm, placed.gpu_pci_bus_id);
+  energy.sample_idle();
   agree(comm, [&] { w.make_backend(comm); });
   PhaseRecorder setup, rec, peer;
   w.prepare(setup);
   setup.next_repeat();
   const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
   Summaries s;
-  EnergyRun energy(comm, placed.gpu_pci_bus_id);
-  energy.sample_idle();
   s.repeats = run_repeats(w, loop, rec, energy, comm);
   const nlohmann::json energy_section = energy.section(settings.warmup, w.energy_work());
   w.after_repeats(loop, peer);

@@ -113,6 +113,5 @@ TEST(Energy, AnAbsentNvmlIsSaidForTheGpusARunUses) {
   EXPECT_NE(m->gpu_reason().find("NVML (/nonexistent/libnvidia-ml.so.1) cannot be loaded"), std::string::npos)
       << m->gpu_reason();
   EXPECT_TRUE(m->domains().empty());
-  EXPECT_EQ(m->gpu_power_w(), 0.0);
   EXPECT_TRUE(m->read().joules.empty());
 }

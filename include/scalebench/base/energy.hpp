@@ -46,8 +46,6 @@ class EnergyMeter {
   const std::string& cpu_reason() const { return cpu_reason_; }
   const std::string& gpu_reason() const { return gpu_reason_; }
   EnergyReading read() const;
-  // The GPUs' power now (NVML's reading, W), summed; 0 without GPUs.
-  double gpu_power_w() const;
 
  private:
   struct Nvml;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "contrast/contrast_steps.hpp"
+#include "report/energy_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
 #include "results/files.hpp"
@@ -204,6 +205,7 @@ nlohmann::json summarize(const ContrastStep& s) {
                   {"transfer", total > 0 ? f.transfer_s / total : 0.0}};
   row["ok"] = r.value("ok", false);
   row["predicted"] = study::predicted_json(study::predicted_figures(r));
+  row["energy"] = study::energy_json(r);
   return row;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "report/energy_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
 #include "results/files.hpp"
@@ -178,6 +179,7 @@ nlohmann::json row_json(const Row& row, const Row* base, const std::map<int, std
     }
     j["record_path"] = (*row.line)["record_path"];
     j["predicted"] = predicted_json(predicted_figures((*row.line)["record"]));
+    j["energy"] = energy_json((*row.line)["record"]);
   } else if (row.line) {
     j["reason"] = row.line->value("reason", std::string());
   } else if (skip != cannot_run.end()) {
