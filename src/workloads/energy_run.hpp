@@ -32,7 +32,7 @@ class EnergyRun {
   // Collective: the section (on rank 0; null elsewhere) for `warmup` warm-up repeats first.
   nlohmann::json section(int warmup, const EnergyWork& work) const;
   // One line for the human table ("energy: ...").
-  static std::string table_line(const nlohmann::json& section);
+  static std::string table_line(const nlohmann::json& e);
 
  private:
   const Communicator& comm_;
