@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/mpi/timing.hpp"
+
 namespace scalebench {
 namespace {
 
@@ -17,13 +19,6 @@ constexpr double kIdleSeconds = 0.3;
 constexpr const char* kResolution =
     "per repeat and per run: RAPL counters refresh about every millisecond and NVML's GPU energy counter about "
     "every 100 ms, so a repeat's phases are not split (each phase's energy folds into its repeat)";
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 struct Split {
   double cpu = 0, gpu = 0;

@@ -708,26 +708,27 @@ sweep:
 mpirun_args: [--oversubscribe, --bind-to, none]
 timeout_s: 120
 )";
-  const std::string free_file = write_study(dir, "free", "study: free\n" + body);
-  const CliRun free_run = run_scalebench("study " + free_file + " --out-dir " + dir + "/free");
-  ASSERT_EQ(free_run.exit_code, 0) << free_run.output;
-  const auto free_lines = jsonl(dir + "/free/runs.jsonl");
-  ASSERT_EQ(free_lines.size(), 1u);
-  const json& free_rec = free_lines[0]["record"];
+  // The study `name` of `text` run to its end; its one runs.jsonl line.
+  auto only_line = [&](const std::string& name, const std::string& text) {
+    const std::string file = write_study(dir, name, "study: " + name + "\n" + text);
+    const CliRun run = run_scalebench("study " + file + " --out-dir " + dir + "/" + name);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    const auto lines = jsonl(dir + "/" + name + "/runs.jsonl");
+    EXPECT_EQ(lines.size(), 1u);
+    return lines.empty() ? json::object() : lines[0];
+  };
+  const json free_line = only_line("free", body);
+  const json& free_rec = free_line["record"];
   ASSERT_TRUE(free_rec.contains("choice") && free_rec["choice"].is_object()) << free_rec.dump();
   EXPECT_EQ(free_rec["choice"]["options"], "algorithm,grid,distribution,transport,overlap") << free_rec["choice"];
   EXPECT_FALSE(free_rec["choice"]["alternatives"].empty());
   // The key names what the file asked for: the defaults are not in it.
-  EXPECT_EQ(free_lines[0]["key"].get<std::string>().find("auto"), std::string::npos) << free_lines[0].dump();
+  EXPECT_EQ(free_line["key"].get<std::string>().find("auto"), std::string::npos) << free_line.dump();
 
   std::string pinned_body = body;
   pinned_body.replace(pinned_body.find("warmup: 0}"), 10, "warmup: 0, algorithm: summa2d}");
-  const std::string pinned_file = write_study(dir, "pinned", "study: pinned\n" + pinned_body);
-  const CliRun pinned_run = run_scalebench("study " + pinned_file + " --out-dir " + dir + "/pinned");
-  ASSERT_EQ(pinned_run.exit_code, 0) << pinned_run.output;
-  const auto pinned_lines = jsonl(dir + "/pinned/runs.jsonl");
-  ASSERT_EQ(pinned_lines.size(), 1u);
-  const json& rec = pinned_lines[0]["record"];
+  const json pinned_line = only_line("pinned", pinned_body);
+  const json& rec = pinned_line["record"];
   EXPECT_EQ(rec["config"]["algorithm"], "summa2d") << rec["config"];
   ASSERT_TRUE(rec.contains("choice") && rec["choice"].is_object()) << rec.dump();
   EXPECT_EQ(rec["choice"]["options"].get<std::string>().find("algorithm"), std::string::npos) << rec["choice"];
