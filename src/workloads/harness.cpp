@@ -78,10 +78,13 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   nlohmann::json rank_info = w.rank_info(placed.report, rec);
   RunRecord run(settings.name, comm, rank_info, w.rank_warnings(comm, placed.report));
   w.add_sections(run, s);
-  if (comm.is_root()) {
+  // Agreed: when rank 0 cannot finish (a full disk under --json), every rank leaves with its
+  // error rather than waiting for the verdict while rank 0 frees its windows.
+  agree(comm, [&] {
+    if (!comm.is_root()) return;
     finish_on_root(w, run, s, settings, energy_section);
     result.record = run.json();
-  }
+  });
   // Every rank learns the verdict (rank 0 may have written the record).
   result.ok = comm.all(w.ok());
   return result;

@@ -31,14 +31,14 @@ TEST(EnergyCli, AnAdvancingCounterGivesJoulesPerResult) {
                         "/energy_uj && echo 262143328850 > " + zone + "/max_energy_range_uj")
                 .exit_code,
             0);
-  // A writer adds 10 J (1e7 µJ) every 10 ms: about 1000 W while the run lasts.
-  const std::string writer = "( n=0; while [ -d " + zone + " ]; do n=$((n+10000000)); echo $n > " + zone +
-                             "/energy_uj.new && mv " + zone + "/energy_uj.new " + zone +
-                             "/energy_uj; sleep 0.01; done ) &";
-  const CliRun r = run_command(writer + " SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc " +
+  // A writer adds 10 J (1e7 µJ) every 10 ms: about 1000 W while the run lasts. It is stopped by its
+  // process id and waited for before the tree goes, so no write can race the removal.
+  const std::string writer = "( n=0; while :; do n=$((n+10000000)); echo $n > " + zone + "/energy_uj.new && mv " +
+                             zone + "/energy_uj.new " + zone + "/energy_uj; sleep 0.01; done ) & w=$!; ";
+  const CliRun r = run_command(writer + "SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc " +
                                std::string(std::getenv("SCALEBENCH_BINARY")) +
                                " montecarlo --samples 200000000 --reps 3 --warmup 1 --json " + dir +
-                               "/r.json; rc=$?; rm -rf " + dir + "/pc; exit $rc");
+                               "/r.json; rc=$?; kill $w; wait $w 2>/dev/null; rm -rf " + dir + "/pc; exit $rc");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json e = json::parse(read_file(dir + "/r.json"))["energy"];
   ASSERT_TRUE(e["available"].get<bool>()) << e.dump();

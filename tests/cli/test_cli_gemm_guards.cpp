@@ -209,6 +209,38 @@ TEST(JsonTarget, DeviceNodeIsWrittenInPlaceNotReplaced) {
   EXPECT_EQ(entries(dir.path()), 2) << "a temporary file was left behind";
 }
 
+// A record that no longer fits on the disk when the run ends (the folder was writable when it
+// started): every rank leaves at once with rank 0's one line and no file, never a hang. The
+// shared windows of a 2-rank gemm are freed collectively, so a rank 0 that failed alone would wait
+// in that while the others waited for its verdict.
+class JsonDiskFull : public testing::TestWithParam<std::string> {};
+
+TEST_P(JsonDiskFull, EveryRankLeavesWithOneLineAndNoFile) {
+  if (run_command("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs /mnt'").exit_code != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here (needs root and unshare -m)";
+  }
+  const Scratch dir;
+  const std::string mpi = env_or("SCALEBENCH_MPIEXEC", "mpirun") + " -np 2 --oversubscribe " + binary() + " " +
+                          GetParam() + " --reps 1 --quiet --json ";
+  ASSERT_EQ(run_command(mpi + (dir / "full.json")).exit_code, 0);
+  const auto pages = static_cast<long>(read_file(dir / "full.json").size() / 4096);  // one page short
+  ASSERT_GT(pages, 0) << "the record fits in one page: no room to fill the disk short of it";
+  const std::string mnt = dir / "mnt";
+  ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
+  const std::string script = "mount -t tmpfs -o size=1m tmpfs " + mnt + " && (dd if=/dev/zero of=" + mnt +
+                             "/fill bs=4096 2>/dev/null; truncate -s -" + std::to_string(pages * 4096) + " " + mnt +
+                             "/fill) && timeout 30 " + mpi + mnt + "/r.json; rc=$?; echo left: $(ls -A " + mnt + "); exit $rc";
+  const CliRun r = run_command("unshare -m --propagation private sh -c '" + script + "'");
+  EXPECT_NE(r.exit_code, 124) << "the run hung on a full disk:\n" << r.output;
+  EXPECT_TRUE(is_refusal(r, 3, "No space left on device")) << r.output;
+  EXPECT_NE(r.output.find("left: fill\n"), std::string::npos) << "a record or its temporary file was left:\n" << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, JsonDiskFull, testing::Values("gemm --n 192 --distribution shared", "montecarlo --samples 100000"),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return p.param.substr(0, p.param.find(' '));
+                         });
+
 class JsonRefused : public testing::TestWithParam<std::string> {};
 
 TEST_P(JsonRefused, FolderLongNameAndUnwritableFolderBeforeTheWork) {
