@@ -229,14 +229,17 @@ TEST_P(JsonDiskFull, EveryRankLeavesWithOneLineAndNoFile) {
   ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
   const std::string script = "mount -t tmpfs -o size=1m tmpfs " + mnt + " && (dd if=/dev/zero of=" + mnt +
                              "/fill bs=4096 2>/dev/null; truncate -s -" + std::to_string(pages * 4096) + " " + mnt +
-                             "/fill) && timeout 30 " + mpi + mnt + "/r.json; rc=$?; echo left: $(ls -A " + mnt + "); exit $rc";
+                             "/fill) && timeout 30 " + mpi + mnt + "/r.json; rc=$?; echo left: $(ls -A " + mnt +
+                             "); exit $rc";
   const CliRun r = run_command("unshare -m --propagation private sh -c '" + script + "'");
   EXPECT_NE(r.exit_code, 124) << "the run hung on a full disk:\n" << r.output;
   EXPECT_TRUE(is_refusal(r, 3, "No space left on device")) << r.output;
-  EXPECT_NE(r.output.find("left: fill\n"), std::string::npos) << "a record or its temporary file was left:\n" << r.output;
+  EXPECT_NE(r.output.find("left: fill\n"), std::string::npos) << "a record or its temporary file was left:\n"
+                                                              << r.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cli, JsonDiskFull, testing::Values("gemm --n 192 --distribution shared", "montecarlo --samples 100000"),
+INSTANTIATE_TEST_SUITE_P(Cli, JsonDiskFull,
+                         testing::Values("gemm --n 192 --distribution shared", "montecarlo --samples 100000"),
                          [](const testing::TestParamInfo<std::string>& p) {
                            return p.param.substr(0, p.param.find(' '));
                          });
