@@ -29,6 +29,7 @@ void PhaseRecorder::clear() {
   order_.clear();
   samples_.clear();
   current_.clear();
+  spans_.clear();
   repeats_ = 0;
 }
 

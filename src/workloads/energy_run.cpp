@@ -4,11 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
-#include "scalebench/mpi/timing.hpp"
+#include "scalebench/base/phases.hpp"
 
 namespace scalebench {
 namespace {
@@ -16,9 +15,15 @@ namespace {
 using nlohmann::json;
 
 constexpr double kIdleSeconds = 0.3;
+constexpr double kSamplePeriod = 0.02;  // the sampler thread's reading interval
+constexpr double kRaplRefresh = 0.001;  // how often RAPL's counters advance
+constexpr double kNvmlRefresh = 0.1;    // and NVML's GPU energy counter
+constexpr double kRefreshesPerPhase = 5;
 constexpr const char* kResolution =
-    "per repeat and per run: RAPL counters refresh about every millisecond and NVML's GPU energy counter about "
-    "every 100 ms, so a repeat's phases are not split (each phase's energy folds into its repeat)";
+    "the counters are read before each repeat's barrier and, by a thread on each node's reader, every 20 ms; RAPL "
+    "advances about every millisecond and NVML's GPU energy about every 100 ms. A phase whose median lasts at least 5 "
+    "of the slowest counted counter's steps (and the sampler's 20 ms) gets the joules of its own intervals; a shorter "
+    "one folds into its repeat. Phases that overlap (--overlap) share the joules of their common time";
 
 struct Split {
   double cpu = 0, gpu = 0;
@@ -29,6 +34,176 @@ Split split(const std::vector<EnergyDomain>& domains, const std::vector<double>&
   for (std::size_t i = 0; i < domains.size() && i < joules.size(); ++i)
     (domains[i].kind == "gpu" ? s.gpu : s.cpu) += joules[i];
   return s;
+}
+
+// The counters' joules since the first reading, CPU and GPU apart, and the joules within any
+// interval (linear between readings, clamped to the readings' span).
+class Timeline {
+ public:
+  Timeline(const std::vector<EnergyDomain>& domains, std::vector<EnergyReading> readings) {
+    std::sort(readings.begin(), readings.end(),
+              [](const EnergyReading& a, const EnergyReading& b) { return a.at_s < b.at_s; });
+    Split sum;
+    for (std::size_t i = 0; i < readings.size(); ++i) {
+      if (i > 0) {
+        const Split d = split(domains, energy_between(domains, readings[i - 1], readings[i]));
+        sum.cpu += d.cpu;
+        sum.gpu += d.gpu;
+      }
+      t_.push_back(readings[i].at_s);
+      at_.push_back(sum);
+    }
+  }
+  Split between(double t0, double t1) const {
+    const Split a = at(t0), b = at(t1);
+    return {b.cpu - a.cpu, b.gpu - a.gpu};
+  }
+
+ private:
+  Split at(double t) const {
+    if (t_.empty()) return {};
+    if (t <= t_.front()) return at_.front();
+    if (t >= t_.back()) return at_.back();
+    const auto i = static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
+    const double w = t_[i] > t_[i - 1] ? (t - t_[i - 1]) / (t_[i] - t_[i - 1]) : 1.0;
+    return {at_[i - 1].cpu + w * (at_[i].cpu - at_[i - 1].cpu), at_[i - 1].gpu + w * (at_[i].gpu - at_[i - 1].gpu)};
+  }
+  std::vector<double> t_;
+  std::vector<Split> at_;
+};
+
+// The phases whose joules are asked: the recorder's, but the repeat itself.
+std::vector<std::string> energy_phases(const PhaseRecorder& timed) {
+  std::vector<std::string> out;
+  for (const auto& p : timed.phases()) {
+    if (p != phase::end_to_end) out.push_back(p);
+  }
+  return out;
+}
+
+// Joules of `phase` in timed repeat `repeat` on this node: the union of its spans there.
+Split phase_joules(const Timeline& line, const PhaseRecorder& timed, const std::string& name, int repeat) {
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& s : timed.spans()) {
+    if (s.repeat == repeat && s.phase == name && s.t1 > s.t0) spans.emplace_back(s.t0, s.t1);
+  }
+  std::sort(spans.begin(), spans.end());
+  Split total;
+  double covered = -1e300;  // the end of the union so far
+  for (const auto& [t0, t1] : spans) {
+    const double from = std::max(t0, covered);
+    if (t1 <= from) continue;
+    const Split d = line.between(from, t1);
+    total.cpu += d.cpu;
+    total.gpu += d.gpu;
+    covered = t1;
+  }
+  return total;
+}
+
+bool has_spans(const PhaseRecorder& timed, const std::string& name) {
+  return std::any_of(timed.spans().begin(), timed.spans().end(), [&](const PhaseSpan& s) { return s.phase == name; });
+}
+
+void allreduce_in_place(std::vector<double>& v, MPI_Op op, const Communicator& comm) {
+  if (v.empty()) return;
+  SCALEBENCH_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, op, comm.get()));
+}
+
+// What every node's reader adds up, as one vector summed over ranks: the counted flags, the idle
+// watts, each timed repeat's joules and each phase's joules per timed repeat (CPU and GPU apart).
+struct NodeSums {
+  static constexpr std::size_t kHead = 5;  // leaders, CPU counted, GPU counted, idle CPU W, idle GPU W
+  std::size_t repeats = 0, phases = 0;
+  std::vector<double> v;
+
+  NodeSums(std::size_t r, std::size_t p) : repeats(r), phases(p), v(kHead + 2 * r + 2 * r * p + p, 0.0) {}
+  double& repeat(std::size_t r, bool gpu) { return v[kHead + 2 * r + (gpu ? 1 : 0)]; }
+  double& phase(std::size_t p, std::size_t r, bool gpu) {
+    return v[kHead + 2 * repeats + 2 * (p * repeats + r) + (gpu ? 1 : 0)];
+  }
+  double& spans(std::size_t p) { return v[kHead + 2 * repeats + 2 * repeats * phases + p]; }
+};
+
+// The record's per-phase joules: each phase long enough for the counters, the others folded.
+void add_phases(json& j, NodeSums& sums, const std::vector<std::string>& phases, const std::vector<double>& median_s,
+                bool cpu, bool gpu) {
+  const double step = std::max({kSamplePeriod, cpu ? kRaplRefresh : 0.0, gpu ? kNvmlRefresh : 0.0});
+  const double least = kRefreshesPerPhase * step;
+  json split_phases = json::object(), folded = json::object();
+  for (std::size_t p = 0; p < phases.size(); ++p) {
+    if (sums.spans(p) <= 0) {
+      folded[phases[p]] = "timed without its intervals: its joules fold into its repeat";
+      continue;
+    }
+    if (median_s[p] < least) {
+      folded[phases[p]] = fmt::format("its median {:.3g} s is under {:.3g} s ({} steps of {:.3g} s): its joules fold "
+                                      "into its repeat",
+                                      median_s[p], least, kRefreshesPerPhase, step);
+      continue;
+    }
+    std::vector<double> per_repeat;
+    for (std::size_t r = 0; r < sums.repeats; ++r) {
+      per_repeat.push_back((cpu ? sums.phase(p, r, false) : 0.0) + (gpu ? sums.phase(p, r, true) : 0.0));
+    }
+    const double median_j = median_of(per_repeat);
+    split_phases[phases[p]] = {{"median_j", median_j}, {"median_s", median_s[p]}, {"mean_w", median_j / median_s[p]}};
+  }
+  j["phases"] = split_phases;
+  j["phases_folded"] = folded;
+}
+
+// Rank 0: the section from the nodes' sums (`meter` and `marks` are rank 0's node's).
+json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks, NodeSums& sums,
+               const std::vector<std::string>& phases, const std::vector<double>& median_s, int warmup,
+               const EnergyWork& work) {
+  // Every node counts the same way, or the sum is not a run's energy.
+  const auto nodes = static_cast<std::int64_t>(sums.v[0]);
+  const bool cpu = sums.v[1] == sums.v[0], gpu = sums.v[2] == sums.v[0];
+  const bool cpu_here = meter.cpu_reason().empty(), gpu_here = meter.gpu_reason().empty();
+  json j{{"available", cpu || gpu}, {"nodes", nodes}, {"resolution", kResolution}, {"sample_period_s", kSamplePeriod}};
+  json domains = json::array();
+  double limit_w = 0;
+  for (const auto& d : meter.domains()) {
+    domains.push_back(d.name);
+    limit_w += d.power_limit_w;
+  }
+  const std::string some = nodes > 1 ? " (on at least one node)" : "";
+  j["cpu"] = {{"counted", cpu},
+              {"reason", cpu ? "" : (cpu_here ? "not every node has RAPL counters" : meter.cpu_reason() + some)}};
+  j["gpu"] = {{"counted", gpu},
+              {"reason", gpu ? "" : (gpu_here ? "not every node's GPUs have counters" : meter.gpu_reason() + some)}};
+  j["domains_rank0_node"] = domains;
+  if (gpu && limit_w > 0) j["gpu"]["power_limit_w_rank0_node"] = limit_w;
+  if (!(cpu || gpu) || sums.repeats == 0 || marks.size() <= static_cast<std::size_t>(warmup)) return j;
+  std::vector<double> per_repeat;
+  double cpu_run = 0, gpu_run = 0;
+  for (std::size_t r = 0; r < sums.repeats; ++r) {
+    const double c = cpu ? sums.repeat(r, false) : 0.0, g = gpu ? sums.repeat(r, true) : 0.0;
+    cpu_run += c;
+    gpu_run += g;
+    per_repeat.push_back(c + g);
+  }
+  const double run_j = cpu_run + gpu_run;
+  const double idle_cpu = cpu ? sums.v[3] : 0.0, idle_gpu = gpu ? sums.v[4] : 0.0;
+  const double seconds = marks.back().at_s - marks[static_cast<std::size_t>(warmup)].at_s;
+  j["idle_w"] = {{"cpu", idle_cpu}, {"gpu", idle_gpu}, {"total", idle_cpu + idle_gpu}};
+  j["run_j"] = run_j;
+  j["cpu_j"] = cpu_run;
+  j["gpu_j"] = gpu_run;
+  j["repeats"] = sums.repeats;
+  j["repeat_j"] = {{"median", median_of(per_repeat)},
+                   {"min", *std::min_element(per_repeat.begin(), per_repeat.end())},
+                   {"max", *std::max_element(per_repeat.begin(), per_repeat.end())}};
+  j["seconds"] = seconds;
+  j["interval_unix"] = {marks[static_cast<std::size_t>(warmup)].at_unix, marks.back().at_unix};
+  j["mean_w"] = seconds > 0 ? run_j / seconds : 0.0;
+  const double per_result = run_j / static_cast<double>(sums.repeats);  // each repeat is one verified result
+  j["per_result_j"] = per_result;
+  if (work.unit == "GFLOP" && per_result > 0) j["gflop_per_j"] = work.per_repeat / per_result;
+  if (work.unit == "1e9 samples" && work.per_repeat > 0) j["j_per_1e9_samples"] = per_result / work.per_repeat;
+  add_phases(j, sums, phases, median_s, cpu, gpu);
+  return j;
 }
 
 }  // namespace
@@ -44,83 +219,91 @@ EnergyRun::EnergyRun(const Communicator& comm, const std::string& gpu_pci_bus_id
   meter_ = EnergyMeter::open({unique.begin(), unique.end()});
 }
 
+EnergyRun::~EnergyRun() { stop_sampling(); }
+
+EnergyReading EnergyRun::read() {
+  const std::lock_guard<std::mutex> lock(read_mutex_);
+  return meter_->read();
+}
+
 void EnergyRun::sample_idle() {
   if (!meter_ || meter_->domains().empty()) return;
-  const EnergyReading a = meter_->read();
+  const EnergyReading a = read();
   std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds));
-  const EnergyReading b = meter_->read();
+  const EnergyReading b = read();
   const Split idle = split(meter_->domains(), energy_between(meter_->domains(), a, b));
   const double seconds = std::max(1e-3, b.at_s - a.at_s);
   idle_cpu_w_ = idle.cpu / seconds;
   idle_gpu_w_ = idle.gpu / seconds;
 }
 
-void EnergyRun::mark() {
-  if (meter_) marks_.push_back(meter_->read());
+void EnergyRun::start_sampling() {
+  if (!meter_ || meter_->domains().empty() || sampler_.joinable()) return;
+  sampler_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(stop_mutex_);
+    while (!stop_) {
+      lock.unlock();
+      EnergyReading r = read();
+      timeline_.push_back(std::move(r));
+      lock.lock();
+      stop_cv_.wait_for(lock, std::chrono::duration<double>(kSamplePeriod), [this] { return stop_; });
+    }
+  });
 }
 
-json EnergyRun::section(int warmup, const EnergyWork& work) const {
+void EnergyRun::stop_sampling() {
+  if (!sampler_.joinable()) return;
+  {
+    const std::lock_guard<std::mutex> lock(stop_mutex_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
+  sampler_.join();
+}
+
+void EnergyRun::mark() {
+  if (meter_) marks_.push_back(read());
+}
+
+json EnergyRun::section(int total, int warmup, const EnergyWork& work, const PhaseRecorder& timed) {
+  stop_sampling();
   const bool leader = meter_ != nullptr;
   const bool cpu_here = leader && meter_->cpu_reason().empty();
   const bool gpu_here = leader && meter_->gpu_reason().empty();
-  // Every node counts the same way, or the sum is not a run's energy.
-  const std::int64_t nodes = comm_.sum(static_cast<std::int64_t>(leader ? 1 : 0));
-  const bool cpu = comm_.sum(static_cast<std::int64_t>(cpu_here ? 1 : 0)) == nodes;
-  const bool gpu = comm_.sum(static_cast<std::int64_t>(gpu_here ? 1 : 0)) == nodes;
-  const std::size_t repeats = marks_.empty() ? 0 : marks_.size() - 1;
-  const std::int64_t timed = comm_.max(static_cast<std::int64_t>(repeats)) - warmup;
-  std::vector<double> cpu_j, gpu_j;
-  for (std::int64_t r = 0; r < timed; ++r) {
-    Split s;
-    const auto i = static_cast<std::size_t>(warmup + r);
-    if (leader && i + 1 < marks_.size())
-      s = split(meter_->domains(), energy_between(meter_->domains(), marks_[i], marks_[i + 1]));
-    cpu_j.push_back(comm_.sum(cpu ? s.cpu : 0.0));
-    gpu_j.push_back(comm_.sum(gpu ? s.gpu : 0.0));
-  }
-  const double idle_cpu = comm_.sum(cpu ? idle_cpu_w_ : 0.0), idle_gpu = comm_.sum(gpu ? idle_gpu_w_ : 0.0);
-  if (!comm_.is_root()) return nullptr;
+  const auto repeats = static_cast<std::size_t>(std::max(0, total - warmup));
+  const std::vector<std::string> phases = energy_phases(timed);
+  std::vector<double> median_s;
+  for (const auto& p : phases) median_s.push_back(median_of(timed.samples(p)));
+  allreduce_in_place(median_s, MPI_MAX, comm_);
 
-  json j{{"available", cpu || gpu}, {"nodes", nodes}, {"resolution", kResolution}};
-  json domains = json::array();
-  double limit_w = 0;
-  for (const auto& d : meter_->domains()) {
-    domains.push_back(d.name);
-    limit_w += d.power_limit_w;
+  NodeSums sums(repeats, phases.size());
+  sums.v[0] = leader ? 1 : 0;
+  sums.v[1] = cpu_here ? 1 : 0;
+  sums.v[2] = gpu_here ? 1 : 0;
+  sums.v[3] = idle_cpu_w_;
+  sums.v[4] = idle_gpu_w_;
+  if (leader && marks_.size() == static_cast<std::size_t>(total) + 1) {
+    const Timeline line(meter_->domains(), [&] {
+      std::vector<EnergyReading> all = timeline_;
+      all.insert(all.end(), marks_.begin(), marks_.end());
+      return all;
+    }());
+    for (std::size_t r = 0; r < repeats; ++r) {
+      const std::size_t i = static_cast<std::size_t>(warmup) + r;
+      const Split s = split(meter_->domains(), energy_between(meter_->domains(), marks_[i], marks_[i + 1]));
+      sums.repeat(r, false) = s.cpu;
+      sums.repeat(r, true) = s.gpu;
+      for (std::size_t p = 0; p < phases.size(); ++p) {
+        const Split ph = phase_joules(line, timed, phases[p], static_cast<int>(r));
+        sums.phase(p, r, false) = ph.cpu;
+        sums.phase(p, r, true) = ph.gpu;
+      }
+    }
+    for (std::size_t p = 0; p < phases.size(); ++p) sums.spans(p) = has_spans(timed, phases[p]) ? 1 : 0;
   }
-  const std::string some = nodes > 1 ? " (on at least one node)" : "";
-  j["cpu"] = {{"counted", cpu},
-              {"reason", cpu ? "" : (cpu_here ? "not every node has RAPL counters" : meter_->cpu_reason() + some)}};
-  j["gpu"] = {{"counted", gpu},
-              {"reason", gpu ? "" : (gpu_here ? "not every node's GPUs have counters" : meter_->gpu_reason() + some)}};
-  j["domains_rank0_node"] = domains;
-  if (gpu && limit_w > 0) j["gpu"]["power_limit_w_rank0_node"] = limit_w;
-  if (!(cpu || gpu) || timed <= 0) return j;
-  std::vector<double> total(cpu_j.size());
-  for (std::size_t i = 0; i < total.size(); ++i) total[i] = cpu_j[i] + gpu_j[i];
-  double run_j = 0, cpu_run = 0, gpu_run = 0;
-  for (std::size_t i = 0; i < total.size(); ++i) {
-    run_j += total[i];
-    cpu_run += cpu_j[i];
-    gpu_run += gpu_j[i];
-  }
-  const double seconds = marks_.back().at_s - marks_[static_cast<std::size_t>(warmup)].at_s;
-  j["idle_w"] = {{"cpu", idle_cpu}, {"gpu", idle_gpu}, {"total", idle_cpu + idle_gpu}};
-  j["run_j"] = run_j;
-  j["cpu_j"] = cpu_run;
-  j["gpu_j"] = gpu_run;
-  j["repeats"] = timed;
-  j["repeat_j"] = {{"median", median_of(total)},
-                   {"min", *std::min_element(total.begin(), total.end())},
-                   {"max", *std::max_element(total.begin(), total.end())}};
-  j["seconds"] = seconds;
-  j["interval_unix"] = {marks_[static_cast<std::size_t>(warmup)].at_unix, marks_.back().at_unix};
-  j["mean_w"] = seconds > 0 ? run_j / seconds : 0.0;
-  j["per_result_j"] = run_j / static_cast<double>(timed);  // each repeat is one verified result
-  const double per_result = j["per_result_j"];
-  if (work.unit == "GFLOP" && per_result > 0) j["gflop_per_j"] = work.per_repeat / per_result;
-  if (work.unit == "1e9 samples" && work.per_repeat > 0) j["j_per_1e9_samples"] = per_result / work.per_repeat;
-  return j;
+  allreduce_in_place(sums.v, MPI_SUM, comm_);
+  if (!comm_.is_root()) return nullptr;
+  return summarize(*meter_, marks_, sums, phases, median_s, warmup, work);
 }
 
 std::string EnergyRun::table_line(const json& e) {
@@ -139,9 +322,15 @@ std::string EnergyRun::table_line(const json& e) {
                                   e["gpu_j"].get<double>());
   if (!cpu) parts += "; CPU not counted: " + e["cpu"].value("reason", std::string());
   if (!gpu) parts += "; GPU not counted: " + e["gpu"].value("reason", std::string());
-  return fmt::format("energy: {:.4g} J per verified result{}, mean {:.4g} W, idle before {:.4g} W ({})\n",
+  std::string phases;
+  if (e.contains("phases") && e["phases"].is_object()) {
+    for (const auto& [name, p] : e["phases"].items()) {
+      phases += fmt::format("{}{} {:.4g} J", phases.empty() ? "; per repeat: " : ", ", name, p.value("median_j", 0.0));
+    }
+  }
+  return fmt::format("energy: {:.4g} J per verified result{}, mean {:.4g} W, idle before {:.4g} W ({}{})\n",
                      e["per_result_j"].get<double>(), eff, e["mean_w"].get<double>(),
-                     e["idle_w"]["total"].get<double>(), parts);
+                     e["idle_w"]["total"].get<double>(), parts, phases);
 }
 
 }  // namespace scalebench

@@ -2,15 +2,21 @@
 // The energy of a run (the record's `energy` section): one reader per node (the node's first
 // rank) reads its CPU packages' RAPL counters and the GPUs its ranks drive (each GPU once, however
 // many ranks share it) just before every repeat's barrier and after the last; the nodes' joules are
-// summed on rank 0. Counters are never read inside a timed repeat.
+// summed on rank 0. The main thread never reads a counter inside a timed repeat; a sampler thread
+// on the reader reads them every kSamplePeriod, and a phase long enough for the counters' refresh
+// gets the joules of its intervals (PhaseRecorder::spans) from that timeline.
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "scalebench/base/energy.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 namespace scalebench {
 
@@ -24,21 +30,37 @@ class EnergyRun {
  public:
   // Collective over `comm`: the node's GPUs gathered on its first rank, which opens the meter.
   EnergyRun(const Communicator& comm, const std::string& gpu_pci_bus_id);
+  ~EnergyRun();
+  EnergyRun(const EnergyRun&) = delete;
+  EnergyRun& operator=(const EnergyRun&) = delete;
   // The node's power at rest before the run loads it (its counters over 0.3 s; only where a
   // counter is present).
   void sample_idle();
+  // Starts the sampler thread (where a counter is present), before the first repeat.
+  void start_sampling();
   // Before each repeat's barrier and once after the last repeat.
   void mark();
-  // Collective: the section (on rank 0; null elsewhere) for `warmup` warm-up repeats first.
-  nlohmann::json section(int warmup, const EnergyWork& work) const;
+  // Collective: the section (on rank 0; null elsewhere) for `total` repeats of which `warmup`
+  // came first; `timed` holds the timed repeats' phases and, on each node's reader, their spans.
+  // Stops the sampler.
+  nlohmann::json section(int total, int warmup, const EnergyWork& work, const PhaseRecorder& timed);
   // One line for the human table ("energy: ...").
   static std::string table_line(const nlohmann::json& e);
 
  private:
   const Communicator& comm_;
+  void stop_sampling();
+  EnergyReading read();
+
   std::unique_ptr<EnergyMeter> meter_;  // on the node's first rank only
   std::vector<EnergyReading> marks_;
   double idle_cpu_w_ = 0, idle_gpu_w_ = 0;
+  std::mutex read_mutex_;  // the meter is read by the main thread and the sampler
+  std::vector<EnergyReading> timeline_;
+  std::thread sampler_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
 };
 
 }  // namespace scalebench

@@ -68,8 +68,9 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   setup.next_repeat();
   const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
   Summaries s;
+  energy.start_sampling();
   s.repeats = run_repeats(w, loop, rec, energy, comm);
-  const nlohmann::json energy_section = energy.section(settings.warmup, w.energy_work());
+  const nlohmann::json energy_section = energy.section(s.repeats, settings.warmup, w.energy_work(), rec);
   w.after_repeats(loop, peer);
   s.timed = summarize_phases(rec, comm);
   s.setup = summarize_phases(setup, comm);

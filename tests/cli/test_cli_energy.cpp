@@ -54,4 +54,16 @@ TEST(EnergyCli, AnAdvancingCounterGivesJoulesPerResult) {
   EXPECT_LT(e["mean_w"].get<double>(), 3000) << e.dump();
   EXPECT_NE(r.output.find("energy: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("J per 1e9 samples"), std::string::npos) << r.output;
+  // Per phase: the sampling kernels last long enough for their own joules (at the writer's power);
+  // the short reduce folds into its repeat and says why. Phases in turn add to at most the repeat.
+  ASSERT_TRUE(e["phases"].contains("compute")) << e.dump(1);
+  const json& compute = e["phases"]["compute"];
+  EXPECT_GT(compute["median_j"].get<double>(), 0) << e.dump(1);
+  EXPECT_LE(compute["median_j"].get<double>(), e["repeat_j"]["max"].get<double>() * 1.001) << e.dump(1);
+  EXPECT_GT(compute["mean_w"].get<double>(), 50) << e.dump(1);
+  EXPECT_LT(compute["mean_w"].get<double>(), 3000) << e.dump(1);
+  ASSERT_TRUE(e["phases_folded"].contains("reduce")) << e.dump(1);
+  EXPECT_NE(e["phases_folded"]["reduce"].get<std::string>().find("fold into its repeat"), std::string::npos);
+  EXPECT_FALSE(e["phases"].contains("end_to_end")) << "the repeat is not a phase of itself";
+  EXPECT_NE(r.output.find("per repeat: compute "), std::string::npos) << r.output;
 }

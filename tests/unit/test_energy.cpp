@@ -2,14 +2,17 @@
 // subdomain that must not be added, counters that advance and wrap) and an NVML that is absent.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "scalebench/base/energy.hpp"
+#include "scalebench/mpi/timing.hpp"
 
 using namespace scalebench;
 namespace fs = std::filesystem;
@@ -114,4 +117,34 @@ TEST(Energy, AnAbsentNvmlIsSaidForTheGpusARunUses) {
       << m->gpu_reason();
   EXPECT_TRUE(m->domains().empty());
   EXPECT_TRUE(m->read().joules.empty());
+}
+
+// The intervals the per-phase joules are integrated over: a scoped phase keeps its interval on
+// the clock the counters are read on, in the repeat it ran in; clearing the recorder (after the
+// warm-up) drops them with the seconds.
+TEST(PhaseSpans, AScopedPhaseKeepsItsIntervalInItsRepeat) {
+  scalebench::PhaseRecorder rec;
+  const double before = scalebench::wall_seconds();
+  { const scalebench::ScopedPhase p(rec, "compute"); }
+  rec.next_repeat();
+  {
+    const scalebench::ScopedPhase p(rec, "gather");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  rec.next_repeat();
+  const double after = scalebench::wall_seconds();
+  ASSERT_EQ(rec.spans().size(), 2u);
+  const auto& c = rec.spans()[0];
+  const auto& g = rec.spans()[1];
+  EXPECT_EQ(c.phase, "compute");
+  EXPECT_EQ(c.repeat, 0);
+  EXPECT_EQ(g.phase, "gather");
+  EXPECT_EQ(g.repeat, 1);
+  EXPECT_LE(before, c.t0);
+  EXPECT_LE(c.t1, g.t0);
+  EXPECT_LE(g.t1, after);
+  EXPECT_GE(g.t1 - g.t0, 0.019);
+  EXPECT_DOUBLE_EQ(rec.samples("gather")[1], g.t1 - g.t0) << "the seconds and the interval are the same time";
+  rec.clear();
+  EXPECT_TRUE(rec.spans().empty());
 }

@@ -18,10 +18,21 @@ inline double wall_seconds() {
 }
 
 // Seconds per phase for the current repeat, then kept per repeat.
+// One interval of a phase on the host's steady clock (wall_seconds()), in repeat `repeat` of its
+// recorder: what the energy counters are integrated over for the phase's joules.
+struct PhaseSpan {
+  std::string phase;
+  int repeat = 0;
+  double t0 = 0, t1 = 0;
+};
+
 class PhaseRecorder {
  public:
   // Adds seconds to `phase` in the current repeat (phases may be hit several times a repeat).
   void add(const std::string& phase, double seconds);
+  // Keeps one interval of `phase` in the current repeat (its seconds are added with add()).
+  void span(const std::string& phase, double t0, double t1) { spans_.push_back({phase, repeats_, t0, t1}); }
+  const std::vector<PhaseSpan>& spans() const noexcept { return spans_; }
   // Closes the current repeat; a phase not hit in it counts 0 there if it was hit before.
   void next_repeat();
   // Drops everything recorded (after warm-up).
@@ -36,6 +47,7 @@ class PhaseRecorder {
   std::vector<std::string> order_;
   std::map<std::string, std::vector<double>> samples_;
   std::map<std::string, double> current_;
+  std::vector<PhaseSpan> spans_;
   int repeats_ = 0;
 };
 
@@ -43,7 +55,11 @@ class PhaseRecorder {
 class ScopedPhase {
  public:
   ScopedPhase(PhaseRecorder& rec, std::string phase) : rec_(rec), phase_(std::move(phase)), t0_(wall_seconds()) {}
-  ~ScopedPhase() { rec_.add(phase_, wall_seconds() - t0_); }
+  ~ScopedPhase() {
+    const double t1 = wall_seconds();
+    rec_.add(phase_, t1 - t0_);
+    rec_.span(phase_, t0_, t1);
+  }
   ScopedPhase(const ScopedPhase&) = delete;
   ScopedPhase& operator=(const ScopedPhase&) = delete;
 

@@ -64,6 +64,14 @@ void Pipeline::finish(std::initializer_list<const char*> before, std::initialize
   for (const auto& [b, e] : gemms_) compute_s += e->seconds_since(*b);
   double end = 0;
   for (const DeviceEvent* x : ends) end = std::max(end, x->seconds_since(*start_));
+  // The spans on the host's clock for the energy counters: the last event ended as the
+  // synchronization above returned.
+  const double host_end = wall_seconds();
+  auto host = [&](const DeviceEvent* x) { return host_end - (end - x->seconds_since(*start_)); };
+  for (const auto& s : spans_) {
+    if (!s.phase.empty()) rec.span(s.phase, host(s.begin), host(s.end));
+  }
+  for (const auto& [b, e] : gemms_) rec.span(phase::compute, host(b), host(e));
   for (const char* phase : before) rec.add(phase, totals[phase]);
   rec.add(phase::compute, compute_s);
   for (const char* phase : after) rec.add(phase, totals[phase]);
