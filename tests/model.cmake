@@ -19,3 +19,7 @@ scalebench_add_test(NAME tools_run KIND cli SOURCES ${_model}/cli/test_cli_tools
 # tools/misses: the miss distribution over fixture records with known misses, and its refusals.
 scalebench_add_test(NAME misses KIND cli SOURCES ${_model}/cli/test_cli_misses.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 120)
+# tools/auto-check: a small study run with its schedule left to auto, every alternative pinned, and
+# its refusals.
+scalebench_add_test(NAME auto_check KIND cli SOURCES ${_model}/cli/test_cli_auto_check.cpp ${_model}/cli/cli_runner.cpp
+                    LABELS model TIMEOUT 300)
