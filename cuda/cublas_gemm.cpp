@@ -16,8 +16,8 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/phases.hpp"
-#include "scalebench/cpu/gemm_fill.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm_fill.hpp"
 
 namespace scalebench::gpu {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/cpu/gemm.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 

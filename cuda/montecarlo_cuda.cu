@@ -21,9 +21,9 @@
 #include "montecarlo_kernels.cuh"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 #include "stream.hpp"
 
 namespace scalebench {

@@ -26,9 +26,9 @@
 #include "device_memory.hpp"
 #include "gpu_device.hpp"
 #include "scalebench/base/phases.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 #include "stream.hpp"
 
 namespace scalebench {

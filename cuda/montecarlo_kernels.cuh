@@ -1,6 +1,6 @@
 #pragma once
 // Device side of the GPU Monte Carlo: fused generate-test-reduce kernels, one block per chunk,
-// following the layout in scalebench/cpu/montecarlo.hpp (montecarlo_cuda.cu checks the shared
+// following the layout in scalebench/problem/montecarlo.hpp (montecarlo_cuda.cu checks the shared
 // constants). Random numbers are Random123's Philox4x32-10 compiled for the device and never
 // touch memory. π hits are integers (any order); option sums are reduced per chunk in a fixed
 // shared-memory tree. Only CUDA and Random123 here, so the kernels can be built on their own; they
@@ -17,7 +17,7 @@ using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
 constexpr int kBlockThreads = 256;
-// The layout's constants (scalebench/cpu/montecarlo.hpp): counter word 3 per problem, sums per chunk.
+// The layout's constants (scalebench/problem/montecarlo.hpp): counter word 3 per problem, sums per chunk.
 constexpr u32 kTagPi = 0, kTagEuropean = 1, kTagAsian = 2;
 constexpr int kSumY = 0, kSumYY = 1, kSumX = 2, kSumXX = 3, kSumXY = 4, kSumCount = 5;
 

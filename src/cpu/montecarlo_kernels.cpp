@@ -1,5 +1,5 @@
 // CPU Monte Carlo kernels. Every number drawn is a pure function of (seed, sample, word): see the
-// layout in scalebench/cpu/montecarlo.hpp.
+// layout in scalebench/problem/montecarlo.hpp.
 #include "montecarlo_kernels.hpp"
 
 #include <Random123/philox.h>

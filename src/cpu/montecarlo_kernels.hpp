@@ -1,10 +1,10 @@
 #pragma once
 // CPU Monte Carlo kernels: pure functions of (seed, sample range) that follow the layout in
-// scalebench/cpu/montecarlo.hpp. They are the reference the GPU kernels are tested against.
+// scalebench/problem/montecarlo.hpp. They are the reference the GPU kernels are tested against.
 #include <array>
 #include <cstdint>
 
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench::mc {
 

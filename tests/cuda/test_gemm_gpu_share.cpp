@@ -5,9 +5,9 @@
 #include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

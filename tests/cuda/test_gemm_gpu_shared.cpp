@@ -11,9 +11,10 @@
 
 #include "gemm_checks.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

@@ -9,6 +9,7 @@
 #include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;

@@ -9,9 +9,10 @@
 #include <tuple>
 
 #include "mpi_test_util.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "test_montecarlo_gpu_util.hpp"
 
 using namespace scalebench;

@@ -7,9 +7,9 @@
 
 #include "gpu_skip.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace gpu_test {
 

@@ -15,8 +15,8 @@
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/base/partition.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 #include "workloads/algorithms/node_shared.hpp"
 

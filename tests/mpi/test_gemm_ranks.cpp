@@ -7,8 +7,9 @@
 #include "gemm_checks.hpp"
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 
 using namespace scalebench;
 

@@ -11,8 +11,9 @@
 
 #include "montecarlo_reference.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 
 using namespace scalebench;
 

@@ -2,15 +2,16 @@
 // The exact product of the integer matrices `--fill integer` generates, computed independently
 // of the driver: regenerate A and B from the seed the way rank 0 does and multiply in 64-bit
 // integers. Used by the CPU and GPU rank-count tests. The generator is written out here rather
-// than taken from scalebench/cpu/gemm_fill.hpp, so that a change there cannot pass unnoticed:
+// than taken from scalebench/problem/gemm_fill.hpp, so that a change there cannot pass unnoticed:
 // element e of a matrix (row-major) is h = splitmix64-finaliser(key + (e + 1)·0x9e3779b97f4a7c15)
 // with key = seed·0x9e3779b97f4a7c15 + 0x41 (A) or 0x42 (B); r = h mod 8; value r − 4 if r < 4,
 // else r − 3.
 #include <cstdint>
 #include <vector>
 
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/distributed_gemm.hpp"
 
 // run_distributed_gemm with the gathered C kept (rank 0's result.c), plus any other test hooks.
 inline scalebench::GemmResult run_gemm_keeping_c(const scalebench::GemmConfig& cfg,

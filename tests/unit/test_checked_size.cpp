@@ -3,7 +3,7 @@
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 using namespace scalebench;
 

@@ -1,4 +1,4 @@
-// The counter-based GEMM input generator (scalebench/cpu/gemm_fill.hpp): known answers, the value sets
+// The counter-based GEMM input generator (scalebench/problem/gemm_fill.hpp): known answers, the value sets
 // of both fills at every host storage precision, and results that do not depend on the thread
 // count or on filling a range in pieces.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "scalebench/base/host.hpp"
-#include "scalebench/cpu/gemm_fill.hpp"
+#include "scalebench/problem/gemm_fill.hpp"
 
 using namespace scalebench;
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 using namespace scalebench;
 

@@ -8,7 +8,7 @@
 
 #include "montecarlo_reference.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 using namespace scalebench;
 

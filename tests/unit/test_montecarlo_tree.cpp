@@ -7,7 +7,7 @@
 #include <random>
 
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 using scalebench::ChunkTree;
 using scalebench::McSums;

@@ -13,9 +13,9 @@
 
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/verify.hpp"
-#include "scalebench/cpu/gemm.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/mpi/transport.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/problem/gemm.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {

@@ -21,10 +21,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/mpi/transport.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 
@@ -115,5 +115,18 @@ class DistributedGemm {
 // and so must `cfg` and `hooks`.
 std::unique_ptr<DistributedGemm> make_distributed_gemm(const GemmConfig& cfg, const GemmTestHooks& hooks,
                                                        const Communicator& comm, LocalGemm& local, GpuGemm* gpu);
+
+// Outcome of a distributed run, valid on rank 0 (others hold their local view).
+struct GemmResult {
+  bool ok = false;
+  nlohmann::json record;  // the full run record (rank 0)
+  std::vector<double> c;  // the gathered C as doubles, when hooks.keep_c (rank 0)
+};
+
+// Collective over `comm`: generate, distribute, multiply, gather, verify, time; prints the
+// human table on rank 0 unless quiet. Throws scalebench::Error on failures detected before work.
+// `agreed`: the caller has already checked that every rank holds the same configuration and hooks.
+GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks = {},
+                                bool agreed = false);
 
 }  // namespace scalebench

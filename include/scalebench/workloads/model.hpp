@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/cpu/gemm.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/gemm.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "scalebench/base/verify.hpp"
-#include "scalebench/cpu/gemm_fill.hpp"
+#include "scalebench/problem/gemm_fill.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 
 namespace scalebench {

@@ -20,7 +20,7 @@
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/phases.hpp"
-#include "scalebench/cpu/gemm_fill.hpp"
+#include "scalebench/problem/gemm_fill.hpp"
 
 namespace scalebench {
 

@@ -18,10 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "scalebench/base/partition.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/shared_window.hpp"
 #include "scalebench/mpi/timing.hpp"
+#include "scalebench/problem/gemm.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
 
 namespace scalebench {

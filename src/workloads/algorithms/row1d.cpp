@@ -18,6 +18,7 @@
 #include "algorithms/timed_transport.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
+#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/network.hpp"

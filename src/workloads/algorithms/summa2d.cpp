@@ -20,6 +20,7 @@
 #include "algorithms/summa_layout.hpp"
 #include "algorithms/timed_transport.hpp"
 #include "scalebench/base/phases.hpp"
+#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/topology/placement.hpp"

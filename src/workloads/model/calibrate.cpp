@@ -15,6 +15,8 @@
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/gpu/gpu_calibrate.hpp"
 #include "scalebench/mpi/mpi.hpp"

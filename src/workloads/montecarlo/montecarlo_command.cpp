@@ -10,10 +10,11 @@
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
 #include "scalebench/mpi/mpi.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 #include "scalebench/topology/placement.hpp"
 #include "scalebench/workloads/command.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/prediction.hpp"
 

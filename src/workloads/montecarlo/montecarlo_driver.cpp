@@ -22,6 +22,7 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/network.hpp"
 #include "scalebench/mpi/repeats.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/prediction.hpp"
 #include "scalebench/workloads/rank_setup.hpp"

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/workloads/command.hpp"
+#include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {

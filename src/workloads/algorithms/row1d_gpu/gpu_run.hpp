@@ -16,11 +16,11 @@
 #include "algorithms/row1d_gpu/schedule.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/verify.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/mpi/transport.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 

@@ -20,11 +20,11 @@
 #include <memory>
 
 #include "scalebench/base/partition.hpp"
-#include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/mpi/transport.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench::row1d_gpu {
 

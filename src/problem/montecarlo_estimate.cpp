@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 

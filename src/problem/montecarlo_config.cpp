@@ -7,7 +7,7 @@
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/cpu/montecarlo.hpp"
+#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 

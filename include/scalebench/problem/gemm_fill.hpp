@@ -19,7 +19,7 @@
 #include <new>
 #include <vector>
 
-#include "scalebench/cpu/gemm.hpp"
+#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 

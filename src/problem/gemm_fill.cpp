@@ -1,6 +1,6 @@
-// Rank 0's host generation of the GEMM inputs (scalebench/cpu/gemm_fill.hpp): every element is a pure
+// Rank 0's host generation of the GEMM inputs (scalebench/problem/gemm_fill.hpp): every element is a pure
 // function of its index, so [0, count) is cut into contiguous ranges, one per thread.
-#include "scalebench/cpu/gemm_fill.hpp"
+#include "scalebench/problem/gemm_fill.hpp"
 
 #include <sched.h>
 
