@@ -259,7 +259,7 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say, 
       if (t == p.cores && meter != nullptr && !series.points.empty()) {
         const std::int64_t largest = series.points.back().shape.n;
         p.power.cpu.blas_w[to_string(prec)] = watts[largest];
-        say.line("power: {} at {}^3: {:.1f} W (CPU packages and DRAM)", what, largest, watts[largest]);
+        say.line("power: {} at {}^3: {:.1f} W ({})", what, largest, watts[largest], p.power.cpu.source);
       }
       auto& points = p.blas[to_string(prec)];
       points.insert(points.end(), series.points.begin(), series.points.end());
@@ -300,6 +300,10 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say, c
     rates["naive"].push_back(montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr));
     say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
              rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
+    if (meter != nullptr) {
+      say.line("power: Monte Carlo {} cpu on {} thread(s): {:.1f} W", to_string(problem), p.cores,
+               p.power.cpu.montecarlo_w[to_string(problem)]);
+    }
   }
 }
 
