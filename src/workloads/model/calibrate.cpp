@@ -122,13 +122,6 @@ auto metered(const WattsProbe& probe, F f) {
   return result;
 }
 
-// The mean watts of the `kind` domains over `seconds` of doing nothing.
-double idle_watts(const EnergyMeter& m, const std::string& kind, double seconds) {
-  const EnergyReading a = m.read();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  return mean_watts(m, kind, a, m.read());
-}
-
 // The counters' names: "RAPL: package-0, package-0/dram".
 std::string meter_source(const EnergyMeter& m, const std::string& kind, const std::string& what) {
   std::string names;
@@ -336,41 +329,56 @@ void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& s
            p.gpu.h2d_pinned.bandwidth_Bps * 1e-9, p.gpu.d2h_pinned.bandwidth_Bps * 1e-9);
 }
 
-// The node's CPU counters (RAPL), opened and their idle watts read before anything is timed: the
-// profile's power.cpu, or the reason there are none. Null when absent.
-std::unique_ptr<EnergyMeter> open_cpu_power(Profile& p, const CalibrateOptions& o, const Progress& say) {
+// The node's counters (RAPL; NVML for the first visible GPU), opened and their idle watts read
+// before anything is timed (a GPU still warm from a multiply draws more than idle): power.cpu and
+// power.gpu's idle figures, or the reason a part has none. Never null.
+std::unique_ptr<EnergyMeter> open_power(Profile& p, const CalibrateOptions& o, const Progress& say) {
   p.power.recorded = true;
-  std::unique_ptr<EnergyMeter> meter = EnergyMeter::open({});
-  if (!meter->cpu_reason().empty()) {
-    p.power.cpu.reason = meter->cpu_reason();
-    say.line("power: CPU not read ({})", p.power.cpu.reason);
-    return nullptr;
+  std::vector<std::string> buses;
+  if (visible_gpu_count() == 0) {
+    p.power.gpu.reason = "no GPU visible (" + gpu_absence_reason() + ")";
+  } else {
+    try {
+      buses.push_back(gpu_info(0).value("pci_bus_id", std::string()));
+    } catch (const std::exception& e) {
+      p.power.gpu.reason = fmt::format("the GPU's PCI bus id is unknown ({})", e.what());
+    }
   }
-  p.power.cpu.present = true;
-  p.power.cpu.source = meter_source(*meter, "cpu", "RAPL");
-  p.power.cpu.idle_w = idle_watts(*meter, "cpu", o.quick ? kIdleQuickSeconds : kIdleSeconds);
-  say.line("power: idle {:.1f} W ({})", p.power.cpu.idle_w, p.power.cpu.source);
+  std::unique_ptr<EnergyMeter> meter = EnergyMeter::open(buses);
+  p.power.cpu.reason = meter->cpu_reason();
+  if (!buses.empty()) p.power.gpu.reason = meter->gpu_reason();
+  const bool cpu = p.power.cpu.reason.empty(), gpu = !buses.empty() && p.power.gpu.reason.empty();
+  if (cpu) p.power.cpu.source = meter_source(*meter, "cpu", "RAPL");
+  if (gpu) p.power.gpu.source = meter_source(*meter, "gpu", "NVML");
+  if (cpu || gpu) {
+    const EnergyReading a = meter->read();
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.quick ? kIdleQuickSeconds : kIdleSeconds));
+    const EnergyReading b = meter->read();
+    p.power.cpu.idle_w = cpu ? mean_watts(*meter, "cpu", a, b) : 0.0;
+    p.power.gpu.idle_w = gpu ? mean_watts(*meter, "gpu", a, b) : 0.0;
+  }
+  p.power.cpu.present = cpu;  // the GPU's once its multiplies are read (calibrate_gpu_power)
+  say.line("power: CPU {}", cpu ? fmt::format("idle {:.1f} W ({})", p.power.cpu.idle_w, p.power.cpu.source)
+                                : fmt::format("not read ({})", p.power.cpu.reason));
+  if (gpu) say.line("power: GPU idle {:.1f} W ({})", p.power.gpu.idle_w, p.power.gpu.source);
   return meter;
 }
 
-// One GPU's watts idle and while cuBLAS multiplies n^3 back to back for kGpuPowerSeconds, each
-// precision (uniform random inputs, as runs use). Fills power.gpu, or its reason.
-void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& say, const Communicator& self) {
+// One GPU's watts while cuBLAS multiplies n^3 back to back for kGpuPowerSeconds, each precision
+// (uniform random inputs, as runs use). Completes power.gpu, or gives its reason.
+void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& say, const Communicator& self,
+                         const EnergyMeter& meter) {
+  GpuPower& g = p.power.gpu;
+  if (!g.reason.empty()) {
+    say.line("power: GPU not read ({})", g.reason);
+    return;
+  }
   if (!p.gpu.present) {
-    p.power.gpu.reason = "no GPU calibrated (" + p.gpu.reason + ")";
+    g = {};
+    g.reason = "no GPU calibrated (" + p.gpu.reason + ")";
     return;
   }
   try {
-    const std::string bus = gpu_info(0).value("pci_bus_id", std::string());
-    const std::unique_ptr<EnergyMeter> meter = EnergyMeter::open({bus});
-    if (!meter->gpu_reason().empty()) {
-      p.power.gpu.reason = meter->gpu_reason();
-      say.line("power: GPU not read ({})", p.power.gpu.reason);
-      return;
-    }
-    GpuPower g;
-    g.source = meter_source(*meter, "gpu", "NVML");
-    g.idle_w = idle_watts(*meter, "gpu", o.quick ? kIdleQuickSeconds : kIdleSeconds);
     const std::int64_t n = o.quick ? 4096 : 8192;
     for (Precision prec : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
       GemmConfig cfg;
@@ -384,7 +392,7 @@ void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& 
       gemm->generate(cfg.shape, 0, cfg.seed, Fill::uniform);
       gemm->compute(rec);  // warm-up
       double& w = g.gemm_w[to_string(prec)];
-      metered(WattsProbe{meter.get(), "gpu", &w}, [&] {
+      metered(WattsProbe{&meter, "gpu", &w}, [&] {
         const double t0 = wall_seconds();
         while (wall_seconds() - t0 < kGpuPowerSeconds) gemm->compute(rec);
         return 0;
@@ -392,11 +400,10 @@ void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& 
       say.line("power: GPU {} GEMM {}^3: {:.1f} W (idle {:.1f} W)", to_string(prec), n, w, g.idle_w);
     }
     g.present = true;
-    p.power.gpu = g;
   } catch (const std::exception& e) {
-    p.power.gpu = {};
-    p.power.gpu.reason = fmt::format("GPU power not read: {}", e.what());
-    say.line("power: {}", p.power.gpu.reason);
+    g = {};
+    g.reason = fmt::format("GPU power not read: {}", e.what());
+    say.line("power: {}", g.reason);
   }
 }
 
@@ -676,10 +683,10 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
     p.hwloc = hwloc_summary();
     const WholeNodeBinding whole;
     p.cores = whole.cores();
-    const std::unique_ptr<EnergyMeter> cpu_meter = open_cpu_power(p, o, say);
-    calibrate_cpu(p, o, say, cpu_meter.get());
+    const std::unique_ptr<EnergyMeter> meter = open_power(p, o, say);
+    calibrate_cpu(p, o, say, p.power.cpu.present ? meter.get() : nullptr);
     calibrate_gpu_part(p, o, say, self);
-    calibrate_gpu_power(p, o, say, self);
+    calibrate_gpu_power(p, o, say, self, *meter);
     // Two ranks on one node copy through shared memory: until measured, read + write at the
     // one-thread triad rate, and a microsecond.
     p.intra_node = {1e-6, p.triad_Bps.front().per_s * 2.0 / 3.0 / 2.0};
