@@ -29,10 +29,29 @@ struct PredictOptions {
   std::string nodes = "1", ranks_per_node = "1", gpus_per_node;
   std::optional<std::string> profile;  // set when --profile was given (even empty)
   std::string inter_gbps, inter_latency_us, price_per_hour;
+  std::optional<std::string> energy_price;  // set when --energy-price was given (even empty)
 };
 
 // The bounds of the link overrides (the profile's own: model.hpp) and of the price.
 constexpr double kMinGbps = 1e-6, kMaxGbps = 1e9, kMaxPrice = 1e12;
+
+// --energy-price: a positive finite number (money per kWh), within the price bound; none: 0.
+double energy_price_of(const PredictOptions& o) {
+  if (!o.energy_price) return 0;
+  const std::string& text = *o.energy_price;
+  const auto bad = [&] {
+    return UsageError(
+        fmt::format("--energy-price '{}' must be a positive finite price per kWh, at most {:g}", text, kMaxPrice));
+  };
+  double price = 0;
+  try {
+    price = parse_real("--energy-price", text);
+  } catch (const UsageError&) {
+    throw bad();
+  }
+  if (!(price > 0 && price <= kMaxPrice)) throw bad();
+  return price;
+}
 
 void add_predict_options(CLI::App* app, PredictOptions& o) {
   app->add_option("--nodes", o.nodes,
@@ -49,6 +68,10 @@ void add_predict_options(CLI::App* app, PredictOptions& o) {
                   "InfiniBand: 25 GB/s)");
   app->add_option("--inter-node-latency-us", o.inter_latency_us, "Override the inter-node link latency, microseconds");
   app->add_option("--price-per-hour", o.price_per_hour, "Price of one node-hour: adds the cost per job");
+  app->add_option_function<std::string>(
+      "--energy-price", [&o](const std::string& price) { o.energy_price = price; },
+      "Price of one kWh: adds the energy cost per job (the energy itself is given whenever the "
+      "profile holds power figures)");
 }
 
 // The profile with the link overrides applied, and the layout.
@@ -115,6 +138,42 @@ json phases_json(const Prediction& pred) {
   return ph;
 }
 
+// The energy lines (docs/model.md, "Energy") and out["energy"]; `price` 0: no cost.
+std::string energy_report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m, const Prediction& pred,
+                          double price, json& out) {
+  const EnergyPrediction e = predict_energy(p, pred, w.kernel, m, w.threads, w.repeats);
+  if (!e.available) {
+    out["energy"] = {{"available", false}, {"reason", e.reason}};
+    return fmt::format("energy: {}\n", e.reason);
+  }
+  json watts = json::object();
+  if (e.cpu_counted) watts["cpu_per_node"] = {{"idle", e.cpu_idle_w}, {"compute", e.cpu_compute_w}};
+  if (e.gpu_counted) {
+    watts["gpu_each"] = {{"idle", e.gpu_idle_w},
+                         {"compute", e.gpu_compute_w},
+                         {"computing_per_node", e.gpus_computing}};
+  }
+  out["energy"] = {{"available", true},    {"run_j", e.run_j}, {"job_j", e.job_j}, {"job_repeats", e.repeats},
+                   {"kwh_per_job", e.kwh}, {"watts", watts},   {"notes", e.notes}};
+  std::string text = fmt::format("energy per job ({} repeats): {:.6g} J ({:.6g} J per run), {:.6g} kWh", e.repeats,
+                                 e.job_j, e.run_j, e.kwh);
+  if (price > 0) {
+    out["energy"]["price_per_kwh"] = price;
+    out["energy"]["cost_per_job"] = e.kwh * price;
+    text += fmt::format(", {:.6g} at {} per kWh", e.kwh * price, price);
+  }
+  text += "\n";
+  if (e.cpu_counted) {
+    text += fmt::format("  CPU per node: {:.4g} W idle, {:.4g} W computing\n", e.cpu_idle_w, e.cpu_compute_w);
+  }
+  if (e.gpu_counted) {
+    text += fmt::format("  GPU each: {:.4g} W idle, {:.4g} W computing ({} of {} per node computing)\n", e.gpu_idle_w,
+                        e.gpu_compute_w, e.gpus_computing, m.gpus_per_node);
+  }
+  for (const auto& n : e.notes) text += fmt::format("  note: {}\n", n);
+  return text;
+}
+
 int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m, const PredictOptions& o,
            const std::optional<std::string>& json_path) {
   const Prediction pred = w.here(m);
@@ -179,6 +238,7 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
     text += fmt::format("cost per job ({} repeats): {:.6g} node-hours, {:.6g} GPU-hours, {:.6g} at {} per node-hour\n",
                         w.repeats, node_h, gpu_h, node_h * price, price);
   }
+  text += energy_report(w, p, m, pred, energy_price_of(o), out);
   std::fputs(text.c_str(), stdout);
   if (json_path) write_json_atomic(*json_path, out);
   return 0;
@@ -187,6 +247,7 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
 int run_predict(const PredictOptions& o, WorkloadCommand& command) {
   try {
     command.configure();
+    (void)energy_price_of(o);  // a bad price is refused before any profile is read
     const std::optional<std::string> json_path = command.json_path();
     if (json_path) check_output_path(*json_path);
     const auto [p, m] = machine_of(o);

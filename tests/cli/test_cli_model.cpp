@@ -41,6 +41,15 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   if (!p["gpu"]["present"].get<bool>()) {
     EXPECT_FALSE(p["gpu"]["reason"].get<std::string>().empty());
   }
+  // Power: figures where this machine has RAPL, else the reason.
+  for (const char* part : {"cpu", "gpu"}) {
+    const json& w = p["power"][part];
+    if (w["present"].get<bool>()) {
+      EXPECT_GE(w["idle_w"].get<double>(), 0) << w.dump();
+    } else {
+      EXPECT_FALSE(w["reason"].get<std::string>().empty()) << w.dump();
+    }
+  }
 
   const std::string env = "SCALEBENCH_PROFILE=" + profile + " ";
   const CliRun g = run_command(env + std::getenv("SCALEBENCH_MPIEXEC") + " -np 2 --oversubscribe " +
@@ -194,9 +203,143 @@ const BadPredict kBad[] = {
      "--gpus-per-node"},
     {"bad_gbps", "gemm --n 64 --inter-node-gbps fast --profile " + synthetic_profile(), 2, "--inter-node-gbps"},
     {"no_workload", "--nodes 2", 2, "subcommand is required"},
+    {"energy_price_zero", "gemm --n 64 --energy-price 0 --profile " + synthetic_profile(), 2,
+     "--energy-price '0' must be a positive finite price per kWh"},
+    {"energy_price_negative", "gemm --n 64 --energy-price -0.3 --profile " + synthetic_profile(), 2,
+     "--energy-price '-0.3' must be a positive"},
+    {"energy_price_nan", "gemm --n 64 --energy-price nan --profile " + synthetic_profile(), 2,
+     "--energy-price 'nan' must be a positive"},
+    {"energy_price_inf", "montecarlo --energy-price 1e999 --profile " + synthetic_profile(), 2,
+     "--energy-price '1e999' must be a positive"},
+    {"energy_price_text", "gemm --n 64 --energy-price cheap --profile " + synthetic_profile(), 2,
+     "--energy-price 'cheap' must be a positive"},
+    {"energy_price_empty", "gemm --n 64 --energy-price '' --profile " + synthetic_profile(), 2,
+     "--energy-price '' must be a positive"},
+    {"energy_price_beyond", "gemm --n 64 --energy-price 1e13 --profile " + synthetic_profile(), 2, "at most 1e+12"},
+    // A bad price is refused before the profile is read.
+    {"energy_price_before_profile", "gemm --n 64 --energy-price -1 --profile /nonexistent/p.json", 2,
+     "--energy-price '-1'"},
 };
 INSTANTIATE_TEST_SUITE_P(Cases, PredictBadInput, testing::ValuesIn(kBad),
                          [](const testing::TestParamInfo<BadPredict>& i) { return std::string(i.param.name); });
+
+// The synthetic profile with a power section (4 cores: idle 50 W, BLAS fp64 on every core 250 W),
+// or `power` instead, written to `path`.
+void write_powered_profile(const std::string& path, const json& power = nullptr) {
+  json j = read_json(synthetic_profile());
+  j["power"] = power.is_null() ? json{{"cpu",
+                                       {{"present", true},
+                                        {"source", "RAPL: package-0"},
+                                        {"idle_w", 50},
+                                        {"blas_w", {{"fp64", 250}}},
+                                        {"montecarlo_w", json::object()}}},
+                                      {"gpu", {{"present", false}, {"reason", "NVML absent"}}}}
+                               : power;
+  std::ofstream(path) << j.dump();
+}
+
+TEST(PredictCli, EnergyPerJobAndItsCostFromTheProfilesWatts) {
+  const std::string dir = make_temp_dir();
+  write_powered_profile(dir + "/p.json");
+  // 1000^3 on one thread at 20 GFLOP/s: 0.1 s of compute, nothing else. One of 4 cores busy:
+  // 50 + 200/4 = 100 W, 10 J a run; 5 repeats + 1 warm-up: 60 J, 60 / 3.6e6 kWh.
+  const CliRun r = run_scalebench("predict gemm --n 1000 --threads 1 --gpus-per-node 0 --energy-price 0.25 "
+                                  "--profile " +
+                                  dir + "/p.json --json " + dir + "/o.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("energy per job (6 repeats): 60 J (10 J per run), 1.66667e-05 kWh, 4.16667e-06 at 0.25 "
+                          "per kWh"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("CPU per node: 50 W idle, 100 W computing"), std::string::npos) << r.output;
+  const json e = read_json(dir + "/o.json")["energy"];
+  ASSERT_TRUE(e["available"].get<bool>()) << e.dump();
+  EXPECT_NEAR(e["run_j"].get<double>(), 10, 1e-9);
+  EXPECT_NEAR(e["job_j"].get<double>(), 60, 1e-9);
+  EXPECT_EQ(e["job_repeats"], 6);
+  EXPECT_NEAR(e["kwh_per_job"].get<double>(), 60 / 3.6e6, 1e-15);
+  EXPECT_NEAR(e["cost_per_job"].get<double>(), 0.25 * 60 / 3.6e6, 1e-15);
+  EXPECT_EQ(e["price_per_kwh"], 0.25);
+  EXPECT_NEAR(e["watts"]["cpu_per_node"]["compute"].get<double>(), 100, 1e-9);
+  // Without a price the energy is there and no cost.
+  const CliRun plain = run_scalebench("predict gemm --n 1000 --threads 1 --gpus-per-node 2 --profile " + dir +
+                                      "/p.json --json " + dir + "/plain.json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const json pe = read_json(dir + "/plain.json")["energy"];
+  EXPECT_FALSE(pe.contains("cost_per_job")) << pe.dump();
+  EXPECT_NEAR(pe["job_j"].get<double>(), 60, 1e-9);
+  // The GPUs have no counters: named, not counted.
+  EXPECT_NE(plain.output.find("note: GPU energy not counted: NVML absent"), std::string::npos) << plain.output;
+}
+
+TEST(PredictCli, WithoutPowerDataOneLineSaysWhy) {
+  const std::string dir = make_temp_dir();
+  // A profile written before power was recorded still predicts time.
+  const CliRun old = run_scalebench("predict gemm --n 1000 --energy-price 0.3 --profile " + synthetic_profile() +
+                                    " --json " + dir + "/o.json");
+  ASSERT_EQ(old.exit_code, 0) << old.output;
+  EXPECT_EQ(count_of(old.output, "energy: no power data in the profile (it was calibrated before calibrate read "
+                                 "power counters; run `scalebench calibrate` again)\n"),
+            1)
+      << old.output;
+  const json e = read_json(dir + "/o.json")["energy"];
+  EXPECT_FALSE(e["available"].get<bool>());
+  EXPECT_NE(e["reason"].get<std::string>().find("no power data"), std::string::npos);
+  EXPECT_GT(read_json(dir + "/o.json")["end_to_end_s"].get<double>(), 0);
+  // A machine without RAPL: the profile's reason is given.
+  write_powered_profile(dir + "/none.json", {{"cpu", {{"present", false}, {"reason", "no powercap tree at /none"}}},
+                                             {"gpu", {{"present", false}, {"reason", "NVML absent"}}}});
+  const CliRun none = run_scalebench("predict montecarlo --profile " + dir + "/none.json");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("energy: no power data in the profile (CPU: no powercap tree at /none)\n"),
+            std::string::npos)
+      << none.output;
+  // A bad watt figure is refused as any bad figure is.
+  write_powered_profile(dir + "/bad.json", {{"cpu", {{"present", true}, {"idle_w", -50}}},
+                                            {"gpu", {{"present", false}, {"reason", "x"}}}});
+  expect_refused("predict gemm --n 64 --profile " + dir + "/bad.json", 2,
+                 "profile " + dir + "/bad.json: power.cpu.idle_w must be watts in [0, 1e+07] (got -50)");
+}
+
+// calibrate under a powercap tree whose counter a writer advances: the profile's power section
+// holds the idle watts and each kernel's, from that counter.
+TEST(CalibrateCli, AFakePowercapTreeGivesWattsPerKernel) {
+  const std::string dir = make_temp_dir();
+  const std::string zone = dir + "/pc/intel-rapl:0";
+  ASSERT_EQ(run_command("mkdir -p " + zone + " && echo package-0 > " + zone + "/name && echo 0 > " + zone +
+                        "/energy_uj && echo 262143328850 > " + zone + "/max_energy_range_uj")
+                .exit_code,
+            0);
+  // 1 J (1e6 µJ) every 10 ms: about 100 W. Stopped by its pid and waited for before the tree goes.
+  const std::string writer = "( n=0; while :; do n=$((n+1000000)); echo $n > " + zone + "/energy_uj.new && mv " + zone +
+                             "/energy_uj.new " + zone + "/energy_uj; sleep 0.01; done ) & w=$!; ";
+  const CliRun r = run_command(writer + "SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc timeout 300 " +
+                               std::string(std::getenv("SCALEBENCH_BINARY")) + " calibrate --quick --no-check --out " +
+                               dir + "/p.json; rc=$?; kill $w; wait $w 2>/dev/null; rm -rf " + dir + "/pc; exit $rc");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("calibrate: power: CPU idle "), std::string::npos) << r.output;
+  const json p = read_json(dir + "/p.json")["power"];
+  ASSERT_TRUE(p["cpu"]["present"].get<bool>()) << p.dump();
+  EXPECT_EQ(p["cpu"]["source"], "RAPL: package-0");
+  // The writer aims at 100 W; a busy box slows its loop, so only the order of magnitude is asked.
+  const auto plausible = [&](const json& w, const std::string& what) {
+    EXPECT_GT(w.get<double>(), 5) << what << " " << p.dump();
+    EXPECT_LT(w.get<double>(), 300) << what << " " << p.dump();
+  };
+  plausible(p["cpu"]["idle_w"], "idle");
+  plausible(p["cpu"]["blas_w"]["fp64"], "BLAS fp64");
+  plausible(p["cpu"]["blas_w"]["fp32"], "BLAS fp32");
+  for (const char* problem : {"pi", "european", "asian"}) plausible(p["cpu"]["montecarlo_w"][problem], problem);
+  // No GPU here (or built without CUDA): the GPU part says why.
+  if (!read_json(dir + "/p.json")["gpu"]["present"].get<bool>()) {
+    EXPECT_FALSE(p["gpu"]["present"].get<bool>());
+    EXPECT_NE(p["gpu"]["reason"].get<std::string>().find("no GPU visible ("), std::string::npos) << p.dump();
+  }
+  // predict reads the section back and gives joules.
+  const CliRun pr = run_scalebench("predict gemm --n 512 --profile " + dir + "/p.json --gpus-per-node 0");
+  ASSERT_EQ(pr.exit_code, 0) << pr.output;
+  EXPECT_NE(pr.output.find("energy per job (6 repeats): "), std::string::npos) << pr.output;
+}
 
 // A profile with one bad figure, written to `path`.
 void write_bad_profile(const std::string& path) {

@@ -75,6 +75,30 @@ struct GpuProfile {
       montecarlo;  // problem -> backend (cuda, curand) -> units/s per GPU
 };
 
+// What calibrate's energy counters read (docs/model.md, "Energy"): mean watts of one node's CPU
+// packages and DRAM (RAPL) while idle and while each kernel ran on every core, and of one GPU
+// (NVML) while idle and while cuBLAS multiplied. A part without a counter keeps the reason.
+struct CpuPower {
+  bool present = false;
+  std::string reason;                          // why absent ("no powercap tree at ...")
+  std::string source;                          // the counters read ("RAPL: package-0, package-0/dram")
+  double idle_w = 0;                           // the node, nothing running
+  std::map<std::string, double> blas_w;        // precision -> BLAS on every core of the node
+  std::map<std::string, double> montecarlo_w;  // problem -> the cpu kernel on every core
+};
+struct GpuPower {
+  bool present = false;
+  std::string reason;
+  std::string source;
+  double idle_w = 0;                     // one GPU, nothing running
+  std::map<std::string, double> gemm_w;  // precision -> one GPU multiplying
+};
+struct PowerProfile {
+  bool recorded = false;  // false: a profile written before calibrate read power
+  CpuPower cpu;
+  GpuPower gpu;
+};
+
 struct Profile {
   std::string host;
   std::string created_at;
@@ -100,6 +124,7 @@ struct Profile {
   std::vector<std::string> warnings;  // what calibrate found doubtful (a point that stayed collapsed)
   // The check runs calibrate ended with: {"what", "predicted_s", "low_s", "high_s", "measured_s", "miss"}.
   nlohmann::json checks = nlohmann::json::array();
+  PowerProfile power;  // optional in the file ("power"): absent in profiles written before it
 };
 
 // The same for this process: its host, build, MPI library, BLAS and first visible GPU.
@@ -123,6 +148,9 @@ inline constexpr std::int64_t kProfileMaxThreads = std::int64_t{1} << 20;
 inline constexpr std::size_t kProfileMaxEntries = 4096;
 inline constexpr int kProfileMaxDepth = 16;
 inline constexpr std::size_t kProfileMaxBytes = std::size_t{16} << 20;
+// Watts in a profile's "power" section lie in [0, kProfileMaxWatts] (a node of ten megawatts is
+// a typing error, not a machine).
+inline constexpr double kProfileMaxWatts = 1e7;
 // A spread's fractions ("spread": {"below", "above"}) lie in [0, kProfileMaxSpread]; below < 1.
 inline constexpr double kProfileMaxSpread = 1000;
 // The most ranks (nodes x ranks per node) the model predicts for: it evaluates every rank, so
@@ -230,6 +258,38 @@ const Prediction& check_prediction(const Prediction& pred, const std::string& wh
 // where the counts came from: "--nodes", "the study's nodes").
 void check_layout(const MachineLayout& m, const std::string& nodes_option = "--nodes",
                   const std::string& ranks_option = "--ranks-per-node");
+
+// ---- Energy (docs/model.md, "Energy") -------------------------------------------------------------
+// The kernel whose power a run's compute phase draws.
+enum class PowerDevice { cpu, gpu };
+struct EnergyKernel {
+  PowerDevice device = PowerDevice::cpu;
+  std::string kind;  // "blas", "naive", "montecarlo" (CPU); "gemm", "montecarlo" (GPU)
+  std::string key;   // the precision ("fp64") of a multiply, the problem ("pi") of a Monte Carlo
+};
+
+struct EnergyPrediction {
+  bool available = false;
+  std::string reason;  // why not (no power data in the profile, and why)
+  double run_j = 0;    // one end-to-end, every node
+  double job_j = 0;    // repeats × run_j
+  int repeats = 1;     // warm-up + timed repeats of one job
+  double kwh = 0;      // of the job
+  // The watts used: per node (CPU) and per GPU, while the kernel computes and otherwise.
+  double cpu_compute_w = 0, cpu_idle_w = 0, gpu_compute_w = 0, gpu_idle_w = 0;
+  bool cpu_counted = false, gpu_counted = false;
+  int gpus_computing = 0;          // GPUs per node the kernel keeps busy
+  std::vector<std::string> notes;  // assumptions that applied, parts not counted
+};
+inline constexpr double kJoulesPerKwh = 3.6e6;
+
+// The energy of a job of `repeats` end-to-end runs of `pred` on `m`, its ranks running `threads`
+// threads each: every node draws its idle watts for end-to-end and its kernel's watts during
+// compute (CPU: idle + (kernel − idle) × busy cores / cores; GPU: the kernel's watts on the GPUs
+// the ranks drive, idle watts on the others). Unavailable, with the reason, when the profile has
+// no power figure for the kernel's device.
+EnergyPrediction predict_energy(const Profile& p, const Prediction& pred, const EnergyKernel& kernel,
+                                const MachineLayout& m, int threads, int repeats);
 
 // ---- Records -------------------------------------------------------------------------------------
 // The layout a record's rank_info describes (ranks per node from the hosts, rank 0's node first).

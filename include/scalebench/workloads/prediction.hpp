@@ -17,7 +17,8 @@ struct PredictedWorkload {
   double work = 0;   // flops or samples of one end-to-end
   bool gpu = false;  // a GPU backend
   int threads = 1;
-  int repeats = 1;  // warm-up + timed repeats of one job
+  int repeats = 1;      // warm-up + timed repeats of one job
+  EnergyKernel kernel;  // whose watts the compute phase draws (predict_energy)
   std::function<Prediction(const MachineLayout&)> here;
   std::function<Prediction(const MachineLayout&)> one_core;
   std::function<Prediction(const MachineLayout&)> one_gpu;

@@ -144,6 +144,11 @@ PredictedWorkload gemm_prediction(const GemmConfig& cfg_in, const Profile& p, co
   w.gpu = cfg.backend == GemmBackendKind::cublas;
   w.threads = cfg.threads;
   w.repeats = cfg.reps + cfg.warmup;
+  w.kernel = {w.gpu ? PowerDevice::gpu : PowerDevice::cpu,
+              w.gpu                                   ? "gemm"
+              : cfg.backend == GemmBackendKind::naive ? "naive"
+                                                      : "blas",
+              to_string(cfg.precision)};
   cfg.autos = {};
   w.here = [&p, cfg](const MachineLayout& l) { return predict_gemm(p, cfg, l); };
   const Precision cpu_precision = cfg.precision == Precision::fp64 ? Precision::fp64 : Precision::fp32;

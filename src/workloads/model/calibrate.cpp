@@ -13,6 +13,7 @@
 
 #include "calibrate_steps.hpp"
 #include "scalebench/base/build_info.hpp"
+#include "scalebench/base/energy.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -58,6 +59,10 @@ class WholeNodeBinding {
   int cores_ = 0;
 };
 
+// Seconds of idle before the node is timed (power.cpu.idle_w, power.gpu.idle_w), and of one GPU
+// multiplying for its watts: NVML's energy counter moves about every 100 ms.
+constexpr double kIdleSeconds = 1.0, kIdleQuickSeconds = 0.5, kGpuPowerSeconds = 1.0;
+
 struct Budget {
   int min_reps;
   double min_seconds;  // keep repeating until this much was timed (at most 20 repeats)
@@ -89,6 +94,45 @@ double median_seconds(const Budget& b, Step step) {
   return timed(b, step).median;
 }
 
+// ---- Power (docs/model.md, "Energy"): mean watts from the energy counters around a timing ----
+
+// Mean watts of the meter's `kind` domains ("cpu": RAPL packages and DRAM, "gpu": NVML) between
+// two readings.
+double mean_watts(const EnergyMeter& m, const std::string& kind, const EnergyReading& a, const EnergyReading& b) {
+  const std::vector<double> joules = energy_between(m.domains(), a, b);
+  double sum = 0;
+  for (std::size_t i = 0; i < joules.size(); ++i) {
+    if (m.domains()[i].kind == kind) sum += joules[i];
+  }
+  return sum / std::max(1e-6, b.at_s - a.at_s);
+}
+
+// Where a timing's mean watts go: none when `meter` is null (no counter, or a series not at full node).
+struct WattsProbe {
+  const EnergyMeter* meter = nullptr;
+  std::string kind = "cpu";
+  double* watts = nullptr;
+};
+
+// `f()`, with the probe's mean watts over it kept.
+template <class F>
+auto metered(const WattsProbe& probe, F f) {
+  if (probe.meter == nullptr || probe.watts == nullptr) return f();
+  const EnergyReading a = probe.meter->read();
+  auto result = f();
+  *probe.watts = mean_watts(*probe.meter, probe.kind, a, probe.meter->read());
+  return result;
+}
+
+// The counters' names: "RAPL: package-0, package-0/dram".
+std::string meter_source(const EnergyMeter& m, const std::string& kind, const std::string& what) {
+  std::string names;
+  for (const EnergyDomain& d : m.domains()) {
+    if (d.kind == kind) names += (names.empty() ? "" : ", ") + d.name;
+  }
+  return what + ": " + names;
+}
+
 class Progress {
  public:
   explicit Progress(bool on) : on_(on) {}
@@ -103,7 +147,8 @@ class Progress {
   bool on_;
 };
 
-TimedRate gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b) {
+TimedRate gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b,
+                      const WattsProbe& probe = {}) {
   const std::size_t e = host_element_bytes(prec);
   std::vector<unsigned char> a(static_cast<std::size_t>(s.m * s.k) * e), bm(static_cast<std::size_t>(s.k * s.n) * e),
       c(static_cast<std::size_t>(s.m * s.n) * e);
@@ -121,7 +166,7 @@ TimedRate gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const G
   auto gemm = make_cpu_gemm(kind, threads);
   PhaseRecorder rec;
   gemm->prepare(s, prec, rec);
-  const Times t = timed(b, [&] { gemm->multiply(a.data(), bm.data(), c.data(), rec); });
+  const Times t = metered(probe, [&] { return timed(b, [&] { gemm->multiply(a.data(), bm.data(), c.data(), rec); }); });
   return {2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / t.median * 1e-9,
           t.spread()};
 }
@@ -145,7 +190,7 @@ ThreadRate triad_Bps(int threads, std::size_t n, const Budget& budget) {
 
 // Work units (samples; Asian: samples × steps) per second of one Monte Carlo kernel.
 ThreadRate montecarlo_rate(McProblem problem, McBackendKind backend, int threads, const Budget& b,
-                           const Communicator* self) {
+                           const Communicator* self, const WattsProbe& probe = {}) {
   MonteCarloConfig cfg;
   cfg.problem = problem;
   cfg.backend = backend;
@@ -162,7 +207,7 @@ ThreadRate montecarlo_rate(McProblem problem, McBackendKind backend, int threads
     k->prepare(cfg, {0, chunks}, setup);
     const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });
     if (sec >= b.min_seconds / 3 || cfg.samples >= (std::int64_t{1} << 40)) {
-      const Times full = timed(b, [&] { k->run(rec); });
+      const Times full = metered(probe, [&] { return timed(b, [&] { k->run(rec); }); });
       const double units = static_cast<double>(cfg.samples) * (problem == McProblem::asian ? cfg.steps : 1);
       return {threads, units / full.median, full.spread()};
     }
@@ -183,7 +228,7 @@ json hwloc_summary() {
 // runs use are timed in --quick too (the rate at 1024 is not the rate at 4096 on a busy node);
 // on one thread 0.25 s or 0.5 s. Every point repeated with its spread kept, a collapsed one
 // re-timed (time_blas_series).
-void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say) {
+void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say, const EnergyMeter* meter) {
   std::vector<std::int64_t> sides = o.quick ? std::vector<std::int64_t>{256, 512, 1024}
                                             : std::vector<std::int64_t>{512, 1024, 2048, 3072};
   const std::int64_t grow_from = sides.back();
@@ -196,13 +241,21 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say) 
     for (int t : std::set<int>{1, p.cores}) {
       const std::string what = fmt::format("BLAS {} {} thread(s)", to_string(prec), t);
       const double cap = t == p.cores && t > 1 ? (o.quick ? 2.0 : 3.0) : (o.quick ? 0.25 : 0.5);
+      // Watts of the node-wide series by size: the largest size's are the profile's.
+      std::map<std::int64_t, double> watts;
       BlasSeries series = time_blas_series(what, t, sides, grow_from, cap, [&](std::int64_t n, int attempt) {
+        const WattsProbe probe{t == p.cores ? meter : nullptr, "cpu", &watts[n]};
         const TimedRate r = gemm_gflops(GemmBackendKind::openblas, prec, t, {n, n, n},
-                                        attempt == 0 ? budget : retime_budget);
+                                        attempt == 0 ? budget : retime_budget, probe);
         say.line("{} {}^3: {:.1f} GFLOP/s (-{:.0f}% +{:.0f}%){}", what, n, r.gflops, r.spread.below * 100,
                  r.spread.above * 100, attempt > 0 ? " re-timed" : "");
         return r;
       });
+      if (t == p.cores && meter != nullptr && !series.points.empty()) {
+        const std::int64_t largest = series.points.back().shape.n;
+        p.power.cpu.blas_w[to_string(prec)] = watts[largest];
+        say.line("power: {} at {}^3: {:.1f} W ({})", what, largest, watts[largest], p.power.cpu.source);
+      }
       auto& points = p.blas[to_string(prec)];
       points.insert(points.end(), series.points.begin(), series.points.end());
       for (const auto& w : series.warnings) {
@@ -213,8 +266,8 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say) 
   }
 }
 
-void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
-  calibrate_blas(p, o, say);
+void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say, const EnergyMeter* meter) {
+  calibrate_blas(p, o, say, meter);
   std::set<int> thread_counts{1, p.cores};
   for (Precision prec : {Precision::fp64, Precision::fp32}) {
     // The triple loop slows down once B's columns no longer stay in cache: two sizes, the larger
@@ -235,11 +288,18 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say) {
   const Budget mc_budget{3, o.quick ? 0.15 : 0.6};
   for (McProblem problem : {McProblem::pi, McProblem::european, McProblem::asian}) {
     auto& rates = p.montecarlo[to_string(problem)];
-    for (int t : thread_counts)
-      rates["cpu"].push_back(montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr));
+    for (int t : thread_counts) {
+      double* watts = t == p.cores && meter != nullptr ? &p.power.cpu.montecarlo_w[to_string(problem)] : nullptr;
+      rates["cpu"].push_back(
+          montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr, {meter, "cpu", watts}));
+    }
     rates["naive"].push_back(montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr));
     say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
              rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
+    if (meter != nullptr) {
+      say.line("power: Monte Carlo {} cpu on {} thread(s): {:.1f} W", to_string(problem), p.cores,
+               p.power.cpu.montecarlo_w[to_string(problem)]);
+    }
   }
 }
 
@@ -270,6 +330,84 @@ void calibrate_gpu_part(Profile& p, const CalibrateOptions& o, const Progress& s
               .gpu;
   say.line("GPU {} x{}: h2d pinned {:.1f} GB/s, d2h pinned {:.1f} GB/s", p.gpu.name, p.gpu.count,
            p.gpu.h2d_pinned.bandwidth_Bps * 1e-9, p.gpu.d2h_pinned.bandwidth_Bps * 1e-9);
+}
+
+// The node's counters (RAPL; NVML for the first visible GPU), opened and their idle watts read
+// before anything is timed (a GPU still warm from a multiply draws more than idle): power.cpu and
+// power.gpu's idle figures, or the reason a part has none. Never null.
+std::unique_ptr<EnergyMeter> open_power(Profile& p, const CalibrateOptions& o, const Progress& say) {
+  p.power.recorded = true;
+  std::vector<std::string> buses;
+  if (visible_gpu_count() == 0) {
+    p.power.gpu.reason = "no GPU visible (" + gpu_absence_reason() + ")";
+  } else {
+    try {
+      buses.push_back(gpu_info(0).value("pci_bus_id", std::string()));
+    } catch (const std::exception& e) {
+      p.power.gpu.reason = fmt::format("the GPU's PCI bus id is unknown ({})", e.what());
+    }
+  }
+  std::unique_ptr<EnergyMeter> meter = EnergyMeter::open(buses);
+  p.power.cpu.reason = meter->cpu_reason();
+  if (!buses.empty()) p.power.gpu.reason = meter->gpu_reason();
+  const bool cpu = p.power.cpu.reason.empty(), gpu = !buses.empty() && p.power.gpu.reason.empty();
+  if (cpu) p.power.cpu.source = meter_source(*meter, "cpu", "RAPL");
+  if (gpu) p.power.gpu.source = meter_source(*meter, "gpu", "NVML");
+  if (cpu || gpu) {
+    const EnergyReading a = meter->read();
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.quick ? kIdleQuickSeconds : kIdleSeconds));
+    const EnergyReading b = meter->read();
+    p.power.cpu.idle_w = cpu ? mean_watts(*meter, "cpu", a, b) : 0.0;
+    p.power.gpu.idle_w = gpu ? mean_watts(*meter, "gpu", a, b) : 0.0;
+  }
+  p.power.cpu.present = cpu;  // the GPU's once its multiplies are read (calibrate_gpu_power)
+  say.line("power: CPU {}", cpu ? fmt::format("idle {:.1f} W ({})", p.power.cpu.idle_w, p.power.cpu.source)
+                                : fmt::format("not read ({})", p.power.cpu.reason));
+  if (gpu) say.line("power: GPU idle {:.1f} W ({})", p.power.gpu.idle_w, p.power.gpu.source);
+  return meter;
+}
+
+// One GPU's watts while cuBLAS multiplies n^3 back to back for kGpuPowerSeconds, each precision
+// (uniform random inputs, as runs use). Completes power.gpu, or gives its reason.
+void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& say, const Communicator& self,
+                         const EnergyMeter& meter) {
+  GpuPower& g = p.power.gpu;
+  if (!g.reason.empty()) {
+    say.line("power: GPU not read ({})", g.reason);
+    return;
+  }
+  if (!p.gpu.present) {
+    g = {};
+    g.reason = "no GPU calibrated (" + p.gpu.reason + ")";
+    return;
+  }
+  try {
+    const std::int64_t n = o.quick ? 4096 : 8192;
+    for (Precision prec : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
+      GemmConfig cfg;
+      cfg.backend = GemmBackendKind::cublas;
+      cfg.precision = prec;
+      cfg.shape = {n, n, n};
+      const std::unique_ptr<GpuGemm> gemm = make_gpu_gemm(cfg, self);
+      gemm->hold_rows(n);
+      PhaseRecorder rec;
+      gemm->prepare(cfg.shape, prec, rec);
+      gemm->generate(cfg.shape, 0, cfg.seed, Fill::uniform);
+      gemm->compute(rec);  // warm-up
+      double& w = g.gemm_w[to_string(prec)];
+      metered(WattsProbe{&meter, "gpu", &w}, [&] {
+        const double t0 = wall_seconds();
+        while (wall_seconds() - t0 < kGpuPowerSeconds) gemm->compute(rec);
+        return 0;
+      });
+      say.line("power: GPU {} GEMM {}^3: {:.1f} W (idle {:.1f} W)", to_string(prec), n, w, g.idle_w);
+    }
+    g.present = true;
+  } catch (const std::exception& e) {
+    g = {};
+    g.reason = fmt::format("GPU power not read: {}", e.what());
+    say.line("power: {}", g.reason);
+  }
 }
 
 // Half the round trip of a ping-pong between rank 0 and `peer`.
@@ -548,8 +686,10 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
     p.hwloc = hwloc_summary();
     const WholeNodeBinding whole;
     p.cores = whole.cores();
-    calibrate_cpu(p, o, say);
+    const std::unique_ptr<EnergyMeter> meter = open_power(p, o, say);
+    calibrate_cpu(p, o, say, p.power.cpu.present ? meter.get() : nullptr);
     calibrate_gpu_part(p, o, say, self);
+    calibrate_gpu_power(p, o, say, self, *meter);
     // Two ranks on one node copy through shared memory: until measured, read + write at the
     // one-thread triad rate, and a microsecond.
     p.intra_node = {1e-6, p.triad_Bps.front().per_s * 2.0 / 3.0 / 2.0};

@@ -126,6 +126,22 @@ class Reader {
     }
     return d;
   }
+  // Mean watts: finite, in [0, kProfileMaxWatts] (a counter that did not move while idle reads 0).
+  double watts(const std::string& key) const {
+    const double d = number(key);
+    if (d < 0 || d > kProfileMaxWatts) {
+      fail(key, fmt::format("must be watts in [0, {:g}] (got {})", kProfileMaxWatts, at(key).dump()));
+    }
+    return d;
+  }
+  // An object of watts by name (precision, problem).
+  std::map<std::string, double> watts_by_name(const std::string& key) const {
+    std::map<std::string, double> out;
+    if (!has(key)) return out;
+    const Reader r = sub(key);
+    for (const std::string& name : r.keys()) out[name] = r.watts(name);
+    return out;
+  }
   // A whole number in [lo, hi].
   std::int64_t count(const std::string& key, std::int64_t lo, std::int64_t hi) const {
     const double d = number(key);
@@ -261,6 +277,46 @@ json gpu_json(const GpuProfile& g) {
           {"montecarlo", g.montecarlo}};
 }
 
+// "power": {"cpu": {...}, "gpu": {...}}, each {"present": false, "reason"} or its figures.
+json power_json(const PowerProfile& w) {
+  const auto absent = [](const std::string& reason) { return json{{"present", false}, {"reason", reason}}; };
+  json cpu = w.cpu.present ? json{{"present", true},
+                                  {"source", w.cpu.source},
+                                  {"idle_w", w.cpu.idle_w},
+                                  {"blas_w", w.cpu.blas_w},
+                                  {"montecarlo_w", w.cpu.montecarlo_w}}
+                           : absent(w.cpu.reason);
+  json gpu = w.gpu.present
+                 ? json{{"present", true}, {"source", w.gpu.source}, {"idle_w", w.gpu.idle_w}, {"gemm_w", w.gpu.gemm_w}}
+                 : absent(w.gpu.reason);
+  return {{"cpu", cpu}, {"gpu", gpu}};
+}
+
+PowerProfile power_from_json(const Reader& r) {
+  PowerProfile w;
+  w.recorded = true;
+  const Reader cpu = r.sub("cpu");
+  w.cpu.present = cpu.flag("present");
+  if (w.cpu.present) {
+    w.cpu.source = cpu.has("source") ? cpu.text("source") : "";
+    w.cpu.idle_w = cpu.watts("idle_w");
+    w.cpu.blas_w = cpu.watts_by_name("blas_w");
+    w.cpu.montecarlo_w = cpu.watts_by_name("montecarlo_w");
+  } else {
+    w.cpu.reason = cpu.text("reason");
+  }
+  const Reader gpu = r.sub("gpu");
+  w.gpu.present = gpu.flag("present");
+  if (w.gpu.present) {
+    w.gpu.source = gpu.has("source") ? gpu.text("source") : "";
+    w.gpu.idle_w = gpu.watts("idle_w");
+    w.gpu.gemm_w = gpu.watts_by_name("gemm_w");
+  } else {
+    w.gpu.reason = gpu.text("reason");
+  }
+  return w;
+}
+
 }  // namespace
 
 json to_json(const Profile& p) {
@@ -312,6 +368,7 @@ json to_json(const Profile& p) {
   if (!p.launch.empty()) j["launch"] = p.launch;
   if (!p.warnings.empty()) j["warnings"] = p.warnings;
   if (!p.checks.empty()) j["checks"] = p.checks;
+  if (p.power.recorded) j["power"] = power_json(p.power);
   return j;
 }
 
@@ -386,6 +443,7 @@ Profile profile_from_json(const json& j, const std::string& source) {
     (void)r.list("checks");
     p.checks = r.at("checks");
   }
+  if (r.has("power")) p.power = power_from_json(r.sub("power"));
   return p;
 }
 

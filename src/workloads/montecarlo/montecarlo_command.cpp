@@ -72,6 +72,7 @@ PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg_in, const Pr
   w.gpu = cfg.backend == McBackendKind::cuda || cfg.backend == McBackendKind::curand;
   w.threads = cfg.threads;
   w.repeats = cfg.reps + cfg.warmup;
+  w.kernel = {w.gpu ? PowerDevice::gpu : PowerDevice::cpu, "montecarlo", to_string(cfg.problem)};
   w.here = [&p, cfg](const MachineLayout& l) { return predict_montecarlo(p, cfg, l); };
   auto variant = [cfg](McBackendKind b, int threads) {
     MonteCarloConfig c = cfg;
