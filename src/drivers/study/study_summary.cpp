@@ -252,11 +252,12 @@ nlohmann::json mark_optima(const StudySpec& spec, const std::vector<Row>& rows, 
       if (o.contains("energy_optimal") && o["energy_optimal"]["index"] == j["index"]) j["energy_optimal"] = true;
     }
   }
-  if (!optima.empty()) {
-    lines += "fastest run (time s *) and least energy per verified result (J/result *) of each series:\n" +
-             optima_lines(optima);
-  }
   const bool counted = std::any_of(finished.begin(), finished.end(), [](const SeriesRun& r) { return r.per_result_j; });
+  if (!optima.empty()) {
+    lines += counted ? "fastest run (time s *) and least energy per verified result (J/result *) of each series:\n"
+                     : "fastest run of each series (time s *):\n";
+    lines += optima_lines(optima);
+  }
   if (!finished.empty() && !counted) {
     std::string reason;
     for (const auto& row : rows) {
