@@ -9,8 +9,13 @@ every command line), the table, and the figures as inline SVG (no network, no sc
             time goes (compute / communication / host<->device, stacked), rate per row
   study:    speed-up and efficiency with the ideal line (against the named baseline: the ratio
             against size, break-even line, crossover marked), where the time goes, rate against
-            size (crossover marked)
-  both:     predicted against measured, when the records carry a "prediction"
+            size (crossover marked), joules per verified result against size (against cores or
+            GPUs when the size is not swept; each series' least-energy run starred, the crossover
+            in energy marked)
+  contrast: joules per verified result by mode
+  both:     the energy figures only when the rows (or their records) carry joules per verified
+            result; without, one sentence says no run's counters were read and why;
+            predicted against measured, when the records carry a "prediction"
 
   scalebench report DIR [--out FILE]      (tools/report DIR runs this script the same way)
   report.py --check                        (exit 0 if matplotlib loads, else 3)
@@ -19,8 +24,9 @@ Inputs: every file read (contrast.json, summary.json, runs.jsonl, each record th
 regular file (or a link to one) of at most 256 MiB; its kind is checked on the opened file without
 blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused at once. Its shape is
 checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
-included), a field of the wrong type, a negative or non-finite number, a runs.jsonl line that is
-not an object — each is one line naming the file and the field. A record path outside the folder
+included: the line names the field that holds it), a field of the wrong type, a negative or
+non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike), a runs.jsonl line
+that is not an object — each is one line naming the file and the field. A record path outside the folder
 is not followed (the record of the same name inside the folder is read instead). Every string is
 drawn as plain text (no TeX) and escaped in the page.
 
