@@ -9,8 +9,13 @@ every command line), the table, and the figures as inline SVG (no network, no sc
             time goes (compute / communication / host<->device, stacked), rate per row
   study:    speed-up and efficiency with the ideal line (against the named baseline: the ratio
             against size, break-even line, crossover marked), where the time goes, rate against
-            size (crossover marked)
-  both:     predicted against measured, when the records carry a "prediction"
+            size (crossover marked), joules per verified result against size (against cores or
+            GPUs when the size is not swept; each series' least-energy run starred, the crossover
+            in energy marked)
+  contrast: joules per verified result by mode
+  both:     the energy figures only when the rows (or their records) carry joules per verified
+            result; without, one sentence says no run's counters were read and why;
+            predicted against measured, when the records carry a "prediction"
 
   scalebench report DIR [--out FILE]      (tools/report DIR runs this script the same way)
   report.py --check                        (exit 0 if matplotlib loads, else 3)
@@ -19,8 +24,9 @@ Inputs: every file read (contrast.json, summary.json, runs.jsonl, each record th
 regular file (or a link to one) of at most 256 MiB; its kind is checked on the opened file without
 blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused at once. Its shape is
 checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
-included), a field of the wrong type, a negative or non-finite number, a runs.jsonl line that is
-not an object — each is one line naming the file and the field. A record path outside the folder
+included: the line names the field that holds it), a field of the wrong type, a negative or
+non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike), a runs.jsonl line
+that is not an object — each is one line naming the file and the field. A record path outside the folder
 is not followed (the record of the same name inside the folder is read instead). Every string is
 drawn as plain text (no TeX) and escaped in the page.
 
@@ -128,6 +134,16 @@ def fmt_rate(v, unit):
     return f"{v:.4g} GFLOP/s"
 
 
+def joules(r):
+    """A row's joules per verified result, None when not counted."""
+    return (r.get("energy") or {}).get("j")
+
+
+def fmt_joules(r):
+    j = joules(r)
+    return "-" if j is None else f"{j:.0f}" if j >= 100 else f"{j:.3g}"
+
+
 def fmt_num(v, digits=4):
     return "-" if v is None else f"{v:.{digits}g}"
 
@@ -185,13 +201,46 @@ def read_input(path, origin=""):
         raise Bad(2, f"{named} is not valid UTF-8 (byte {e.start}, line {line})") from None
 
 
-def no_constant(name):
-    raise ValueError(f"{name} is not a number JSON allows")
+class NotJsonNumber:
+    """NaN, Infinity or -Infinity where a JSON text holds it (found only to name its field)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def constant_path(value, path=""):
+    """The field of the first NotJsonNumber in a parsed value ("runs[0].energy.per_result_j"), or None."""
+    if isinstance(value, NotJsonNumber):
+        return path or "the top level"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = constant_path(v, f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}" if path else str(k))
+        if found:
+            return found
+    return None
+
+
+def loads_strict(text):
+    """json.loads that refuses NaN and Infinity (ValueError naming the constant and its field)."""
+
+    def no_constant(name):
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:
+        try:
+            field = constant_path(json.loads(text, parse_constant=NotJsonNumber))
+        except (ValueError, RecursionError):
+            field = None
+        raise ValueError(f"{e}, at {clip(field, 200)}" if field else str(e)) from None
 
 
 def parse_json(text, where):
     try:
-        return json.loads(text, parse_constant=no_constant)
+        return loads_strict(text)
     except json.JSONDecodeError as e:
         raise Bad(2, f"{where} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
     except ValueError as e:
@@ -356,7 +405,38 @@ def record_facts(rec):
         "openblas": versions.obj("openblas").text("config") if isinstance(ob, dict) else versions.text("openblas"),
         "cuda": clean(json.dumps(cuda, sort_keys=True)) if isinstance(cuda, (dict, list)) else versions.text("cuda"),
         "prediction": prediction_of(rec),
+        "energy": record_energy(rec),
     }
+
+
+def record_energy(rec):
+    """A record's "energy" section as the page uses it (energy_of), its numbers checked; None without one."""
+    if not rec.has("energy"):
+        return None
+    e = rec.obj("energy")
+    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples"):
+        e.number(k)
+    reasons = [f"{name}: {e.obj(key).text('reason')}" for key, name in (("cpu", "CPU"), ("gpu", "GPU"))
+               if e.obj(key).has("reason")]
+    counted = "+".join(k for k in ("cpu", "gpu") if e.obj(k).boolean("counted", False))
+    return energy_figures(e, "; ".join(reasons) or None, counted)
+
+
+def energy_figures(e, reason, counted):
+    """{"j": joules per verified result (None: not counted), "reason", "counted"} from an energy object."""
+    j = e.number("per_result_j")
+    return {"j": j if j else None, "reason": None if j else (reason or "no counter"), "counted": counted or None}
+
+
+def energy_of(row, rec):
+    """A row's energy: the drivers' summary of it in the row ("energy": per_result_j, counted, or
+    reason), else its record's; None when neither has one."""
+    if row.has("energy"):
+        e = row.obj("energy")
+        for k in ("mean_w", "gflop_per_j", "j_per_1e9_samples"):
+            e.number(k)
+        return energy_figures(e, e.text("reason"), e.text("counted"))
+    return rec["energy"] if rec else None
 
 
 def prediction_of(rec):
@@ -406,6 +486,7 @@ def load_contrast(folder):
             "command": r.texts("command") or "",
             "record": rec,
             "prediction": rec["prediction"] if rec else None,
+            "energy": energy_of(r, rec) if ok else None,
         })
     context = [("host", doc.text("host")), ("launcher", doc.text("launcher")), ("nodes", doc.text("nodes")),
                ("results", doc.text("out_dir"))]
@@ -427,7 +508,7 @@ def load_runs_jsonl(folder):
             continue
         where = f"{path} line {n}"
         try:
-            value = json.loads(part, parse_constant=no_constant)
+            value = loads_strict(part)
         except RecursionError:
             raise Bad(2, f"{where} is not valid JSON (nested too deeply)") from None
         except ValueError as e:
@@ -441,6 +522,17 @@ def load_runs_jsonl(folder):
             "record": record_facts(line.obj("record")) if rec is not None else None,
         }
     return lines
+
+
+def crossover_of(group, key):
+    """A group's crossover under `key` ({"kind", "size", "text"}), None when it has none."""
+    if not group.has(key):
+        return None
+    c = group.obj(key)
+    cross = {"kind": c.string("kind", ""), "size": c.number("size"), "text": c.text("text", "")}
+    if cross["kind"] == "at" and cross["size"] is None:
+        raise group.bad(key, "an object with the size it is at")
+    return cross
 
 
 def load_study(folder):
@@ -477,21 +569,22 @@ def load_study(folder):
             "command": (line or {}).get("command", ""),
             "record": rec,
             "prediction": rec["prediction"] if rec else None,
+            "energy": energy_of(r, rec) if ok else None,
+            "time_optimal": r.boolean("time_optimal", False),
+            "energy_optimal": r.boolean("energy_optimal", False),
         })
     baseline = None
     if doc.has("baseline"):
         b = doc.obj("baseline")
         groups = []
         for g in b.objects("groups"):
-            cross = None
-            if g.has("crossover"):
-                c = g.obj("crossover")
-                cross = {"kind": c.string("kind", ""), "size": c.number("size"), "text": c.text("text", "")}
-                if cross["kind"] == "at" and cross["size"] is None:
-                    raise g.bad("crossover", "an object with the size it is at")
-            groups.append({"group": g.text("group", "runs"), "crossover": cross,
-                           "points": [{"size": p.number("size"), "ratio": p.number("ratio", 0.0)}
-                                      for p in g.objects("points")]})
+            cross = crossover_of(g, "crossover")
+            energy_cross = crossover_of(g, "energy_crossover")
+            if energy_cross:
+                energy_cross["same_as_time"] = g.obj("energy_crossover").boolean("same_as_time", False)
+            groups.append({"group": g.text("group", "runs"), "crossover": cross, "energy_crossover": energy_cross,
+                           "points": [{"size": p.number("size"), "ratio": p.number("ratio", 0.0),
+                                       "energy_ratio": p.number("energy_ratio")} for p in g.objects("points")]})
         baseline = {"size_key": b.text("size_key") or None, "options": b.text_map("options"), "groups": groups}
     context = [("study", doc.text("study")), ("description", doc.text("description")), ("file", doc.text("file")),
                ("launcher", doc.text("launcher")), ("runs file", doc.text("runs_file"))]
@@ -521,6 +614,18 @@ def plt_module():
     return plt
 
 
+def plain_log_ticks(fig):
+    """Log axes labelled "512", "1000", "1e+06" as plain text: matplotlib's default labels are
+    mathtext, which is off here (every string is drawn as text) and would show as "$10^{3}$"."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":
+                axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+                axis.set_minor_formatter(NullFormatter())
+
+
 class Figures:
     def __init__(self, plt):
         self.plt = plt
@@ -528,6 +633,7 @@ class Figures:
         self.count = 0
 
     def add(self, fig_id, caption, fig):
+        plain_log_ticks(fig)
         buf = io.StringIO()
         fig.tight_layout()
         fig.savefig(buf, format="svg")
@@ -644,7 +750,76 @@ def contrast_figures(figs, data):
         ax.set_ylabel(f"rate, end to end ({fig_text(ok[0]['unit'])})")
         ax.set_title(f"{wt}: rate")
         figs.add(f"fig-rate-{w}", f"{w}: rate end to end per row (log scale).", fig)
+        contrast_energy_figure(figs, w, ok)
     prediction_figure(figs, [dict(r, label=f"{r['workload']} {r['mode']}") for r in rows], "predicted against measured")
+
+
+def counters_text(rows):
+    counted = sorted({r["energy"]["counted"] for r in rows if r["energy"]["counted"]})
+    return f"counted by {', '.join(counted)}" if counted else "counted"
+
+
+def contrast_energy_figure(figs, w, ok):
+    """Joules per verified result per row of one workload: only the rows whose counters counted."""
+    rows = [r for r in ok if joules(r) is not None]
+    if not rows:
+        return
+    plt = figs.plt
+    fig, ax = plt.subplots(figsize=(width_for(len(rows)), 4))
+    ys = [joules(r) for r in rows]
+    ax.bar(range(len(rows)), ys, color=["#8172b3" if r["gpus"] else "#4c72b0" for r in rows])
+    if max(ys) > 50 * min(ys):
+        ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([f"{fig_text(r['mode'])}\n{fig_text(r['size'])}" for r in rows], rotation=40, ha="right",
+                       fontsize="small")
+    ax.set_ylabel("joules per verified result")
+    ax.set_title(f"{fig_text(w)}: energy per result")
+    figs.add(f"fig-energy-{w}", f"{w}: joules per verified result per row ({counters_text(rows)}; fewer is better; "
+             "the naive rows run a smaller problem).", fig)
+
+
+def study_energy_figure(figs, data, ok, size_key, by_size):
+    """Joules per verified result against size (a study that sweeps it), else against cores or GPUs,
+    per series; each series' least-energy run starred, the crossover in energy marked."""
+    swept = [k for k, _ in doc_sweep(data)]
+    hidden = {"threads", size_key} if by_size else {"threads", "ranks", "nodes", "ranks_per_node"}
+    series = {}
+    for r in ok:
+        x = num(r["options"].get(size_key)) if by_size else r["resources"]
+        if joules(r) is None or not x:
+            continue  # not counted, or not drawable on log axes
+        key = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()) if k in swept and k not in hidden)
+        series.setdefault(key, []).append((x, joules(r), r))
+    if not series:
+        return
+    plt = figs.plt
+    fig, ax = plt.subplots(figsize=(6.2, 4.4))
+    for key, pts in series.items():
+        pts.sort(key=lambda p: p[0])
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=fig_text(key or "runs"))
+        best = [p for p in pts if p[2].get("energy_optimal")]
+        if best:
+            ax.scatter([p[0] for p in best], [p[1] for p in best], marker="*", s=220, color=line.get_color(),
+                       edgecolors="black", zorder=4)
+    xs = {p[0] for pts in series.values() for p in pts}
+    if len(xs) > 1:
+        ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    crossed = []
+    if by_size and data["baseline"]:
+        crossed = [dict(g, group=f"{g['group']} in energy", crossover=g["energy_crossover"])
+                   for g in data["baseline"]["groups"] if g["energy_crossover"]]
+        mark_crossovers(ax, crossed, size_key)
+    what = size_key if by_size else "cores (CPU runs) or GPUs"
+    ax.set_xlabel(fig_text(what))
+    ax.set_ylabel("joules per verified result")
+    ax.set_title(fig_text(f"{data['name']}: energy per result"))
+    ax.legend(fontsize="x-small")
+    rows = [p[2] for pts in series.values() for p in pts]
+    figs.add("fig-energy", f"Joules per verified result against {what} per series ({counters_text(rows)}; fewer is "
+             "better)" + ("; a star: the least energy of its series" if any(r.get("energy_optimal") for r in rows)
+                          else "") + ("; the crossover in energy marked" if crossed else "") + ".", fig)
 
 
 def study_size_key(data):
@@ -754,6 +929,7 @@ def study_figures(figs, data):
         ax.legend(fontsize="x-small")
         figs.add("fig-rate", f"Rate against {size_key} per series (log-log)"
                  + (", the crossover marked." if base else "."), fig)
+    study_energy_figure(figs, data, ok, size_key, len(sizes) > 1)
     prediction_figure(figs, ok, f"{name}: predicted against measured")
 
 
@@ -817,11 +993,11 @@ def table_html(data):
     has_pred = any(r["prediction"] for r in rows)
     if data["kind"] == "contrast":
         head = ["workload", "mode", "nodes", "size", "ranks × thr", "time s", "rate", "speed-up", "eff.",
-                "compute / comm / transfer", "status"]
+                "J / result", "compute / comm / transfer", "status"]
     else:
         sweep = [k for k, _ in doc_sweep(data)]
-        head = ["#", "nodes"] + sweep + ["cores or GPUs", "time s", "rate", "speed-up", "eff.",
-                                                  "compute / comm / transfer s", "status"]
+        head = ["#", "nodes"] + sweep + ["cores or GPUs", "time s", "rate", "speed-up", "eff.", "J / result",
+                                         "compute / comm / transfer s", "status"]
     if has_pred:
         head.insert(head.index("rate"), "predicted s")
     out = ['<div class="scroll"><table id="results"><thead><tr>']
@@ -839,12 +1015,13 @@ def table_html(data):
             cells = [r["index"], r["nodes"] or "-"] + [r["options"].get(k, "-") for k in sweep]
             cells.append(f"{r['resources']}{' GPU' if r['gpu'] else ''}" if ok else "-")
             where = " / ".join(f"{ph.get(k, 0):.3g}" for k, _, _ in PHASES) if ok else "-"
-        cells.append(fmt_num(r["time"]) if ok else "-")
+        cells.append(fmt_num(r["time"]) + (" *" if r.get("time_optimal") else "") if ok else "-")
         if has_pred:
             cells.append(fmt_num(r["prediction"][0]) if r["prediction"] else "-")
         cells += [fmt_rate(r["rate"], r["unit"]) if ok else "-",
                   f"{r['speedup']:.2f}×" if ok and r["speedup"] else "-",
-                  f"{100 * r['efficiency']:.0f}%" if ok and r["efficiency"] else "-", where,
+                  f"{100 * r['efficiency']:.0f}%" if ok and r["efficiency"] else "-",
+                  fmt_joules(r) + (" *" if r.get("energy_optimal") else ""), where,
                   r["status"] + (f": {r['reason']}" if r["reason"] and not ok else "")]
         tds = "".join(f'<td{" class=l" if i in (0, 1) or i == len(cells) - 1 else ""}>{esc(c)}</td>'
                       for i, c in enumerate(cells))
@@ -863,11 +1040,35 @@ def crossover_html(data):
         ratios = ", ".join(f"{p['ratio']:.2f}× at {base['size_key'] or 'n'}={p['size']:g}" if p["size"]
                            else f"{p['ratio']:.2f}×" for p in g["points"])
         cross = (g["crossover"] or {}).get("text")
+        energy = g["energy_crossover"]
+        in_energy = ("; the same in energy" if energy["same_as_time"] else
+                     f'; in energy (J per verified result) <span class="crossover">{esc(energy["text"])}</span>'
+                     ) if energy and energy["text"] else ""
         items.append(f"<li>{esc(g['group'])}: {esc(ratios)}"
-                     + (f'; crossover <span class="crossover">{esc(cross)}</span>' if cross else "") + "</li>")
+                     + (f'; crossover <span class="crossover">{esc(cross)}</span>' if cross else "") + in_energy
+                     + "</li>")
     return (f'<section id="baseline"><h2>Against the baseline ({esc(named)})</h2>'
             f'<p class="note">speed-up = baseline time / time, the baseline being the run with {esc(named)} and the '
             f'same other values.</p><ul>{"".join(items)}</ul></section>')
+
+
+def optima_note(data):
+    if not any(r.get("time_optimal") for r in data["rows"]):
+        return ""
+    energy = any(r.get("energy_optimal") for r in data["rows"])
+    return ('<p class="note" id="optima">* the fastest run of its series (time s)'
+            + (" and the one with the least energy per verified result (J / result)" if energy else "")
+            + "; a series: the runs alike in all but ranks, threads and nodes.</p>")
+
+
+def energy_note(data):
+    """One sentence where no finished run carries joules: why the page has no energy figure."""
+    finished = [r for r in data["rows"] if r["status"] == "ok"]
+    if any(joules(r) is not None for r in finished):
+        return ""
+    reason = next((r["energy"]["reason"] for r in finished if r["energy"] and r["energy"]["reason"]), None)
+    return ('<p class="note" id="no-energy">No energy figure: no run\'s energy counters were read'
+            + (f" ({esc(reason)})" if reason else " (its records carry no energy section)") + ".</p>")
 
 
 def page(data, figs):
@@ -891,9 +1092,9 @@ records in this folder.</p>
 <section id="context"><h2>What ran, and where</h2><dl class="context">{ctx}</dl>
 <details><summary>Every command line ({sum(1 for r in data['rows'] if r['command'])})</summary><pre id="commands">{html.escape(cmds)}</pre></details>
 </section>
-<section id="table"><h2>Results</h2>{table_html(data)}</section>
+<section id="table"><h2>Results</h2>{table_html(data)}{optima_note(data)}</section>
 {crossover_html(data) if data['kind'] == 'study' else ''}
-<section id="figures"><h2>Figures</h2><div class="figures">{fig_html}</div></section>
+<section id="figures"><h2>Figures</h2>{energy_note(data)}<div class="figures">{fig_html}</div></section>
 </body></html>
 """
 

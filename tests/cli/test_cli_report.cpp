@@ -30,6 +30,8 @@ std::string python_with_matplotlib() {
   return "";
 }
 
+std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
+
 bool have_chromium() { return run_command("command -v chromium >/dev/null 2>&1").exit_code == 0; }
 
 constexpr const char* kChromium = "chromium --headless --disable-gpu --no-sandbox --hide-scrollbars "
@@ -70,12 +72,24 @@ void check_in_browser(const std::string& page, const std::vector<std::string>& f
   EXPECT_EQ(width, 390) << colours.output;
 }
 
-// A made-up gemm record: `seconds` end to end (a repeat), `gflops`, the backend and optionally a prediction.
-json record(const std::string& backend, double n, double seconds, double predicted) {
+// A test fixture's energy section: made-up joules per verified result, as a record whose counters
+// counted them would carry (`gpu`: the GPU's counter counted too). Not a measurement.
+json fixture_energy(double per_result_j, bool gpu) {
+  return {{"available", true},
+          {"cpu", {{"counted", true}}},
+          {"gpu", gpu ? json{{"counted", true}} : json{{"counted", false}, {"reason", "no GPU used by this run"}}},
+          {"run_j", per_result_j},
+          {"per_result_j", per_result_j},
+          {"mean_w", 100.0}};
+}
+
+// A made-up gemm record: `seconds` end to end (a repeat), `gflops`, the backend, optionally a
+// prediction and made-up joules per result (`joules` > 0: a fixture energy section).
+json record(const std::string& backend, double n, double seconds, double predicted, double joules = 0, int ranks = 1) {
   const json phase = [](double s) { return json{{"median_s", s}, {"min_s", s}, {"max_s", s}}; }(seconds);
   json r = {
       {"subcommand", "gemm"},
-      {"ranks", 1},
+      {"ranks", ranks},
       {"ok", true},
       {"hosts", {"made-up-host"}},
       {"cpu_model", "Made-up CPU"},
@@ -89,6 +103,7 @@ json record(const std::string& backend, double n, double seconds, double predict
                        {"end_to_end",
                         {{"predicted_s", predicted}, {"measured_s", seconds}, {"ratio", seconds / predicted}}}};
   }
+  if (joules > 0) r["energy"] = fixture_energy(joules, backend == "cublas");
   return r;
 }
 
@@ -113,14 +128,21 @@ TEST(ReportCli, ContrastReportRendersInChromium) {
   if (python_with_matplotlib().empty())
     GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench("contrast --n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0 "
-                                  "--modes naive,single-core,multi-thread --out-dir " +
-                                  dir + "/c");
+  // No powercap tree (and no GPU in these modes): no run counts energy, whatever the machine has.
+  const CliRun r = run_command("SCALEBENCH_POWERCAP_ROOT=" + dir + "/no-powercap '" + binary() +
+                               "' contrast --n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0 "
+                               "--modes naive,single-core,multi-thread --out-dir " +
+                               dir + "/c 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(file_exists(dir + "/c/report.html")) << r.output;
+  EXPECT_NE(r.output.find("J/result"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "energy not counted (CPU: no powercap tree"), 1) << "said once: " << r.output;
   const std::string page = read_file(dir + "/c/report.html");
   EXPECT_NE(page.find("gemm --n 128"), std::string::npos) << "every command line is on the page";
   EXPECT_EQ(page.find("fig-prediction"), std::string::npos) << "no record carries a prediction";
+  EXPECT_EQ(page.find("fig-energy"), std::string::npos) << "no record carries joules";
+  EXPECT_NE(page.find("No energy figure: no run's energy counters were read (CPU: no powercap tree"),
+            std::string::npos);
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   std::vector<std::string> figures;
@@ -159,7 +181,9 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   const std::string file = dir + "/madeup.yaml";
   std::ofstream(file) << kMadeUpStudy;
   // Every run already finished (made up): the study runs nothing and summarises them. The GPU's
-  // speed-up over OpenBLAS is n / 1448: below 1 up to 1024, above from 2048.
+  // speed-up over OpenBLAS is n / 1448: below 1 up to 1024, above from 2048. Its joules per
+  // verified result (fixture values, not measured) fall below OpenBLAS's only later: the ratio is
+  // n / 2896, the crossover in energy between 2048 and 4096.
   const std::string out = dir + "/s";
   ASSERT_EQ(run_command("mkdir -p " + out + "/runs").exit_code, 0);
   std::ofstream jsonl(out + "/runs.jsonl");
@@ -168,6 +192,7 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
     for (double n : {512.0, 1024.0, 2048.0, 4096.0}) {
       const double cpu = 0.02 * std::pow(n / 512, 3);
       const double t = std::string(backend) == "openblas" ? cpu : cpu / (n / 1448);
+      const double joules = std::string(backend) == "openblas" ? 100 * cpu : 100 * cpu / (n / 2896);
       const std::string path = out + "/runs/" + std::to_string(++index) + ".json";
       json line = {{"study", "madeup"},
                    {"index", index},
@@ -180,7 +205,7 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
                    {"launch_failed", false},
                    {"command", "mpirun -np 1 scalebench gemm --backend=" + std::string(backend)},
                    {"key", fmt_key(backend, n)},
-                   {"record", record(backend, n, t, t * 1.1)}};
+                   {"record", record(backend, n, t, t * 1.1, joules)}};
       jsonl << line.dump() << "\n";
     }
   }
@@ -188,12 +213,19 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("backend=cublas against backend=openblas"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("crossover n ≈ 1448 (between 1024 and 2048)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("crossover n ≈ 1448 (between 1024 and 2048); in energy (J per verified result) n ≈ 2896 "
+                          "(between 2048 and 4096)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("J/result"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("energy not counted"), std::string::npos) << r.output;
   const json summary = json::parse(read_file(out + "/summary.json"));
   const json& groups = summary["baseline"]["groups"];
   ASSERT_EQ(groups.size(), 1u) << summary["baseline"].dump();
   EXPECT_EQ(groups[0]["group"], "backend=cublas");
   EXPECT_NEAR(groups[0]["crossover"]["size"].get<double>(), 1448.0, 0.5);
+  EXPECT_NEAR(groups[0]["energy_crossover"]["size"].get<double>(), 2896.0, 0.5);
+  EXPECT_FALSE(groups[0]["energy_crossover"]["same_as_time"].get<bool>());
   ASSERT_EQ(groups[0]["points"].size(), 4u);
   for (const auto& p : groups[0]["points"]) {
     EXPECT_NEAR(p["ratio"].get<double>(), p["size"].get<double>() / 1448, 1e-9) << p.dump();
@@ -210,17 +242,72 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   ASSERT_TRUE(file_exists(out + "/report.html")) << r.output;
   const std::string page = read_file(out + "/report.html");
   EXPECT_NE(page.find("n ≈ 1448"), std::string::npos);
+  EXPECT_NE(page.find("n ≈ 2896"), std::string::npos) << "the crossover in energy";
   EXPECT_NE(page.find("0123456789ab"), std::string::npos) << "the git hash of the records";
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
-  check_in_browser(out + "/report.html", {"fig-speedup", "fig-phases", "fig-rate", "fig-prediction"}, dir);
+  check_in_browser(out + "/report.html", {"fig-speedup", "fig-phases", "fig-rate", "fig-energy", "fig-prediction"},
+                   dir);
+}
+
+TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
+  // A made-up series on 1, 2 and 4 ranks: four finish first (time 4 / ranks^0.9 s), one spends the
+  // fewest joules on the same result (fixture values 100 x ranks^0.3 J, not measured).
+  const std::string dir = make_temp_dir();
+  const std::string file = dir + "/series.yaml";
+  std::ofstream(file) << "study: series\ndescription: made-up records\nworkload: gemm\n"
+                         "args: {backend: openblas, n: 1024, reps: 1, warmup: 0}\nsweep:\n  ranks: [1, 2, 4]\n";
+  const std::string out = dir + "/s";
+  ASSERT_EQ(run_command("mkdir -p " + out + "/runs").exit_code, 0);
+  std::ofstream jsonl(out + "/runs.jsonl");
+  int index = 0;
+  for (int ranks : {1, 2, 4}) {
+    const double t = 4 / std::pow(ranks, 0.9), joules = 100 * std::pow(ranks, 0.3);
+    const std::string path = out + "/runs/" + std::to_string(++index) + ".json";
+    jsonl << json{{"study", "series"},
+                  {"index", index},
+                  {"ranks", ranks},
+                  {"nodes", 1},
+                  {"status", "ok"},
+                  {"exit_code", 0},
+                  {"reason", ""},
+                  {"record_path", path},
+                  {"launch_failed", false},
+                  {"command", "mpirun -np " + std::to_string(ranks) + " scalebench gemm"},
+                  {"key", "gemm ranks=" + std::to_string(ranks) + " backend=openblas n=1024 reps=1 warmup=0"},
+                  {"record", record("openblas", 1024, t, 0, joules, ranks)}}
+                 .dump()
+          << "\n";
+  }
+  jsonl.close();
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("0 run now, 3 from earlier"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("runs: fastest #3 (4 cores, 1.1487 s); least energy #1 (1 core, 100 J/result)"),
+            std::string::npos)
+      << r.output;
+  const json summary = json::parse(read_file(out + "/summary.json"));
+  ASSERT_EQ(summary["optima"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["optima"][0]["time_optimal"]["index"], 3);
+  EXPECT_EQ(summary["optima"][0]["energy_optimal"]["index"], 1);
+  EXPECT_TRUE(summary["runs"][2].value("time_optimal", false));
+  EXPECT_TRUE(summary["runs"][0].value("energy_optimal", false));
+  EXPECT_FALSE(summary["runs"][1].contains("time_optimal"));
+  EXPECT_NE(read_file(out + "/summary.csv").find(",time\n"), std::string::npos) << "the optimal column";
+  EXPECT_NE(read_file(out + "/summary.md").find("| 100 * |"), std::string::npos) << read_file(out + "/summary.md");
+  if (python_with_matplotlib().empty())
+    GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
+  const std::string page = read_file(out + "/report.html");
+  EXPECT_NE(page.find("id=\"optima\""), std::string::npos);
+  EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  check_in_browser(out + "/report.html", {"fig-speedup", "fig-energy"}, dir);
 }
 
 // --- Hostile input. Made-up folders (no run): a contrast and a study, each row with its record.
 
 namespace {
-
-std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
 
 // The two ways to run the report: the binary's subcommand and the checkout's script.
 std::vector<std::string> runners() {
@@ -425,6 +512,8 @@ TEST(ReportCli, MalformedInputIsOneLineNamingTheFileAndTheField) {
   options["runs"][2]["options"]["n"] = json::array({1});
   json negative = json::parse(contrast);
   negative["runs"][0]["rate"] = -5;
+  json energy_string = json::parse(contrast);
+  energy_string["runs"][1]["energy"] = {{"per_result_j", "lots"}, {"counted", "cpu"}};
   const std::vector<Case> cases = {
       {"c", "contrast.json", contrast.substr(0, contrast.size() / 2), "is not valid JSON (line 1 column"},
       {"s", "summary.json", summary.substr(0, summary.size() - 7), "is not valid JSON (line 1 column"},
@@ -441,6 +530,13 @@ TEST(ReportCli, MalformedInputIsOneLineNamingTheFileAndTheField) {
       {"s", "runs.jsonl", "{\"command\": \"\xc3\x28\"}\n", "runs.jsonl is not valid UTF-8 (byte 13, line 1)"},
       {"s", "runs/2.json", R"({"prediction": {"end_to_end": {"predicted_s": "soon"}}})", "\"predicted_s\" must be"},
       {"s", "summary.json", std::string(200000, '['), "nested too deeply"},
+      // Energy: a string, a negative number, NaN — in a summary's row or in a record.
+      {"c", "contrast.json", energy_string.dump(),
+       "runs[1] energy: \"per_result_j\" must be a finite number >= 0, found a string"},
+      {"c", "runs/1.json", R"({"energy": {"per_result_j": -2.5}})",
+       "energy: \"per_result_j\" must be a finite number >= 0, found -2.5"},
+      {"s", "runs/2.json", R"({"energy": {"cpu": {"counted": true}, "per_result_j": NaN}})",
+       "NaN is not a number JSON allows, at energy.per_result_j"},
   };
   for (const auto& runner : runners()) {
     for (const auto& k : cases) {
@@ -614,4 +710,23 @@ TEST(ReportCli, AnErrorNoCheckForesawIsOneLineNotATraceback) {
   EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
   EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
   EXPECT_EQ(listing(c), "contrast.json\nruns\n");
+}
+
+TEST(ReportCli, AContrastWithJoulesDrawsEnergyPerResultByMode) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 3);
+  // Test fixture: made-up joules per verified result on each finished row (not measured).
+  json doc = json::parse(read_file(c + "/contrast.json"));
+  for (int i = 0; i < 3; ++i) doc["runs"][i]["energy"] = {{"per_result_j", 40.0 / (i + 1)}, {"counted", "cpu"}};
+  std::ofstream(c + "/contrast.json") << doc.dump();
+  const CliRun r = report_with(runners()[0], c);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = read_file(c + "/report.html");
+  EXPECT_NE(page.find("<td>13.3</td>"), std::string::npos) << "the J / result column";
+  EXPECT_NE(page.find("joules per verified result per row (counted by cpu"), std::string::npos);
+  EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  check_in_browser(c + "/report.html", {"fig-speedup-gemm", "fig-energy-gemm"}, dir);
 }

@@ -51,6 +51,9 @@ mpirun_args: [--oversubscribe, --bind-to, none]
 timeout_s: 120
 )";
 
+// The line under the table that names the series' fastest run.
+std::string fmt_fastest(int index) { return "  runs: fastest #" + std::to_string(index) + " ("; }
+
 }  // namespace
 
 TEST(StudyCli, RunsResumesAndNeverLosesARun) {
@@ -77,6 +80,23 @@ TEST(StudyCli, RunsResumesAndNeverLosesARun) {
   EXPECT_TRUE(file_exists(out + "/summary.csv"));
   EXPECT_TRUE(file_exists(out + "/summary.md"));
   EXPECT_NE(r.output.find("2 run now, 0 from earlier"), std::string::npos) << r.output;
+  // The series' fastest run is marked; its least-energy run where the counters counted (RAPL), else
+  // "energy not counted" once and nothing more of energy.
+  const int fastest = t1 <= t2 ? 1 : 2;
+  ASSERT_EQ(summary["optima"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["optima"][0]["time_optimal"]["index"], fastest);
+  EXPECT_TRUE(summary["runs"][fastest - 1].value("time_optimal", false));
+  EXPECT_NE(r.output.find(fmt_fastest(fastest)), std::string::npos) << r.output;
+  const json& e1 = summary["runs"][0]["energy"];
+  if (e1.contains("per_result_j")) {
+    const double j1 = e1["per_result_j"], j2 = summary["runs"][1]["energy"]["per_result_j"];
+    EXPECT_EQ(summary["optima"][0]["energy_optimal"]["index"], j1 <= j2 ? 1 : 2);
+    EXPECT_EQ(r.output.find("energy not counted"), std::string::npos) << r.output;
+  } else {
+    EXPECT_EQ(count_of(r.output, "energy not counted ("), 1) << r.output;
+    EXPECT_EQ(r.output.find("least energy"), std::string::npos) << r.output;
+    EXPECT_FALSE(summary["optima"][0].contains("energy_optimal"));
+  }
 
   // Again: nothing to do, nothing lost.
   const CliRun again = run_scalebench("study " + file + " --out-dir " + out);

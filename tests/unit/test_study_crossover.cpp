@@ -1,12 +1,15 @@
-// The crossover of a study against its named baseline, on made-up ratios with known answers; the
-// contrast's sizes scaled from a probe; the estimate of the time left.
+// The crossover of a study against its named baseline, on made-up ratios with known answers (in
+// time and in energy); the optima of a series; the energy column's cell; the contrast's sizes
+// scaled from a probe; the estimate of the time left.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "drivers/contrast/contrast_sizing.hpp"
 #include "drivers/launch/time_left.hpp"
+#include "drivers/report/energy_columns.hpp"
 #include "drivers/study/baseline.hpp"
+#include "drivers/study/optima.hpp"
 #include "scalebench/workloads/workload.hpp"
 
 using scalebench::study::ComparedRun;
@@ -55,6 +58,103 @@ TEST(StudyCrossover, GroupsKeepTheirOrderAndEachGetsItsCrossover) {
   EXPECT_NEAR(groups[0]["crossover"]["size"].get<double>(), std::sqrt(1024.0 * 2048.0), 1e-6);
   EXPECT_EQ(groups[1]["crossover"]["kind"], "below_smallest");
   EXPECT_FALSE(scalebench::study::summarize_groups(runs, "n", false)[0].contains("crossover"));
+}
+
+TEST(StudyCrossover, TheCrossoverInEnergyIsGivenAndComparedWithTheOneInTime) {
+  // Time: the GPU overtakes at n = 1448; energy (joules per verified result): only at n = 2896.
+  std::vector<ComparedRun> runs;
+  for (double n : {512.0, 1024.0, 2048.0, 4096.0}) runs.push_back({"backend=cublas", n, n / 1448, 0, n / 2896});
+  auto g = scalebench::study::summarize_groups(runs, "n", true)[0];
+  EXPECT_EQ(g["crossover"]["below"], 1024.0);
+  ASSERT_TRUE(g.contains("energy_crossover")) << g.dump();
+  EXPECT_NEAR(g["energy_crossover"]["size"].get<double>(), 2896.0, 1e-6);
+  EXPECT_EQ(g["energy_crossover"]["text"], "n ≈ 2896 (between 2048 and 4096)");
+  EXPECT_FALSE(g["energy_crossover"]["same_as_time"].get<bool>());
+  EXPECT_NEAR(g["points"][3]["energy_ratio"].get<double>(), 4096 / 2896.0, 1e-12);
+  // Between the same two sizes: the same crossover, whatever the interpolated size.
+  for (auto& r : runs) r.energy_ratio = r.size / 1600;
+  g = scalebench::study::summarize_groups(runs, "n", true)[0];
+  EXPECT_TRUE(g["energy_crossover"]["same_as_time"].get<bool>()) << g.dump();
+  // A point without its energy (a run or its baseline not counted): no crossover in energy, the
+  // other points keep their ratios.
+  runs[2].energy_ratio = 0;
+  g = scalebench::study::summarize_groups(runs, "n", true)[0];
+  EXPECT_FALSE(g.contains("energy_crossover")) << g.dump();
+  EXPECT_FALSE(g["points"][2].contains("energy_ratio"));
+  EXPECT_TRUE(g["points"][3].contains("energy_ratio"));
+  // None counted: nothing about energy at all.
+  for (auto& r : runs) r.energy_ratio = 0;
+  g = scalebench::study::summarize_groups(runs, "n", true)[0];
+  EXPECT_EQ(g.dump().find("energy"), std::string::npos) << g.dump();
+}
+
+TEST(StudyOptima, TheFastestRunAndTheOneWithTheLeastEnergyOfEachSeries) {
+  using scalebench::study::SeriesRun;
+  // Four GPUs finish first; one GPU spends the fewest joules on the same result.
+  const std::vector<SeriesRun> runs = {{"n=32768", 1, "1 GPU", 4.0, 900.0, "gpu"},
+                                       {"n=32768", 2, "2 GPUs", 2.1, 950.0, "gpu"},
+                                       {"n=32768", 3, "4 GPUs", 1.2, 1100.0, "gpu"},
+                                       {"n=4096", 4, "1 GPU", 0.01, 2.0, "gpu"},
+                                       {"n=4096", 5, "2 GPUs", 0.008, 1.5, "gpu"},
+                                       {"n=1024", 6, "1 GPU", 0.001, 0.1, "gpu"}};
+  const auto optima = scalebench::study::series_optima(runs);
+  ASSERT_EQ(optima.size(), 2u) << "a series of one run has no optimum: " << optima.dump();
+  EXPECT_EQ(optima[0]["series"], "n=32768");
+  EXPECT_EQ(optima[0]["time_optimal"]["index"], 3);
+  EXPECT_EQ(optima[0]["energy_optimal"]["index"], 1);
+  EXPECT_EQ(optima[0]["energy_optimal"]["per_result_j"], 900.0);
+  EXPECT_FALSE(optima[0]["same_run"].get<bool>());
+  EXPECT_TRUE(optima[1]["same_run"].get<bool>());
+  EXPECT_EQ(scalebench::study::optima_lines(optima),
+            "  n=32768: fastest #3 (4 GPUs, 1.2000 s); least energy #1 (1 GPU, 900 J/result)\n"
+            "  n=4096: fastest #5 (2 GPUs, 0.0080 s); also the least energy per verified result\n");
+}
+
+TEST(StudyOptima, NoEnergyOptimumFromRunsNotCountedAlike) {
+  using scalebench::study::SeriesRun;
+  // One run not counted: no optimum in energy, and the reason.
+  auto optima = scalebench::study::series_optima(
+      {{"s", 1, "1 core", 2.0, 10.0, "cpu"}, {"s", 2, "2 cores", 1.0, std::nullopt, ""}});
+  EXPECT_FALSE(optima[0].contains("energy_optimal"));
+  EXPECT_EQ(optima[0]["energy_reason"], "energy counted for 1 of its 2 runs");
+  EXPECT_NE(scalebench::study::optima_lines(optima).find("no energy optimum: energy counted for 1 of its 2"),
+            std::string::npos);
+  // Different counters (CPU alone against CPU and GPU) are not comparable.
+  optima = scalebench::study::series_optima(
+      {{"s", 1, "1 core", 2.0, 10.0, "cpu"}, {"s", 2, "1 GPU", 1.0, 20.0, "cpu+gpu"}});
+  EXPECT_EQ(optima[0]["energy_reason"], "its runs were counted by different counters (cpu, cpu+gpu)");
+  // None counted: the series says nothing about energy (the summary says "energy not counted" once).
+  optima = scalebench::study::series_optima(
+      {{"s", 1, "1 core", 2.0, std::nullopt, ""}, {"s", 2, "2 cores", 1.0, std::nullopt, ""}});
+  EXPECT_EQ(optima[0].dump().find("energy"), std::string::npos) << optima[0].dump();
+  EXPECT_EQ(scalebench::study::optima_lines(optima), "  s: fastest #2 (2 cores, 1.0000 s)\n");
+}
+
+TEST(EnergyColumn, JoulesPerVerifiedResultOrADash) {
+  using scalebench::study::energy_cell;
+  EXPECT_EQ(energy_cell({{"per_result_j", 0.012345}, {"counted", "cpu"}}), "0.0123");
+  EXPECT_EQ(energy_cell({{"per_result_j", 41.72}}), "41.7");
+  EXPECT_EQ(energy_cell({{"per_result_j", 1234.4}}), "1234");
+  EXPECT_EQ(scalebench::study::energy_field({{"per_result_j", 41.72}}), "41.72");
+  // Not counted, no energy section, or a value no counter gives: a dash, never a number.
+  for (const nlohmann::json& e : {nlohmann::json{{"reason", "CPU: no powercap tree; GPU: no GPU used"}},
+                                  nlohmann::json(), nlohmann::json{{"per_result_j", "lots"}},
+                                  nlohmann::json{{"per_result_j", -3.0}}, nlohmann::json{{"per_result_j", 0.0}}}) {
+    EXPECT_EQ(energy_cell(e), "-") << e.dump();
+    EXPECT_EQ(scalebench::study::energy_field(e), "") << e.dump();
+  }
+  EXPECT_EQ(scalebench::study::energy_reason({{"reason", "no counter"}}), "no counter");
+  EXPECT_EQ(scalebench::study::energy_not_counted_line("no counter"), "energy not counted (no counter)\n");
+  // From a record: counted by the CPU's and the GPU's counters; or the reasons of both.
+  const auto counted = scalebench::study::energy_json(
+      {{"energy",
+        {{"cpu", {{"counted", true}}}, {"gpu", {{"counted", true}}}, {"per_result_j", 5.0}, {"gflop_per_j", 2.0}}}});
+  EXPECT_EQ(counted["counted"], "cpu+gpu");
+  EXPECT_EQ(counted["gflop_per_j"], 2.0);
+  const auto absent = scalebench::study::energy_json({{"energy",
+                                                       {{"cpu", {{"counted", false}, {"reason", "no powercap tree"}}},
+                                                        {"gpu", {{"counted", false}, {"reason", "no GPU used"}}}}}});
+  EXPECT_EQ(absent["reason"], "CPU: no powercap tree; GPU: no GPU used");
 }
 
 TEST(StudyCrossover, BaselineCoordinatesReplaceOnlyTheNamedKeys) {

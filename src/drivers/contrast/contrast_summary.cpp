@@ -72,9 +72,17 @@ const std::vector<TextColumn>& text_columns() {
                                                   {"rate", 18, Align::right, ""},
                                                   {"speed-up", 10, Align::right, ""},
                                                   {"eff.", 7, Align::right, ""},
+                                                  {"J/result", 10, Align::right, ""},
                                                   {"compute/comm/transfer", 28, Align::left, "  "},
                                                   {"status", 0, Align::left, ""}};
   return columns;
+}
+
+// A row's energy (energy_columns.hpp), null when the row has none.
+const nlohmann::json& energy_of(const nlohmann::json& row) {
+  static const nlohmann::json none;
+  const auto it = row.find("energy");
+  return it == row.end() ? none : *it;
 }
 
 Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
@@ -102,6 +110,7 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
                                                  : "-",
           row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>())
                                               : "-",
+          ok ? study::energy_cell(energy_of(row)) : "-",
           where,
           status == "ok" ? status : status + ": " + s.reason};
 }
@@ -126,7 +135,8 @@ Cells csv_heads() {
           "reason",
           "predicted_s",
           "prediction_miss",
-          "worst_phase"};
+          "worst_phase",
+          "energy_per_result_j"};
 }
 
 Cells csv_cells(const nlohmann::json& row) {
@@ -155,7 +165,22 @@ Cells csv_cells(const nlohmann::json& row) {
           row.value("reason", std::string()),
           predicted("predicted_s"),
           predicted("miss"),
-          pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string()};
+          pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string(),
+          row["status"] == "ok" ? study::energy_field(energy_of(row)) : std::string()};
+}
+
+// Where no finished row counted energy: the line said once under the table ("" when one did, or
+// when no row finished).
+std::string energy_note(const nlohmann::json& rows) {
+  std::string reason;
+  bool finished = false;
+  for (const auto& row : rows) {
+    if (row["status"] != "ok") continue;
+    finished = true;
+    if (study::per_result_j(energy_of(row))) return "";
+    if (reason.empty()) reason = study::energy_reason(energy_of(row));
+  }
+  return finished ? study::energy_not_counted_line(reason) : "";
 }
 
 std::string table_title(const SummaryContext& ctx) {
@@ -222,6 +247,7 @@ void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx,
   if (std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.mode == Mode::naive; })) {
     table += "naive rows run a smaller problem (the size column): compare their rates, not their times\n";
   }
+  table += energy_note(rows);
   if (!o.quiet) {
     std::fputs(table.c_str(), stdout);
     std::fflush(stdout);

@@ -29,6 +29,10 @@ nlohmann::json Crossover::to_json(const std::string& size_key) const {
   return j;
 }
 
+bool Crossover::same_as(const Crossover& other) const {
+  return kind == other.kind && below == other.below && above == other.above;
+}
+
 Crossover find_crossover(std::vector<RatioPoint> points) {
   points.erase(std::remove_if(points.begin(), points.end(),
                               [](const RatioPoint& p) { return !(p.size > 0) || !(p.ratio > 0); }),
@@ -92,13 +96,25 @@ nlohmann::json summarize_groups(const std::vector<ComparedRun>& runs, const std:
     std::sort(members.begin(), members.end(),
               [](const ComparedRun* a, const ComparedRun* b) { return a->size < b->size; });
     nlohmann::json points = nlohmann::json::array();
-    std::vector<RatioPoint> ratios;
+    std::vector<RatioPoint> ratios, energy_ratios;
     for (const ComparedRun* r : members) {
       points.push_back({{"index", r->index}, {"size", r->size}, {"ratio", r->ratio}});
       ratios.push_back({r->size, r->ratio});
+      if (r->energy_ratio > 0) {
+        points.back()["energy_ratio"] = r->energy_ratio;
+        energy_ratios.push_back({r->size, r->energy_ratio});
+      }
     }
     nlohmann::json j = {{"group", g}, {"points", points}};
-    if (size_swept) j["crossover"] = find_crossover(ratios).to_json(size_key);
+    if (size_swept) {
+      const Crossover in_time = find_crossover(ratios);
+      j["crossover"] = in_time.to_json(size_key);
+      if (!energy_ratios.empty() && energy_ratios.size() == ratios.size()) {
+        const Crossover in_energy = find_crossover(energy_ratios);
+        j["energy_crossover"] = in_energy.to_json(size_key);
+        j["energy_crossover"]["same_as_time"] = in_energy.same_as(in_time);
+      }
+    }
     out.push_back(j);
   }
   return out;

@@ -28,6 +28,9 @@ struct Crossover {
   // "not reached up to the largest n tried (16384)", "" for none.
   std::string text(const std::string& size_key) const;
   nlohmann::json to_json(const std::string& size_key) const;
+  // The same crossover as far as the sizes tried tell: the same kind between the same sizes (the
+  // interpolated size aside).
+  bool same_as(const Crossover& other) const;
 };
 
 // The first size where the ratio goes from below 1 to 1 or more, with the sizes on either side
@@ -51,14 +54,18 @@ namespace scalebench::study {
 
 // A run compared with its baseline, for the group summary.
 struct ComparedRun {
-  std::string group;  // the run's swept values but the size, "backend=cublas"
-  double size = 0;    // 0 when the study does not sweep the size
-  double ratio = 0;   // baseline time / time
-  int index = 0;      // the run's index in the study
+  std::string group;        // the run's swept values but the size, "backend=cublas"
+  double size = 0;          // 0 when the study does not sweep the size
+  double ratio = 0;         // baseline time / time
+  int index = 0;            // the run's index in the study
+  double energy_ratio = 0;  // baseline joules per verified result / the run's; 0 when either was not counted
 };
 
-// The groups in the order first seen: [{"group", "points": [{"index", "size", "ratio"}],
-// "crossover": {…}}], the crossover only when the study sweeps the size.
+// The groups in the order first seen: [{"group", "points": [{"index", "size", "ratio",
+// "energy_ratio"}], "crossover": {…}, "energy_crossover": {…, "same_as_time"}}], the crossovers
+// only when the study sweeps the size; "energy_ratio" where both runs counted their energy, and
+// the crossover in energy (where the ratio of joules per verified result reaches 1) only when
+// every point of the group has one.
 nlohmann::json summarize_groups(const std::vector<ComparedRun>& runs, const std::string& size_key, bool size_swept);
 
 }  // namespace scalebench::study

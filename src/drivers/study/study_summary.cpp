@@ -15,6 +15,7 @@
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/workloads/run_context.hpp"
 #include "study/baseline.hpp"
+#include "study/optima.hpp"
 
 namespace scalebench::study {
 namespace {
@@ -27,7 +28,8 @@ struct Row {
   const StudyRun* run;
   const nlohmann::json* line;
   RunFigures f;
-  std::string series;  // the options other than ranks and threads
+  std::string series;     // the options other than ranks and threads
+  nlohmann::json energy;  // energy_json of its record (null without one)
   bool ok() const { return line != nullptr && (*line)["status"] == "ok" && f.time_s > 0; }
 };
 
@@ -96,8 +98,10 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
       group += fmt::format("{}{}={}", group.empty() ? "" : " ", k, it->second);
     }
     const auto size = c.find(size_key);
+    const auto joules = per_result_j(row.energy), base_joules = per_result_j(base_of[i]->energy);
     compared.push_back({group.empty() ? "runs" : group, size == c.end() ? 0.0 : study::size_value(size->second),
-                        base_of[i]->f.time_s / row.f.time_s, row.run->index});
+                        base_of[i]->f.time_s / row.f.time_s, row.run->index,
+                        joules && base_joules ? *base_joules / *joules : 0.0});
   }
   nlohmann::json groups = study::summarize_groups(compared, size_key, size_swept);
   lines += fmt::format("speed-up = baseline time / time; baseline: the run with {} and the same other values\n", named);
@@ -109,6 +113,11 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
     }
     lines += fmt::format("  {} against {}: {}", g["group"].get<std::string>(), named, ratios);
     if (g.contains("crossover")) lines += "; crossover " + g["crossover"]["text"].get<std::string>();
+    if (g.contains("energy_crossover")) {
+      const auto& e = g["energy_crossover"];
+      lines += e["same_as_time"].get<bool>() ? "; the same in energy"
+                                             : "; in energy (J per verified result) " + e["text"].get<std::string>();
+    }
     lines += "\n";
   }
   // The baseline runs that did not finish ok (skipped here, failed, not run): the runs compared with
@@ -138,8 +147,11 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
 std::vector<Row> summary_rows(const std::vector<StudyRun>& runs, const ResultsStore& store) {
   std::vector<Row> rows;
   for (const auto& r : runs) {
-    Row row{&r, store.shown(r.key), {}, {}};
-    if (row.line != nullptr && !(*row.line)["record"].is_null()) row.f = run_figures((*row.line)["record"]);
+    Row row{&r, store.shown(r.key), {}, {}, nullptr};
+    if (row.line != nullptr && !(*row.line)["record"].is_null()) {
+      row.f = run_figures((*row.line)["record"]);
+      row.energy = energy_json((*row.line)["record"]);
+    }
     for (const auto& [k, v] : r.options) {
       if (k != "threads") row.series += fmt::format("{}={} ", k, v);
     }
@@ -179,7 +191,7 @@ nlohmann::json row_json(const Row& row, const Row* base, const std::map<int, std
     }
     j["record_path"] = (*row.line)["record_path"];
     j["predicted"] = predicted_json(predicted_figures((*row.line)["record"]));
-    j["energy"] = energy_json((*row.line)["record"]);
+    j["energy"] = row.energy;
   } else if (row.line) {
     j["reason"] = row.line->value("reason", std::string());
   } else if (skip != cannot_run.end()) {
@@ -206,12 +218,63 @@ std::string swept_value(const StudyRun& r, const std::string& k) {
   return "-";
 }
 
+// The finished runs as their series' optima see them: the series named by its swept values other
+// than the placement keys (the runs of a series differ only in those), each run by its cores or GPUs.
+std::vector<SeriesRun> series_runs(const StudySpec& spec, const std::vector<Row>& rows) {
+  static const std::set<std::string> placement = {"ranks", "threads", "nodes", "ranks_per_node"};
+  std::vector<SeriesRun> out;
+  for (const auto& row : rows) {
+    if (!row.ok()) continue;
+    std::string series;
+    for (const auto& [k, vs] : spec.sweep) {
+      if (placement.count(k) == 0)
+        series += fmt::format("{}{}={}", series.empty() ? "" : " ", k, swept_value(*row.run, k));
+    }
+    const int n = row.f.resources();
+    std::string where = fmt::format("{} {}{}", n, row.f.gpu ? "GPU" : "core", n == 1 ? "" : "s");
+    if (row.run->nodes > 1) where += fmt::format(" on {} nodes", row.run->nodes);
+    const auto joules = per_result_j(row.energy);
+    out.push_back({series.empty() ? "runs" : series, row.run->index, where, row.f.time_s, joules,
+                   joules ? row.energy.value("counted", std::string()) : std::string()});
+  }
+  return out;
+}
+
+// The optima of each series: marked on their rows of summary.json, and the lines under the table
+// (with "energy not counted" said once where no finished run counted its energy).
+nlohmann::json mark_optima(const StudySpec& spec, const std::vector<Row>& rows, nlohmann::json& out_rows,
+                           std::string& lines) {
+  const std::vector<SeriesRun> finished = series_runs(spec, rows);
+  nlohmann::json optima = series_optima(finished);
+  for (auto& j : out_rows) {
+    for (const auto& o : optima) {
+      if (o["time_optimal"]["index"] == j["index"]) j["time_optimal"] = true;
+      if (o.contains("energy_optimal") && o["energy_optimal"]["index"] == j["index"]) j["energy_optimal"] = true;
+    }
+  }
+  const bool counted = std::any_of(finished.begin(), finished.end(), [](const SeriesRun& r) { return r.per_result_j; });
+  if (!optima.empty()) {
+    lines += counted ? "fastest run (time s *) and least energy per verified result (J/result *) of each series:\n"
+                     : "fastest run of each series (time s *):\n";
+    lines += optima_lines(optima);
+  }
+  if (!finished.empty() && !counted) {
+    std::string reason;
+    for (const auto& row : rows) {
+      if (row.ok() && reason.empty()) reason = energy_reason(row.energy);
+    }
+    lines += energy_not_counted_line(reason);
+  }
+  return optima;
+}
+
 // What the three formats show of one row.
 struct RowTexts {
   bool ok = false;
   bool has_reason = false;
   std::string status, reason, shares, predicted;
   double speedup = 0, efficiency = 0;
+  bool fastest = false, least_energy = false;  // the optima of its series (optima.hpp)
 };
 
 RowTexts row_texts(const Row& row, const nlohmann::json& j) {
@@ -222,6 +285,8 @@ RowTexts row_texts(const Row& row, const nlohmann::json& j) {
   t.reason = j.value("reason", std::string());
   t.speedup = j.value("speedup", 0.0);
   t.efficiency = j.value("efficiency", 0.0);
+  t.fastest = j.value("time_optimal", false);
+  t.least_energy = j.value("energy_optimal", false);
   if (t.ok) {
     t.shares = fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s);
     t.predicted = predicted_cell(predicted_figures((*row.line)["record"]), row.f.time_s);
@@ -233,8 +298,8 @@ std::vector<TextColumn> text_columns(const std::vector<std::string>& swept) {
   std::vector<TextColumn> c = {{"#", 4, Align::right, ""}, {"nodes", 5}};
   for (const auto& k : swept) c.push_back({k, 10});
   const std::vector<TextColumn> rest = {
-      {"cores", 7},    {"time s", 10}, {"predicted s, miss", 24, Align::left, "  "},     {"rate", 16},
-      {"speed-up", 9}, {"eff.", 6},    {"compute/comm/transfer", 22, Align::left, "  "}, {"status", 0}};
+      {"cores", 7}, {"time s", 10},   {"predicted s, miss", 24, Align::left, "  "},     {"rate", 16}, {"speed-up", 9},
+      {"eff.", 6},  {"J/result", 10}, {"compute/comm/transfer", 22, Align::left, "  "}, {"status", 0}};
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
 }
@@ -245,11 +310,12 @@ Cells text_cells(const Row& row, const RowTexts& t, const std::vector<std::strin
   for (const auto& k : swept) c.push_back(swept_value(r, k));
   const auto dash = [&](const std::string& s) { return t.ok ? s : std::string("-"); };
   c.push_back(dash(fmt::format("{}{}", row.f.resources(), row.f.gpu ? "G" : "")));
-  c.push_back(dash(fmt::format("{:.4f}", row.f.time_s)));
+  c.push_back(dash(fmt::format("{:.4f}{}", row.f.time_s, t.fastest ? "*" : "")));
   c.push_back(dash(t.predicted));
   c.push_back(dash(human_rate(row.f.rate, row.f.rate_unit)));
   c.push_back(t.speedup > 0 ? fmt::format("{:.2f}x", t.speedup) : "-");
   c.push_back(t.efficiency > 0 ? fmt::format("{:.0f}%", 100 * t.efficiency) : "-");
+  c.push_back(dash(energy_cell(row.energy) + (t.least_energy ? "*" : "")));
   c.push_back(dash(t.shares));
   c.push_back(t.ok || !t.has_reason ? t.status : t.status + ": " + t.reason);
   return c;
@@ -261,7 +327,8 @@ Cells csv_heads(const std::vector<std::string>& swept) {
     if (k != "ranks" && k != "ranks_per_node") h.push_back(k);
   }
   for (const char* k : {"resources", "gpu", "time_s", "rate", "rate_unit", "compute_s", "communication_s", "transfer_s",
-                        "speedup", "efficiency", "status", "reason", "predicted_s", "prediction_miss", "worst_phase"}) {
+                        "speedup", "efficiency", "status", "reason", "predicted_s", "prediction_miss", "worst_phase",
+                        "energy_per_result_j", "optimal"}) {
     h.emplace_back(k);
   }
   return h;
@@ -277,7 +344,7 @@ Cells csv_cells(const Row& row, const RowTexts& t, const std::vector<std::string
   const auto num = [](double v) { return v > 0 ? fmt::format("{}", v) : std::string(); };
   if (!t.ok) {
     c.resize(c.size() + 10);
-    c.insert(c.end(), {t.status, t.reason, "", "", ""});
+    c.insert(c.end(), {t.status, t.reason, "", "", "", "", ""});
     return c;
   }
   const PredictedFigures p = predicted_figures((*row.line)["record"]);
@@ -290,13 +357,15 @@ Cells csv_cells(const Row& row, const RowTexts& t, const std::vector<std::string
   } else {
     c.insert(c.end(), {"", "", ""});
   }
+  c.push_back(energy_field(row.energy));
+  c.emplace_back(t.fastest && t.least_energy ? "time+energy" : t.fastest ? "time" : t.least_energy ? "energy" : "");
   return c;
 }
 
 Cells markdown_heads(const std::vector<std::string>& swept) {
   Cells h = {"#", "nodes"};
   h.insert(h.end(), swept.begin(), swept.end());
-  for (const char* k : {"cores or GPUs", "time s", "predicted s, miss", "rate", "speed-up", "efficiency",
+  for (const char* k : {"cores or GPUs", "time s", "predicted s, miss", "rate", "speed-up", "efficiency", "J / result",
                         "compute / comm / transfer s", "status"}) {
     h.emplace_back(k);
   }
@@ -307,14 +376,16 @@ Cells markdown_cells(const Row& row, const RowTexts& t, const std::vector<std::s
   Cells c = {std::to_string(row.run->index), std::to_string(row.run->nodes)};
   for (const auto& k : swept) c.push_back(swept_value(*row.run, k));
   if (!t.ok) {
-    c.insert(c.end(), 7, "—");
+    c.insert(c.end(), 8, "—");
     c.push_back(t.status);
     return c;
   }
+  const std::string joules = energy_cell(row.energy);
   c.insert(c.end(), {fmt::format("{}{}", row.f.resources(), row.f.gpu ? " GPU" : ""),
-                     fmt::format("{:.4f}", row.f.time_s), t.predicted, human_rate(row.f.rate, row.f.rate_unit),
-                     t.speedup > 0 ? fmt::format("{:.2f}×", t.speedup) : "—",
-                     t.efficiency > 0 ? fmt::format("{:.0f}%", 100 * t.efficiency) : "—", t.shares, t.status});
+                     fmt::format("{:.4f}{}", row.f.time_s, t.fastest ? " *" : ""), t.predicted,
+                     human_rate(row.f.rate, row.f.rate_unit), t.speedup > 0 ? fmt::format("{:.2f}×", t.speedup) : "—",
+                     t.efficiency > 0 ? fmt::format("{:.0f}%", 100 * t.efficiency) : "—",
+                     (joules == "-" ? "—" : joules) + (t.least_energy ? " *" : ""), t.shares, t.status});
   return c;
 }
 
@@ -359,7 +430,11 @@ nlohmann::json summary_document(const StudySpec& spec, const SummaryPlace& place
            "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run named "
            "by the study's baseline (its values for those keys, the same other values), else the run of the "
            "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "
-           "= speedup x baseline cores / cores (cores against cores, GPUs against GPUs)"},
+           "= speedup x baseline cores / cores (cores against cores, GPUs against GPUs); energy.per_result_j: "
+           "joules per verified result (one timed repeat is one result); optima: per series (runs alike but "
+           "in ranks, threads and nodes) of two runs or more, the run with the least time_s and the one with "
+           "the least energy.per_result_j; baseline.groups[].energy_crossover: where baseline joules / joules "
+           "reaches 1"},
           {"finished_at", utc_now_iso8601()}};
 }
 
@@ -378,7 +453,11 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
     const std::string status = j["status"].get<std::string>(), reason = j.value("reason", std::string());
     why_not.push_back(reason.empty() ? status : fmt::format("{}: {}", status, reason));
   }
+  std::string optima_notes;
+  nlohmann::json optima = mark_optima(spec, rows, out_rows, optima_notes);
   Rendered out = render(spec, rows, out_rows);
+  out.table += optima_notes;
+  if (!optima_notes.empty()) out.md += "\n" + optima_notes;
   out.table = fmt::format("scalebench study {}: {} runs ({} run now, {} from earlier, {} failed, {} cannot run here); "
                           "{}\n",
                           spec.name, runs.size(), result.ran, result.from_earlier, result.failed,
@@ -396,6 +475,7 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   }
   result.exit_code = result.failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
   result.summary = summary_document(spec, place, jsonl, result, std::move(out_rows), std::move(baseline));
+  result.summary["optima"] = std::move(optima);
   write_json_atomic(place.out_dir + "/summary.json", result.summary);
   write_file_atomic(place.out_dir + "/summary.csv", out.csv);
   write_file_atomic(place.out_dir + "/summary.md", out.md);
