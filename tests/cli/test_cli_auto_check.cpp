@@ -48,8 +48,8 @@ mpirun_args: [--oversubscribe, --bind-to, none]
   // ones not taken ran pinned, each with its record.
   const CliRun pinned = run_command("ls " + dir + "/auto-check-s/pinned/*.json | wc -l");
   EXPECT_GE(std::atoi(pinned.output.c_str()), 2) << r.output;
-  const nlohmann::json rec = nlohmann::json::parse(read_file(
-      run_command("ls " + dir + "/auto-check-s/pinned/*.json | head -1 | tr -d '\\n'").output));
+  const nlohmann::json rec = nlohmann::json::parse(
+      read_file(run_command("ls " + dir + "/auto-check-s/pinned/*.json | head -1 | tr -d '\\n'").output));
   EXPECT_NE(rec["config"]["algorithm"], "auto") << rec["config"];
   EXPECT_TRUE(rec["ok"].get<bool>());
   // Run again into the folder it made: allowed (the study resumes, the pinned runs are redone).
