@@ -270,10 +270,11 @@ void calibrate_cpu(Profile& p, const CalibrateOptions& o, const Progress& say, c
   calibrate_blas(p, o, say, meter);
   std::set<int> thread_counts{1, p.cores};
   for (Precision prec : {Precision::fp64, Precision::fp32}) {
-    // The triple loop slows down once B's columns no longer stay in cache: two sizes, the larger
-    // the contrast's naive row (768) without --quick, and with it the size its closing check
-    // runs (384; timed only up to 256 it read 28% fast there).
-    for (const std::int64_t nn : o.quick ? std::vector<std::int64_t>{128, 384} : std::vector<std::int64_t>{256, 768}) {
+    // The triple loop slows down once B's columns no longer stay in cache: up to the contrast's
+    // naive row (768; --quick timed only to 384 predicted it 96% fast), and with --quick also the
+    // size its closing check runs (384).
+    for (const std::int64_t nn :
+         o.quick ? std::vector<std::int64_t>{128, 384, 768} : std::vector<std::int64_t>{256, 768}) {
       const TimedRate r = gemm_gflops(GemmBackendKind::naive, prec, 1, {nn, nn, nn}, {3, 0.1});
       p.naive_gflops[to_string(prec)].emplace_back(nn, r.gflops);
       p.naive_spread[to_string(prec)].push_back(r.spread);
