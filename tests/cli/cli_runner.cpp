@@ -146,6 +146,18 @@ std::string make_temp_dir() {
   return tmpl;
 }
 
+CliRun run_with_fake_rapl(const std::string& dir, long long uj_per_step, const std::string& command) {
+  const std::string zone = dir + "/pc/intel-rapl:0";
+  const CliRun made = run_shell("mkdir -p " + zone + " && echo package-0 > " + zone + "/name && echo 0 > " + zone +
+                                "/energy_uj && echo 262143328850 > " + zone + "/max_energy_range_uj");
+  if (made.exit_code != 0) return made;
+  const std::string writer = "( n=0; while :; do n=$((n+" + std::to_string(uj_per_step) + ")); echo $n > " + zone +
+                             "/energy_uj.new && mv " + zone + "/energy_uj.new " + zone +
+                             "/energy_uj; sleep 0.01; done ) & w=$!; ";
+  return run_shell(writer + "SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc " + command +
+                   "; rc=$?; kill $w; wait $w 2>/dev/null; rm -rf " + dir + "/pc; exit $rc");
+}
+
 bool file_exists(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0;

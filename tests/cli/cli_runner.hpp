@@ -36,6 +36,10 @@ int wait_exit(int pid, double seconds);
 // True when `pgrep -f pattern` finds a process within `seconds` (wanted) or none (wanted false).
 // Put a bracket in the pattern (`seed=4[2]`): the shell that runs pgrep must not match itself.
 bool wait_for_process(const std::string& pattern, bool wanted, double seconds);
+// `command` run with SCALEBENCH_POWERCAP_ROOT at a fake powercap tree under `dir` (one package
+// domain) whose counter a background writer advances by `uj_per_step` µJ every 10 ms; the writer is
+// stopped by its pid and waited for before the tree is removed, so no write races the removal.
+CliRun run_with_fake_rapl(const std::string& dir, long long uj_per_step, const std::string& command);
 // How many times `needle` occurs in `hay`.
 int count_of(const std::string& hay, const std::string& needle);
 // A fresh empty folder for output files, removed with everything in it when the test program ends.

@@ -26,19 +26,11 @@ TEST(EnergyCli, WithoutCountersTheRecordSaysWhy) {
 
 TEST(EnergyCli, AnAdvancingCounterGivesJoulesPerResult) {
   const std::string dir = make_temp_dir();
-  const std::string zone = dir + "/pc/intel-rapl:0";
-  ASSERT_EQ(run_command("mkdir -p " + zone + " && echo package-0 > " + zone + "/name && echo 0 > " + zone +
-                        "/energy_uj && echo 262143328850 > " + zone + "/max_energy_range_uj")
-                .exit_code,
-            0);
-  // A writer adds 10 J (1e7 µJ) every 10 ms: about 1000 W while the run lasts. It is stopped by its
-  // process id and waited for before the tree goes, so no write can race the removal.
-  const std::string writer = "( n=0; while :; do n=$((n+10000000)); echo $n > " + zone + "/energy_uj.new && mv " +
-                             zone + "/energy_uj.new " + zone + "/energy_uj; sleep 0.01; done ) & w=$!; ";
-  const CliRun r = run_command(writer + "SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc " +
-                               std::string(std::getenv("SCALEBENCH_BINARY")) +
-                               " montecarlo --samples 2000000000 --reps 3 --warmup 1 --json " + dir +
-                               "/r.json; rc=$?; kill $w; wait $w 2>/dev/null; rm -rf " + dir + "/pc; exit $rc");
+  // The writer adds 10 J (1e7 µJ) every 10 ms: about 1000 W while the run lasts.
+  const CliRun r = run_with_fake_rapl(dir, 10000000,
+                                      std::string(std::getenv("SCALEBENCH_BINARY")) +
+                                          " montecarlo --samples 2000000000 --reps 3 --warmup 1 --json " + dir +
+                                          "/r.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json e = json::parse(read_file(dir + "/r.json"))["energy"];
   ASSERT_TRUE(e["available"].get<bool>()) << e.dump();

@@ -305,17 +305,10 @@ TEST(PredictCli, WithoutPowerDataOneLineSaysWhy) {
 // holds the idle watts and each kernel's, from that counter.
 TEST(CalibrateCli, AFakePowercapTreeGivesWattsPerKernel) {
   const std::string dir = make_temp_dir();
-  const std::string zone = dir + "/pc/intel-rapl:0";
-  ASSERT_EQ(run_command("mkdir -p " + zone + " && echo package-0 > " + zone + "/name && echo 0 > " + zone +
-                        "/energy_uj && echo 262143328850 > " + zone + "/max_energy_range_uj")
-                .exit_code,
-            0);
-  // 1 J (1e6 µJ) every 10 ms: about 100 W. Stopped by its pid and waited for before the tree goes.
-  const std::string writer = "( n=0; while :; do n=$((n+1000000)); echo $n > " + zone + "/energy_uj.new && mv " + zone +
-                             "/energy_uj.new " + zone + "/energy_uj; sleep 0.01; done ) & w=$!; ";
-  const CliRun r = run_command(writer + "SCALEBENCH_POWERCAP_ROOT=" + dir + "/pc timeout 300 " +
-                               std::string(std::getenv("SCALEBENCH_BINARY")) + " calibrate --quick --no-check --out " +
-                               dir + "/p.json; rc=$?; kill $w; wait $w 2>/dev/null; rm -rf " + dir + "/pc; exit $rc");
+  // 1 J (1e6 µJ) every 10 ms: about 100 W.
+  const CliRun r = run_with_fake_rapl(dir, 1000000,
+                                      "timeout 300 " + std::string(std::getenv("SCALEBENCH_BINARY")) +
+                                          " calibrate --quick --no-check --out " + dir + "/p.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("calibrate: power: CPU idle "), std::string::npos) << r.output;
   const json p = read_json(dir + "/p.json")["power"];
