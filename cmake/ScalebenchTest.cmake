@@ -28,7 +28,10 @@ set(SCALEBENCH_TEST_ENV
   OMPI_MCA_hwloc_base_binding_policy=none
   SCALEBENCH_BINARY=$<TARGET_FILE:scalebench>
   SCALEBENCH_SOURCE_DIR=${PROJECT_SOURCE_DIR}
-  SCALEBENCH_MPIEXEC=${MPIEXEC_EXECUTABLE})
+  SCALEBENCH_MPIEXEC=${MPIEXEC_EXECUTABLE}
+  # The machine profile a user calibrated (~/.cache) is not the tests': each build has its own
+  # cache folder, empty unless a test calibrates into it.
+  XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache)
 
 add_library(scalebench_gtest_main_serial STATIC ${PROJECT_SOURCE_DIR}/tests/support/gtest_main_serial.cpp)
 target_link_libraries(scalebench_gtest_main_serial PUBLIC GTest::gtest scalebench_core)
@@ -66,7 +69,8 @@ endfunction()
 # What every test has: its time limit, its labels, the test environment, exit 77 = skipped.
 function(_scalebench_test_properties test_name timeout labels)
   set_tests_properties(${test_name} PROPERTIES TIMEOUT ${timeout} LABELS "${labels}"
-    ENVIRONMENT "${SCALEBENCH_TEST_ENV}" SKIP_RETURN_CODE 77)
+    ENVIRONMENT "${SCALEBENCH_TEST_ENV}" ENVIRONMENT_MODIFICATION "SCALEBENCH_PROFILE=unset:"
+    SKIP_RETURN_CODE 77)
 endfunction()
 
 function(scalebench_add_test)

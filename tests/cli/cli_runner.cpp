@@ -123,6 +123,15 @@ int count_of(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+std::string with_folder(const std::string& text, const std::string& folder) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t p = text.find("D/"); p != std::string::npos; from = p + 1, p = text.find("D/", from)) {
+    out += text.substr(from, p - from) + folder;
+  }
+  return out + text.substr(from);
+}
+
 namespace {
 
 // The folders make_temp_dir made, removed when the test program ends (passed or failed).

@@ -42,6 +42,9 @@ bool wait_for_process(const std::string& pattern, bool wanted, double seconds);
 CliRun run_with_fake_rapl(const std::string& dir, long long uj_per_step, const std::string& command);
 // How many times `needle` occurs in `hay`.
 int count_of(const std::string& hay, const std::string& needle);
+// `text` with every "D/" (a placeholder for a folder) replaced by `folder` + "/", in one pass: a
+// folder whose own name holds "D/" is never replaced again.
+std::string with_folder(const std::string& text, const std::string& folder);
 // A fresh empty folder for output files, removed with everything in it when the test program ends.
 std::string make_temp_dir();
 bool file_exists(const std::string& path);

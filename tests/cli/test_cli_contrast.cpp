@@ -274,8 +274,7 @@ TEST(ContrastCli, NeverWritesIntoAStudysOrAForeignFolder) {
   int i = 0;
   for (const auto& c : cases) {
     const std::string out = dir + "/o" + std::to_string(i++);
-    std::string make = c.make;
-    for (std::size_t p; (p = make.find("D/")) != std::string::npos;) make.replace(p, 1, out);
+    const std::string make = with_folder(c.make, out);
     ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
     const std::string before = run_command("ls -la --time-style=full-iso " + out).output;
     const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --out-dir " + out);
@@ -343,9 +342,7 @@ TEST(ContrastCli, OneDriverAFolderAndEveryPathCheckedByKind) {
   int i = 0;
   for (const auto& c : cases) {
     const std::string out = dir + "/o" + std::to_string(i++);
-    std::string make = c.make, says = c.says;
-    for (std::size_t p; (p = make.find("D/")) != std::string::npos;) make.replace(p, 1, out);
-    for (std::size_t p; (p = says.find("D/")) != std::string::npos;) says.replace(p, 1, out);
+    const std::string make = with_folder(c.make, out), says = with_folder(c.says, out);
     ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
     std::ofstream(out + "/.scalebench.lock") << R"({"driver":"contrast","pid":1,"host":"h"})"
                                              << "\n";

@@ -599,9 +599,7 @@ TEST(StudyCli, EveryPathIsCheckedByKindBeforeTheFirstRun) {
   int i = 0;
   for (const auto& c : cases) {
     const std::string out = dir + "/o" + std::to_string(i++);
-    std::string make = c.make, says = c.says;
-    for (std::size_t p; (p = make.find('D')) != std::string::npos;) make.replace(p, 1, out);
-    for (std::size_t p; (p = says.find("D/")) != std::string::npos;) says.replace(p, 1, out);
+    const std::string make = with_folder(c.make, out), says = with_folder(c.says, out);
     ASSERT_EQ(run_command("mkdir -p " + out + " && " + make).exit_code, 0) << make;
     const int before = files_in(out);
     const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
