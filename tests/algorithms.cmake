@@ -30,3 +30,5 @@ scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOU
                            COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_shared_backing.sh)
 # The node-shared windows' pages faulted in before they are written: no room is an error, not a SIGBUS.
 scalebench_add_test(NAME shared_window_prefault KIND unit SOURCES unit/test_shared_prefault.cpp)
+# The record's communication bound against the transport's counts and hand-worked cases.
+scalebench_add_test(NAME cli_comm_bound KIND cli SOURCES cli/test_cli_comm_bound.cpp cli/cli_runner.cpp TIMEOUT 120)

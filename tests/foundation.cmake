@@ -2,6 +2,7 @@
 scalebench_add_test(NAME partition KIND unit SOURCES unit/test_partition.cpp TIMEOUT 30)
 scalebench_add_test(NAME verify KIND unit SOURCES unit/test_verify.cpp TIMEOUT 60)
 scalebench_add_test(NAME gemm_fill KIND unit SOURCES unit/test_gemm_fill.cpp TIMEOUT 60)
+scalebench_add_test(NAME comm_bound KIND unit SOURCES unit/test_comm_bound.cpp TIMEOUT 30)
 scalebench_add_test(NAME parse KIND unit SOURCES unit/test_parse.cpp TIMEOUT 30)
 scalebench_add_test(NAME unit_checked_size KIND unit SOURCES unit/test_checked_size.cpp TIMEOUT 30)
 scalebench_add_test(NAME unit_input_file KIND unit SOURCES unit/test_input_file.cpp TIMEOUT 30)

@@ -406,6 +406,7 @@ def record_facts(rec):
         "cuda": clean(json.dumps(cuda, sort_keys=True)) if isinstance(cuda, (dict, list)) else versions.text("cuda"),
         "prediction": prediction_of(rec),
         "energy": record_energy(rec),
+        "bound": rec.obj("comm_bound").number("moved_to_bound"),
     }
 
 
@@ -487,6 +488,7 @@ def load_contrast(folder):
             "record": rec,
             "prediction": rec["prediction"] if rec else None,
             "energy": energy_of(r, rec) if ok else None,
+            "bound": rec["bound"] if rec and ok else None,
         })
     context = [("host", doc.text("host")), ("launcher", doc.text("launcher")), ("nodes", doc.text("nodes")),
                ("results", doc.text("out_dir"))]
@@ -570,6 +572,7 @@ def load_study(folder):
             "record": rec,
             "prediction": rec["prediction"] if rec else None,
             "energy": energy_of(r, rec) if ok else None,
+            "bound": rec["bound"] if rec and ok else None,
             "time_optimal": r.boolean("time_optimal", False),
             "energy_optimal": r.boolean("energy_optimal", False),
         })
@@ -1000,6 +1003,9 @@ def table_html(data):
                                          "compute / comm / transfer s", "status"]
     if has_pred:
         head.insert(head.index("rate"), "predicted s")
+    has_bound = any(r.get("bound") for r in rows)
+    if has_bound:
+        head.insert(head.index("J / result"), "× bound")
     out = ['<div class="scroll"><table id="results"><thead><tr>']
     out += [f'<th{" class=l" if h in ("workload", "mode", "status") else ""}>{esc(h)}</th>' for h in head]
     out.append("</tr></thead><tbody>")
@@ -1020,8 +1026,10 @@ def table_html(data):
             cells.append(fmt_num(r["prediction"][0]) if r["prediction"] else "-")
         cells += [fmt_rate(r["rate"], r["unit"]) if ok else "-",
                   f"{r['speedup']:.2f}×" if ok and r["speedup"] else "-",
-                  f"{100 * r['efficiency']:.0f}%" if ok and r["efficiency"] else "-",
-                  fmt_joules(r) + (" *" if r.get("energy_optimal") else ""), where,
+                  f"{100 * r['efficiency']:.0f}%" if ok and r["efficiency"] else "-"]
+        if has_bound:
+            cells.append(f"{r['bound']:.2f}×" if r.get("bound") else "-")
+        cells += [fmt_joules(r) + (" *" if r.get("energy_optimal") else ""), where,
                   r["status"] + (f": {r['reason']}" if r["reason"] and not ok else "")]
         tds = "".join(f'<td{" class=l" if i in (0, 1) or i == len(cells) - 1 else ""}>{esc(c)}</td>'
                       for i, c in enumerate(cells))

@@ -107,6 +107,12 @@ json record(const std::string& backend, double n, double seconds, double predict
   return r;
 }
 
+// `r` with a made-up comm_bound section (moved words 1.25 x ranks the bound) when it ran on ranks.
+json with_bound(json r, int ranks) {
+  if (ranks > 1) r["comm_bound"] = {{"moved_to_bound", 1.25 * ranks}};
+  return r;
+}
+
 // The key the study gives a run of kMadeUpStudy (workload, ranks, its options sorted).
 std::string fmt_key(const std::string& backend, double n) {
   return "gemm ranks=1 backend=" + backend + " n=" + std::to_string(static_cast<int>(n)) + " reps=1 warmup=0";
@@ -275,7 +281,7 @@ TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
                   {"launch_failed", false},
                   {"command", "mpirun -np " + std::to_string(ranks) + " scalebench gemm"},
                   {"key", "gemm ranks=" + std::to_string(ranks) + " backend=openblas n=1024 reps=1 warmup=0"},
-                  {"record", record("openblas", 1024, t, 0, joules, ranks)}}
+                  {"record", with_bound(record("openblas", 1024, t, 0, joules, ranks), ranks)}}
                  .dump()
           << "\n";
   }
@@ -300,6 +306,9 @@ TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
   const std::string page = read_file(out + "/report.html");
   EXPECT_NE(page.find("id=\"optima\""), std::string::npos);
   EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
+  // The records' words moved against the least (made-up: 1.25 x ranks; none on one rank).
+  EXPECT_NE(page.find("<th>× bound</th>"), std::string::npos) << "the communication-bound column";
+  EXPECT_NE(page.find("<td>5.00×</td>"), std::string::npos) << "4 ranks' x bound";
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(out + "/report.html", {"fig-speedup", "fig-energy"}, dir);

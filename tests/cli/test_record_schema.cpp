@@ -26,8 +26,10 @@ bool has_type(const json& v, const std::string& t) {
 }
 
 void validate(const json& v, const json& schema, const std::string& where, std::vector<std::string>& errors) {
-  static const std::set<std::string> known = {"$schema",  "title",      "description",          "type", "const", "enum",
-                                              "required", "properties", "additionalProperties", "items"};
+  static const std::set<std::string> known = {"$schema",  "title",      "description",
+                                              "type",     "const",      "enum",
+                                              "required", "properties", "additionalProperties",
+                                              "items",    "minimum"};
   for (auto it = schema.begin(); it != schema.end(); ++it) {
     if (!known.count(it.key())) errors.push_back(where + ": schema keyword not supported by the test: " + it.key());
   }
@@ -46,6 +48,9 @@ void validate(const json& v, const json& schema, const std::string& where, std::
   }
   if (schema.contains("const") && v != schema["const"])
     errors.push_back(where + ": expected " + schema["const"].dump());
+  if (schema.contains("minimum") && v.is_number() && v.get<double>() < schema["minimum"].get<double>()) {
+    errors.push_back(where + ": " + v.dump() + " is below the minimum " + schema["minimum"].dump());
+  }
   if (schema.contains("enum")) {
     bool found = false;
     for (const auto& e : schema["enum"]) found = found || e == v;

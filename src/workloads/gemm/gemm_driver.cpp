@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/algorithm_description.hpp"
+#include "gemm/gemm_bound.hpp"
 #include "harness.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
@@ -295,7 +296,8 @@ class GemmRun final : public RankWorkload {
 
   std::string table(const nlohmann::json& record, const Summaries& s, const nlohmann::json& warnings) const override {
     return human_table(cfg_, comm_, record, s.setup, s.timed) + alg_->table_lines(record) +
-           verification_lines(overall_, s.repeats, full_) + warning_lines(warnings);
+           comm_bound_lines(record["comm_bound"]) + verification_lines(overall_, s.repeats, full_) +
+           warning_lines(warnings);
   }
 
   std::vector<std::string> failure_lines() const override {
@@ -381,6 +383,7 @@ void GemmRun::add_sections(RunRecord& run, const Summaries& s) {
   record["peer"] = peer_;
   if (!cfg_.choice.is_null()) record["choice"] = cfg_.choice;  // the `auto` ranking (gemm_auto.cpp)
   alg_->add_to_record(record, s.timed, s.peer);
+  if (comm_.is_root()) record["comm_bound"] = comm_bound_section(cfg_, comm_.size(), record);
   if (comm_.is_root() && record["distribution"].contains("warning")) {
     run.warn(record["distribution"]["warning"].get<std::string>());
   }

@@ -1,0 +1,100 @@
+// The gemm record's `comm_bound` section (gemm_bound.hpp).
+#include "gemm/gemm_bound.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "scalebench/mpi/network.hpp"
+#include "scalebench/problem/comm_bound.hpp"
+
+namespace scalebench {
+namespace {
+
+std::vector<std::int64_t> int_list(const nlohmann::json& j) {
+  std::vector<std::int64_t> out;
+  for (const auto& v : j) out.push_back(v.get<std::int64_t>());
+  return out;
+}
+
+// Words of memory a rank of rank 0's host has: the host's memory over its ranks.
+double memory_words_per_rank(const nlohmann::json& record, std::size_t element_bytes) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  const auto hosts = rank_hosts(record);
+  const auto here = hosts.empty() ? 1 : std::count(hosts.begin(), hosts.end(), hosts.front());
+  return static_cast<double>(pages) * static_cast<double>(page) / static_cast<double>(std::max<long>(1, here)) /
+         static_cast<double>(element_bytes);
+}
+
+// The element size the transport moved the inputs in: the device format over NCCL (bf16: 2 bytes).
+std::size_t moved_element_bytes(const GemmConfig& cfg) {
+  return cfg.transport == Transport::nccl && cfg.precision == Precision::bf16 ? 2 : host_element_bytes(cfg.precision);
+}
+
+}  // namespace
+
+nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohmann::json& record) {
+  const auto& s = cfg.shape;
+  const auto& d = record["distribution"];
+  // The blocks of C per grid row and column (summa2d), or the rows per rank and all of n (row1d).
+  const auto rows = d.contains("rows_per_grid_row") ? int_list(d["rows_per_grid_row"])
+                                                    : int_list(record["partition"]["rows_per_rank"]);
+  const auto cols = d.contains("cols_per_grid_col") ? int_list(d["cols_per_grid_col"]) : std::vector<std::int64_t>{s.n};
+  const std::size_t e = moved_element_bytes(cfg);
+  const double memory = memory_words_per_rank(record, host_element_bytes(cfg.precision));
+  const double spread = spread_bound_words(s, ranks), schedule = schedule_spread_words(s, rows, cols);
+  const double from_nothing = from_nothing_bound_words(s, ranks, memory);
+  nlohmann::json out = {
+      {"what", "words (elements) a rank moves against the least any algorithm must move for this m, n, k and rank "
+               "count: the run as it ran (inputs from rank 0, C back to it), and its grid's schedule were A, B and C "
+               "spread evenly (Al Daas et al. 2022, Theorem 3; Kwasniewski et al. 2019, Theorem 2 with the "
+               "rank's memory)"},
+      {"element_bytes", e},
+      {"memory_words_per_rank", memory},
+      {"bound_words", from_nothing},
+      {"spread",
+       {{"bound_words", spread},
+        {"schedule_words", schedule},
+        {"schedule_to_bound", spread > 0 ? schedule / spread : 0.0}}},
+      {"moved_words", nullptr},
+      {"moved_rank", nullptr},
+      {"moved_to_bound", nullptr}};
+  const auto& c = d.contains("communication") ? d["communication"] : nlohmann::json();
+  if (c.is_object() && c.contains("bytes_sent_per_rank")) {
+    std::int64_t most = -1;
+    int at = 0;
+    for (std::size_t r = 0; r < c["bytes_sent_per_rank"].size(); ++r) {
+      const auto moved = c["bytes_sent_per_rank"][r].get<std::int64_t>() +
+                         c["bytes_received_per_rank"][r].get<std::int64_t>();
+      if (moved > most) most = moved, at = static_cast<int>(r);
+    }
+    const double words = static_cast<double>(most) / static_cast<double>(e);
+    out["moved_words"] = words;
+    out["moved_rank"] = at;
+    out["moved_to_bound"] = from_nothing > 0 ? words / from_nothing : 0.0;
+  }
+  return out;
+}
+
+std::string comm_bound_lines(const nlohmann::json& b) {
+  if (b.is_null() || b["spread"]["bound_words"].get<double>() <= 0) return {};  // one rank moves nothing
+  std::string out;
+  if (!b["moved_words"].is_null()) {
+    out += fmt::format("communication bound: rank {} moved {:.4g} words per repeat, {:.2f}x the least a rank must move "
+                       "({:.4g})\n",
+                       b["moved_rank"].get<int>(), b["moved_words"].get<double>(), b["moved_to_bound"].get<double>(),
+                       b["bound_words"].get<double>());
+  }
+  const auto& s = b["spread"];
+  return out + fmt::format("communication bound: with A, B and C spread evenly this grid moves {:.4g} words a rank, "
+                           "{:.2f}x the least ({:.4g})\n",
+                           s["schedule_words"].get<double>(), s["schedule_to_bound"].get<double>(),
+                           s["bound_words"].get<double>());
+}
+
+}  // namespace scalebench
