@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "results/files.hpp"
 #include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
@@ -50,7 +51,11 @@ StepResult run_one_step(const StepRequest& q) {
   if (r.exit_code == 0) return r;
   r.own_error = !out.timed_out && has_scalebench_error(q.log_path);
   r.launch_failed = !out.timed_out && !r.own_error;
-  r.cannot_run = r.own_error && cannot_run_here(r.exit_code);
+  // A run that could not write its own record (a full disk) failed: it is not one this machine
+  // cannot hold, and skipping it would lose it.
+  const bool own_output = !q.record_path.empty() &&
+                          study::last_error_line(q.log_path).find(q.record_path) != std::string::npos;
+  r.cannot_run = r.own_error && cannot_run_here(r.exit_code) && !own_output;
   r.reason = failure_reason(q, r, out.not_found);
   return r;
 }
