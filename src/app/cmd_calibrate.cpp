@@ -45,19 +45,6 @@ void prepare_output(const ProfileSource& out) {
   check_output_path(out.path, out.origin);
 }
 
-// --if-stale: why the profile at `path` must be made ("" when it is current for this host and
-// build). A missing, unreadable or malformed one must be made too.
-std::string why_calibrate(const std::string& path, const std::string& origin) {
-  std::error_code ec;
-  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return "there is none";
-  try {
-    const Profile p = load_profile(path, origin);
-    return profile_mismatch(p, profile_valid_for_here());
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
-
 int run_calibrate(const CalibrateCliOptions& o) {
   return run_mpi_command(
       main_argc(), main_argv(), [&] { (void)output_of(o); },
@@ -68,7 +55,7 @@ int run_calibrate(const CalibrateCliOptions& o) {
           if (comm.is_root()) prepare_output(out);
         });
         if (o.if_stale) {
-          const std::string why = comm.bcast_string(comm.is_root() ? why_calibrate(path, out.origin) : "", 0);
+          const std::string why = comm.bcast_string(comm.is_root() ? why_calibrate(out) : "", 0);
           if (why.empty()) {
             if (comm.is_root() && !o.quiet) {
               std::printf("calibrate: profile %s is current for this host and build; nothing timed\n", path.c_str());

@@ -161,6 +161,10 @@ Subcommand register_contrast(CLI::App& root) {
   app->add_flag(
       "--no-report", [c](std::int64_t) { c->o.report = false; },
       "Do not write report.html in the out-dir at the end (scalebench report DIR writes it later)");
+  app->add_flag(
+      "--no-calibrate", [c](std::int64_t) { c->o.calibrate = false; },
+      "Without a current profile for this host and build (SCALEBENCH_PROFILE, else the default place), do not run "
+      "`calibrate --quick` on this host first: the rows then carry no predictions");
   c->nonempty.insert(c->nonempty.end(), {{workload, &c->workload},
                                          {modes, &c->modes},
                                          {out_dir, &c->o.out_dir},

@@ -413,3 +413,31 @@ TEST(ContrastCli, RunAgainAfterASigkillItRunsOnlyTheRowsNotFinished) {
   EXPECT_EQ(third.exit_code, 3) << third.output;
   EXPECT_NE(third.output.find("never overwritten"), std::string::npos) << third.output;
 }
+
+TEST(ContrastCli, WithNoProfileItCalibratesOnceAndItsRowsArePredicted) {
+  // A cache folder of its own, empty: the first contrast calibrates quickly (2 ranks on this host)
+  // and its row carries a prediction; the second finds the profile current; --no-calibrate, on
+  // another empty cache, makes none.
+  const std::string dir = make_temp_dir();
+  const std::string cache = "env -u SCALEBENCH_PROFILE XDG_CACHE_HOME=" + dir + "/cache ";
+  const std::string args = std::string(" contrast ") + kSmall + " --workload montecarlo --modes single-core --out-dir ";
+  CliRun r = run_command(cache + "timeout 300 " + std::getenv("SCALEBENCH_BINARY") + args + dir + "/a");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("no current profile at " + dir + "/cache/scalebench/profile-"), std::string::npos)
+      << r.output;
+  json c = json::parse(read_file(dir + "/a/contrast.json"));
+  EXPECT_EQ(c["calibration"]["status"], "calibrated") << c["calibration"].dump();
+  EXPECT_NE(read_file(dir + "/a/calibrate.log").find("calibrate: profile written to"), std::string::npos);
+  ASSERT_EQ(c["runs"].size(), 1u);
+  EXPECT_GT(c["runs"][0]["predicted"].value("predicted_s", 0.0), 0.0) << c["runs"][0].dump();
+  r = run_command(cache + "timeout 120 " + std::getenv("SCALEBENCH_BINARY") + args + dir + "/b");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("calibrating"), std::string::npos) << r.output;
+  EXPECT_EQ(json::parse(read_file(dir + "/b/contrast.json"))["calibration"]["status"], "current");
+  EXPECT_FALSE(file_exists(dir + "/b/calibrate.log"));
+  r = run_command("env -u SCALEBENCH_PROFILE XDG_CACHE_HOME=" + dir + "/none timeout 120 " +
+                  std::getenv("SCALEBENCH_BINARY") + args + dir + "/c --no-calibrate");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(json::parse(read_file(dir + "/c/contrast.json"))["calibration"]["status"], "not asked");
+  EXPECT_FALSE(file_exists(dir + "/none/scalebench")) << "a profile was made";
+}

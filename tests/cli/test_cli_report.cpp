@@ -134,11 +134,14 @@ TEST(ReportCli, ContrastReportRendersInChromium) {
   if (python_with_matplotlib().empty())
     GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
   const std::string dir = make_temp_dir();
-  // No powercap tree (and no GPU in these modes): no run counts energy, whatever the machine has.
-  const CliRun r = run_command("SCALEBENCH_POWERCAP_ROOT=" + dir + "/no-powercap '" + binary() +
-                               "' contrast --n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0 "
-                               "--modes naive,single-core,multi-thread --out-dir " +
-                               dir + "/c 2>&1");
+  // No powercap tree (and no GPU in these modes): no run counts energy, whatever the machine has;
+  // no profile (an empty cache, no calibration): no run carries a prediction.
+  const CliRun r = run_command(
+      "env -u SCALEBENCH_PROFILE XDG_CACHE_HOME=" + dir + "/cache SCALEBENCH_POWERCAP_ROOT=" + dir + "/no-powercap '" +
+      binary() +
+      "' contrast --no-calibrate --n 128 --naive-n 64 --samples 1e6 --naive-samples 1e5 --reps 1 --warmup 0 "
+      "--modes naive,single-core,multi-thread --out-dir " +
+      dir + "/c 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(file_exists(dir + "/c/report.html")) << r.output;
   EXPECT_NE(r.output.find("J/result"), std::string::npos) << r.output;

@@ -43,6 +43,9 @@ struct ContrastOptions {
   std::string binary;                               // scalebench itself (default /proc/self/exe)
   bool quiet = false;
   bool report = true;  // write report.html at the end (scalebench report)
+  // With no current profile for this host and build, calibrate quickly first (contrast_calibrate.cpp)
+  // so that the rows carry predictions; --no-calibrate: not.
+  bool calibrate = true;
 };
 
 struct ContrastStep {

@@ -189,6 +189,9 @@ std::string profile_mismatch(const Profile& p, const nlohmann::json& here);
 // Reads this host's profile from the default place and refuses a stale one: UsageError (exit 2)
 // "profile F is stale: <why>; run `scalebench calibrate` again".
 Profile load_current_profile(const ProfileSource& source);
+// Why a profile must be made at `source` ("" when the one there is current for this host and
+// build): there is none, it cannot be read, or it is stale (calibrate --if-stale's rule).
+std::string why_calibrate(const ProfileSource& source);
 
 // How the ranks sit on the machine: ranks are placed by blocks (ranks 0..R-1 on node 0, ...).
 struct MachineLayout {

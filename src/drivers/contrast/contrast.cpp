@@ -215,7 +215,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     store.emplace(out_dir, study::DriverKind::contrast, "--out-dir");
   }
   const contrast::StepContext ctx{&setup, o.binary.empty() ? study::self_binary() : o.binary, out_dir};
-  contrast::SummaryContext summary{&topo, &setup, out_dir, contrast::choose_sizes(sized, ctx, plans)};
+  const nlohmann::json calibration = contrast::calibrate_first(o, ctx);  // before the probes: the rows' predictions
+  contrast::SummaryContext summary{&topo, &setup, out_dir, contrast::choose_sizes(sized, ctx, plans), calibration};
   ContrastResult result;
   for (const auto& row : planned) {
     result.steps.push_back(contrast::make_step(sized, ctx, *row.workload, row.plan, row.label));

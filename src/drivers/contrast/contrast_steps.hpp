@@ -53,6 +53,14 @@ std::string step_key(const ContrastOptions& o, const ContrastStep& s);
 // Every path the contrast writes in its folder, checked by kind before the folder is made.
 void check_contrast_paths(const std::string& out_dir, const std::vector<PlannedRow>& planned);
 
+// The profile the rows' predictions need: when there is no current one for this host and build
+// (calibrate --if-stale's rule) and --no-calibrate was not given, `scalebench calibrate --quick`
+// runs on this host (2 ranks, else 1), its output in calibrate.log. What happened, for
+// contrast.json: {"profile", "current" | "calibrated" | "failed" | "not asked", "why", "log"}.
+nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx);
+// The calibration's log in the contrast's folder.
+inline constexpr const char* kCalibrateLogName = "calibrate.log";
+
 // One contrast row from a step's record (its figures, shares and prediction).
 nlohmann::json summarize(const ContrastStep& s);
 // Runs one step (step_runner.hpp) and reads its record; `stopped` is said when a stop signal ends
@@ -72,6 +80,7 @@ struct SummaryContext {
   const LaunchSetup* setup;
   std::string out_dir;
   nlohmann::json sizing;
+  nlohmann::json calibration;  // calibrate_first's answer
   int failed = 0, from_earlier = 0;
 };
 void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx, ContrastResult& result);

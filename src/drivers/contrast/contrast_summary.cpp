@@ -200,6 +200,7 @@ nlohmann::json report_document(const SummaryContext& ctx, const ContrastResult& 
           {"nodes", ctx.setup->nodes},
           {"nodes_from", ctx.setup->nodes_from},
           {"sizing", ctx.sizing},
+          {"calibration", ctx.calibration},
           {"out_dir", ctx.out_dir},
           {"runs_file", ctx.out_dir + "/runs.jsonl"},
           {"from_earlier", ctx.from_earlier},

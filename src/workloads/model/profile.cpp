@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -568,6 +569,16 @@ Profile load_current_profile(const ProfileSource& source) {
                                  source.origin, why));
   }
   return p;
+}
+
+std::string why_calibrate(const ProfileSource& source) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(source.path, ec))) return "there is none";
+  try {
+    return profile_mismatch(load_profile(source.path, source.origin), profile_valid_for_here());
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 Spread spread_of_times(double min_s, double median_s, double max_s) {
