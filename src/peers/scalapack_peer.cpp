@@ -171,7 +171,9 @@ struct CyclicLayout {
 
 int as_int(std::int64_t v, const char* what) {
   if (v > INT_MAX) {
-    throw UsageError(fmt::format("--peer scalapack: {} {} exceeds ScaLAPACK's integer ({})", what, v, INT_MAX));
+    throw UsageError(fmt::format("--peer scalapack: {} {} exceeds ScaLAPACK's integer ({}); use a smaller size or more "
+                                 "ranks",
+                                 what, v, INT_MAX));
   }
   return static_cast<int>(v);
 }
@@ -280,6 +282,31 @@ ScalapackPeerResult run(const ScalapackPeerSettings& s, const Communicator& comm
 
 bool scalapack_available() noexcept { return true; }
 
+void check_scalapack_peer(const ScalapackPeerSettings& settings, int ranks) {
+  const int gr = settings.grid_rows, gc = settings.grid_cols;
+  if (gr < 1 || gc < 1 || gr * gc != ranks) {
+    throw UsageError(
+        fmt::format("--peer scalapack: a {}x{} grid needs {} ranks, the run has {}", gr, gc, gr * gc, ranks));
+  }
+  if (settings.block_width < 1 || settings.reps < 1 || settings.warmup < 0) {
+    throw UsageError(fmt::format("--peer scalapack: block width {} and repeats {} must be >= 1", settings.block_width,
+                                 settings.reps));
+  }
+  const auto& sh = settings.shape;
+  for (const std::int64_t d : {sh.m, sh.n, sh.k}) as_int(d, "the dimension");
+  as_int(settings.block_width, "the block width");
+  // PBLAS indexes a rank's piece with its integer: the largest piece (process (0, 0)'s) must fit.
+  for (const auto& [rows, cols] : {std::pair{sh.m, sh.k}, std::pair{sh.k, sh.n}, std::pair{sh.m, sh.n}}) {
+    const std::int64_t r = local_count(rows, settings.block_width, 0, gr);
+    const std::int64_t c = local_count(cols, settings.block_width, 0, gc);
+    if (c > 0 && r > INT_MAX / c) {
+      throw UsageError(fmt::format("--peer scalapack: one rank's block-cyclic piece of {}x{} elements exceeds "
+                                   "ScaLAPACK's integer ({}); use a smaller size or more ranks",
+                                   r, c, INT_MAX));
+    }
+  }
+}
+
 void require_scalapack() {}
 
 std::string scalapack_library_text() {
@@ -293,15 +320,7 @@ std::string scalapack_library_text() {
 
 ScalapackPeerResult time_scalapack_peer(const ScalapackPeerSettings& settings, const Communicator& comm, const void* a,
                                         const void* b, const std::vector<double>& x, bool keep_c) {
-  if (settings.grid_rows * settings.grid_cols != comm.size()) {
-    throw UsageError(fmt::format("--peer scalapack: a {}x{} grid needs {} ranks, the run has {}", settings.grid_rows,
-                                 settings.grid_cols, settings.grid_rows * settings.grid_cols, comm.size()));
-  }
-  if (settings.block_width < 1 || settings.reps < 1 || settings.warmup < 0) {
-    throw UsageError(fmt::format("--peer scalapack: block width {} and repeats {} must be >= 1", settings.block_width,
-                                 settings.reps));
-  }
-  for (const std::int64_t d : {settings.shape.m, settings.shape.n, settings.shape.k}) as_int(d, "the dimension");
+  check_scalapack_peer(settings, comm.size());
   if (settings.precision == Precision::fp64) {
     return run(settings, comm, static_cast<const double*>(a), static_cast<const double*>(b), x, keep_c);
   }

@@ -11,6 +11,8 @@ void require_scalapack() {
                       "libscalapack-openmpi-dev (tools/setup does) and rebuild");
 }
 
+void check_scalapack_peer(const ScalapackPeerSettings& /*settings*/, int /*ranks*/) { require_scalapack(); }
+
 std::string scalapack_library_text() { return "none: this scalebench was built without ScaLAPACK"; }
 
 ScalapackPeerResult time_scalapack_peer(const ScalapackPeerSettings& /*settings*/, const Communicator& /*comm*/,

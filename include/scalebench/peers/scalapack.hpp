@@ -59,10 +59,15 @@ struct ScalapackPeerResult {
   std::vector<double> c;           // rank 0: the last C, row-major, as doubles, when asked (tests)
 };
 
+// What time_scalapack_peer would refuse, checked without communicating (the same verdict on every
+// rank): the ResourceError of a build without ScaLAPACK; UsageError for a grid that is not `ranks`
+// ranks, a block width or repeat count below 1, a dimension or one rank's block-cyclic piece beyond
+// ScaLAPACK's integer.
+void check_scalapack_peer(const ScalapackPeerSettings& settings, int ranks);
+
 // Collective over `comm` (grid_rows × grid_cols ranks). `a`, `b`: rank 0's row-major A (m×k) and
 // B (k×n) of the precision (ignored elsewhere); `x`: Freivalds' vector (n entries, every rank).
-// Throws UsageError for a grid that does not match the communicator, ResourceError when the build
-// has no ScaLAPACK, RuntimeLibraryError when PDGEMM reports an argument error.
+// Throws what check_scalapack_peer throws, and RuntimeLibraryError when BLACS or DESCINIT fail.
 ScalapackPeerResult time_scalapack_peer(const ScalapackPeerSettings& settings, const Communicator& comm, const void* a,
                                         const void* b, const std::vector<double>& x, bool keep_c = false);
 

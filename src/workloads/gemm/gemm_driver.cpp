@@ -196,7 +196,7 @@ class GemmRun final : public RankWorkload {
       throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
                                    comm.size()));
     }
-    if (cfg_.peer_library == GemmPeerLibrary::scalapack) require_scalapack();
+    check_scalapack_peer_run(cfg_, alg_desc_.grid(cfg_, comm.size()));
     if (cfg_.resident && cfg_.verify == VerifyMode::full) {
       throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
                        "use --verify freivalds (computed on the device)");

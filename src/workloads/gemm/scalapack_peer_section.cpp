@@ -76,6 +76,29 @@ std::int64_t scalapack_peer_host_bytes(const GemmConfig& cfg, int ranks, int ran
   return rank == 0 ? sum_within("host bytes of the peer on rank 0", {share, a, b, c, c}, limit, bits) : share;
 }
 
+namespace {
+
+// The shipped variant's settings for this run on `grid` (the tuned one sets k_step).
+ScalapackPeerSettings peer_settings(const GemmConfig& cfg, const GemmTestHooks& hooks, const ProcessGrid& grid) {
+  ScalapackPeerSettings s;
+  s.shape = cfg.shape;
+  s.precision = cfg.precision;
+  s.grid_rows = grid.rows;
+  s.grid_cols = grid.cols;
+  s.block_width = cfg.panel_width;
+  s.warmup = cfg.warmup;
+  s.reps = cfg.reps;
+  s.mpi_chunk = hooks.mpi_chunk;
+  return s;
+}
+
+}  // namespace
+
+void check_scalapack_peer_run(const GemmConfig& cfg, const ProcessGrid& grid) {
+  if (cfg.peer_library != GemmPeerLibrary::scalapack) return;
+  check_scalapack_peer(peer_settings(cfg, {}, grid), grid.size());
+}
+
 ScalapackPeerRun run_scalapack_peer(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm,
                                     const HostMatrices& whole, const ProcessGrid& grid, const std::vector<double>& x) {
   require_scalapack();
@@ -86,15 +109,7 @@ ScalapackPeerRun run_scalapack_peer(const GemmConfig& cfg, const GemmTestHooks& 
   ScalapackPeerRun run;
   run.grid = grid;
   run.block_width = cfg.panel_width;
-  ScalapackPeerSettings s;
-  s.shape = cfg.shape;
-  s.precision = cfg.precision;
-  s.grid_rows = grid.rows;
-  s.grid_cols = grid.cols;
-  s.block_width = cfg.panel_width;
-  s.warmup = cfg.warmup;
-  s.reps = cfg.reps;
-  s.mpi_chunk = hooks.mpi_chunk;
+  ScalapackPeerSettings s = peer_settings(cfg, hooks, grid);
   run.shipped = time_scalapack_peer(s, comm, whole.a, whole.b, x);
   s.k_step = static_cast<int>(std::min<std::int64_t>(cfg.panel_width, cfg.shape.k));
   run.tuned = time_scalapack_peer(s, comm, whole.a, whole.b, x);

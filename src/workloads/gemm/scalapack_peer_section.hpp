@@ -25,6 +25,11 @@ struct ScalapackPeerRun {
 // copies and C whole); 0 without --peer scalapack.
 std::int64_t scalapack_peer_host_bytes(const GemmConfig& cfg, int ranks, int rank);
 
+// Before any work, on every rank (no communication): what the peer would refuse for this run on
+// `grid` (check_scalapack_peer: a build without ScaLAPACK, sizes beyond its integer); nothing
+// without --peer scalapack.
+void check_scalapack_peer_run(const GemmConfig& cfg, const ProcessGrid& grid);
+
 // Both variants after the run's repeats. Collective. `whole`: rank 0's A and B; `grid`: the run's.
 ScalapackPeerRun run_scalapack_peer(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm,
                                     const HostMatrices& whole, const ProcessGrid& grid, const std::vector<double>& x);
