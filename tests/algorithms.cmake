@@ -32,3 +32,15 @@ scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOU
 scalebench_add_test(NAME shared_window_prefault KIND unit SOURCES unit/test_shared_prefault.cpp)
 # The record's communication bound against the transport's counts and hand-worked cases.
 scalebench_add_test(NAME cli_comm_bound KIND cli SOURCES cli/test_cli_comm_bound.cpp cli/cli_runner.cpp TIMEOUT 120)
+# ScaLAPACK's PDGEMM as the gemm run's peer (--peer scalapack): its product on every grid of 1, 2
+# and 4 ranks, the k-step PBLAS used, the record (skips, saying why, in a build without ScaLAPACK).
+foreach(np 1 2 4)
+  scalebench_add_test(NAME scalapack_peer KIND mpi SOURCES mpi/test_scalapack_peer.cpp RANKS ${np} TIMEOUT 60)
+endforeach()
+target_include_directories(test_scalapack_peer PRIVATE ${CMAKE_BINARY_DIR}/layers/peers)
+# A build without ScaLAPACK, in every build: the stub linked in place of the library refuses the peer.
+scalebench_add_test(NAME scalapack_stub KIND mpi SOURCES mpi/test_scalapack_stub.cpp
+                    ${PROJECT_SOURCE_DIR}/src/peers/scalapack_stub.cpp RANKS 1 TIMEOUT 60)
+target_include_directories(test_scalapack_stub PRIVATE ${CMAKE_BINARY_DIR}/layers/peers)
+scalebench_add_test(NAME cli_scalapack_peer KIND cli SOURCES cli/test_cli_scalapack_peer.cpp cli/cli_runner.cpp
+                    TIMEOUT 60)

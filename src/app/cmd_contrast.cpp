@@ -86,6 +86,7 @@ int run(const ContrastCli& c) {
   return run_reporting([&] {
     refuse_empty(c);
     ContrastOptions o = c.o;
+    if (o.peer == "none") o.peer.clear();
     if (c.workload != "both" && c.workload != "all") {
       for (const auto& name : split_list(c.workload, "--workload", "gemm,montecarlo")) {
         const Workload* w = find_workload(name);
@@ -134,6 +135,12 @@ Subcommand register_contrast(CLI::App& root) {
                       "gpu-staged,multinode); a row this machine cannot do is then an error [every row; those not "
                       "possible are skipped with the reason]");
   for (const Workload* w : workloads()) add_workload_options(app, *w, *c);
+  app->add_option("--peer", c->o.peer,
+                  "scalapack: the gemm rows on the CPU also time ScaLAPACK's PDGEMM on their ranks (gemm --peer; "
+                  "the run/peer column) | none [none]")
+      ->check([](const std::string& v) {
+        return v == "scalapack" || v == "none" ? std::string() : "unknown --peer '" + v + "'; use scalapack or none";
+      });
   app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
   app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");

@@ -35,6 +35,14 @@ std::string to_string(VerifyMode v) { return v == VerifyMode::freivalds ? "freiv
 std::string to_string(Transport t) { return t == Transport::mpi ? "mpi" : "nccl"; }
 std::string to_string(GemmDistribution d) { return d == GemmDistribution::replicated ? "replicated" : "shared"; }
 
+std::string to_string(GemmPeerLibrary p) { return p == GemmPeerLibrary::scalapack ? "scalapack" : "none"; }
+
+GemmPeerLibrary parse_gemm_peer_library(const std::string& s) {
+  if (s == "none") return GemmPeerLibrary::none;
+  if (s == "scalapack") return GemmPeerLibrary::scalapack;
+  throw UsageError(fmt::format("unknown --peer '{}'; use scalapack or none", s));
+}
+
 GemmDistribution parse_gemm_distribution(const std::string& s) {
   if (s == "replicated") return GemmDistribution::replicated;
   if (s == "shared") return GemmDistribution::shared;
@@ -128,6 +136,17 @@ void validate(const GemmConfig& cfg) {
   if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth && !cfg.autos.algorithm) {
     throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
   }
+  if (cfg.peer_library == GemmPeerLibrary::scalapack) {
+    if (cfg.precision != Precision::fp64 && cfg.precision != Precision::fp32) {
+      throw UsageError(fmt::format("--peer scalapack times PDGEMM (fp64) or PSGEMM (fp32); ScaLAPACK has no {}: "
+                                   "use --precision fp64 or fp32, or drop --peer",
+                                   to_string(cfg.precision)));
+    }
+    if (cfg.resident) {
+      throw UsageError("--peer scalapack starts from rank 0's A and B on the host, but --resident keeps them on the "
+                       "device; drop --resident or --peer");
+    }
+  }
   if (cfg.distribution == GemmDistribution::shared && cfg.algorithm != GemmAlgorithm::row1d) {
     throw UsageError("--distribution shared is row1d's node-shared scheme; drop it or use --algorithm row1d");
   }
@@ -192,11 +211,12 @@ std::string configuration_fields(const GemmConfig& cfg) {
   const std::string autos = cfg.autos.any() ? " auto=" + auto_option_names(cfg.autos) : std::string();
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} transport={} resident={} share_gpu={} "
-                     "overlap={} algorithm={} grid={}x{} panel_width={} distribution={}",
+                     "overlap={} algorithm={} grid={}x{} panel_width={} distribution={} peer_library={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer,
                      to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap, to_string(cfg.algorithm),
-                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, to_string(cfg.distribution)) +
+                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, to_string(cfg.distribution),
+                     to_string(cfg.peer_library)) +
          autos;
 }
 

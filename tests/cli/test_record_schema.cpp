@@ -115,3 +115,31 @@ TEST(RecordSchema, ValidatorRejectsARecordMissingAField) {
   validate(rec, schema, "$", errors);
   EXPECT_EQ(errors.size(), 2u);
 }
+
+// --peer scalapack adds peers.scalapack; the record still conforms (skips where the binary has no
+// ScaLAPACK: it refuses the peer with exit 3).
+TEST(RecordSchema, GemmRecordWithTheScalapackPeerConforms) {
+  const json schema = load(schema_path());
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(
+      2, "gemm --n 48 --m 40 --k 36 --reps 2 --algorithm summa2d --panel-width 8 --peer scalapack --json " + dir +
+             "/r.json");
+  if (r.exit_code == 3 && r.output.find("built without it") != std::string::npos) {
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json rec = load(dir + "/r.json");
+  std::vector<std::string> errors;
+  validate(rec, schema, "$", errors);
+  for (const auto& e : errors) ADD_FAILURE() << e;
+  const json& p = rec["peers"]["scalapack"];
+  EXPECT_EQ(p["grid"], rec["distribution"]["grid"]);
+  EXPECT_EQ(p["block_width"].get<int>(), 8);
+  EXPECT_EQ(p["variants"]["tuned"]["k_step"].get<int>(), 8);
+  // The schema itself knows the section: one missing field of a variant is found.
+  json broken = rec;
+  broken["peers"]["scalapack"]["variants"]["tuned"].erase("ratio_run_vs_peer");
+  std::vector<std::string> broken_errors;
+  validate(broken, schema, "$", broken_errors);
+  EXPECT_EQ(broken_errors.size(), 1u);
+}

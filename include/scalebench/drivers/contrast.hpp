@@ -32,6 +32,7 @@ struct ContrastOptions {
   std::string precision = "fp64";  // of the workloads that have one (gemm)
   int reps = 3;
   int warmup = 1;
+  std::string peer{};      // --peer: a library the CPU rows also time (gemm: scalapack); "" none
   double timeout_s = 900;  // per step
   std::string out_dir;     // empty: results/contrast-<UTC time>-<pid>
   std::optional<std::string> json_path;

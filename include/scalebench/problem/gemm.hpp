@@ -28,6 +28,9 @@ enum class GemmAlgorithm { row1d, summa2d };
 // rank's memory, B broadcast to every rank), or once per node in MPI-3 shared windows (shared:
 // only node leaders exchange data; the other ranks read A and B and write C in place).
 enum class GemmDistribution { replicated, shared };
+// A distributed-multiply library timed beside the run on the same ranks and values (--peer):
+// none, or ScaLAPACK's PDGEMM/PSGEMM (docs/output.md, "peers").
+enum class GemmPeerLibrary { none, scalapack };
 
 std::string to_string(Precision p);
 std::string to_string(GemmBackendKind b);
@@ -37,7 +40,9 @@ std::string to_string(Transport t);
 std::string to_string(GemmAlgorithm a);
 std::string to_string(GemmDistribution d);
 GemmDistribution parse_gemm_distribution(const std::string& s);  // throws UsageError
-Precision parse_precision(const std::string& s);                 // throws UsageError
+std::string to_string(GemmPeerLibrary p);
+GemmPeerLibrary parse_gemm_peer_library(const std::string& s);  // throws UsageError
+Precision parse_precision(const std::string& s);                // throws UsageError
 GemmBackendKind parse_gemm_backend(const std::string& s);
 // Bytes per element as stored on the host (fp64: 8; fp32, tf32, bf16: 4 — bf16 values are kept
 // as bf16-representable floats on the host).
@@ -82,8 +87,9 @@ struct GemmConfig {
   VerifyMode verify = VerifyMode::freivalds;
   bool force = false;  // allow naive on sizes that take minutes
   bool dry_run = false;
-  bool peer = true;    // also time the bare library call on the same block
-  bool quiet = false;  // no progress lines
+  bool peer = true;                                      // also time the bare library call on the same block
+  GemmPeerLibrary peer_library = GemmPeerLibrary::none;  // --peer: a library's distributed multiply beside the run
+  bool quiet = false;                                    // no progress lines
   std::optional<std::string> json_path;
   // GPU options (used by --backend cublas)
   Transport transport = Transport::mpi;

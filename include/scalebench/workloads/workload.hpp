@@ -53,6 +53,7 @@ struct ContrastRun {
   std::string size;       // the value of size_key() for this row
   std::string precision;  // the contrast's --precision (for workloads that have one)
   int reps = 3, warmup = 1;
+  std::string peer{};  // the contrast's --peer: a library timed beside the CPU rows ("" none; gemm: scalapack)
 };
 
 // An option of `scalebench contrast` that a workload brings: its name ("--n") and help line.

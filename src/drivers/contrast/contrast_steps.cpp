@@ -20,7 +20,7 @@ namespace {
 std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastStep& step, const std::string& record) {
   const Workload& w = *step.workload;
   std::vector<std::string> a = w.contrast_args(
-      {step.mode, step.label, step.ranks, row_size(o, w, step.mode), o.precision, o.reps, o.warmup});
+      {step.mode, step.label, step.ranks, row_size(o, w, step.mode), o.precision, o.reps, o.warmup, o.peer});
   a.insert(a.end(), {"--json", record});
   return a;
 }
@@ -153,7 +153,8 @@ std::vector<PlannedRow> plan_rows(const ContrastOptions& o, const std::vector<Pl
 std::string step_key(const ContrastOptions& o, const ContrastStep& s) {
   return fmt::format("{} {} {}={} precision={} reps={} warmup={} nodes={} ranks={}", name_of(*s.workload), row_mode(s),
                      s.workload->size_key(), row_size(o, *s.workload, s.mode), o.precision, o.reps, o.warmup, s.nodes,
-                     s.ranks);
+                     s.ranks) +
+         (o.peer.empty() ? "" : " peer=" + o.peer);
 }
 
 // The paths a contrast writes in its folder (contrast.json, contrast.csv, contrast-plan.json,

@@ -8,6 +8,7 @@
 
 #include "contrast/contrast_steps.hpp"
 #include "report/energy_columns.hpp"
+#include "report/peer_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
 #include "results/files.hpp"
@@ -74,6 +75,7 @@ const std::vector<TextColumn>& text_columns() {
                                                   {"eff.", 7, Align::right, ""},
                                                   {"J/result", 10, Align::right, ""},
                                                   {"compute/comm/transfer", 28, Align::left, "  "},
+                                                  {"run/pdgemm", 15, Align::left, ""},
                                                   {"status", 0, Align::left, ""}};
   return columns;
 }
@@ -112,6 +114,7 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
                                               : "-",
           ok ? study::energy_cell(energy_of(row)) : "-",
           where,
+          ok ? study::peer_cell(row.value("peer", nlohmann::json())) : "-",
           status == "ok" ? status : status + ": " + s.reason};
 }
 
@@ -136,7 +139,9 @@ Cells csv_heads() {
           "predicted_s",
           "prediction_miss",
           "worst_phase",
-          "energy_per_result_j"};
+          "energy_per_result_j",
+          "run_vs_pdgemm_tuned",
+          "run_vs_pdgemm_shipped"};
 }
 
 Cells csv_cells(const nlohmann::json& row) {
@@ -166,7 +171,9 @@ Cells csv_cells(const nlohmann::json& row) {
           predicted("predicted_s"),
           predicted("miss"),
           pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string(),
-          row["status"] == "ok" ? study::energy_field(energy_of(row)) : std::string()};
+          row["status"] == "ok" ? study::energy_field(energy_of(row)) : std::string(),
+          study::peer_ratio_field(row.value("peer", nlohmann::json()), "tuned"),
+          study::peer_ratio_field(row.value("peer", nlohmann::json()), "shipped")};
 }
 
 // Where no finished row counted energy: the line said once under the table ("" when one did, or
@@ -232,6 +239,7 @@ nlohmann::json summarize(const ContrastStep& s) {
   row["ok"] = r.value("ok", false);
   row["predicted"] = study::predicted_json(study::predicted_figures(r));
   row["energy"] = study::energy_json(r);
+  if (const nlohmann::json peer = study::peer_json(r); !peer.is_null()) row["peer"] = peer;
   return row;
 }
 

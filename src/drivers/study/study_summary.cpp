@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/energy_columns.hpp"
+#include "report/peer_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
 #include "results/files.hpp"
@@ -192,6 +193,10 @@ nlohmann::json row_json(const Row& row, const Row* base, const std::map<int, std
     j["record_path"] = (*row.line)["record_path"];
     j["predicted"] = predicted_json(predicted_figures((*row.line)["record"]));
     j["energy"] = row.energy;
+    // gemm --peer scalapack: the run against PDGEMM, shipped and tuned (peer_columns.hpp).
+    if (row.line != nullptr) {
+      if (nlohmann::json peer = peer_json((*row.line)["record"]); !peer.is_null()) j["peer"] = std::move(peer);
+    }
   } else if (row.line) {
     j["reason"] = row.line->value("reason", std::string());
   } else if (skip != cannot_run.end()) {

@@ -38,6 +38,7 @@ struct GemmOptions {
   RunOptions run;
   bool force = false, no_peer = false, resident = false;
   std::string overlap;  // "" (not given), "on" (the bare flag) or "auto"
+  std::string peer_library = "none";
   std::string mpi_chunk, auto_memory;
   std::string inject_error_rank = "-1";
 };
@@ -87,6 +88,7 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   apply_run_options(o.run, app, cfg);
   cfg.force = o.force;
   cfg.peer = !o.no_peer;
+  cfg.peer_library = parse_gemm_peer_library(o.peer_library);
   cfg.resident = o.resident;
   if (o.overlap == "auto") {
     cfg.autos.overlap = true;
@@ -204,6 +206,11 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
       "freivalds (every repeat, by rows) | full (also compare with a reference product; small sizes) [freivalds]");
   app->add_flag("--force", opts->force, "Allow --backend naive on sizes that take minutes");
   app->add_flag("--no-peer", opts->no_peer, "Skip timing the bare library call (cblas/cuBLAS) on the same block");
+  app->add_option(
+      "--peer", opts->peer_library,
+      "scalapack: also time ScaLAPACK's PDGEMM (PSGEMM for fp32) on the same ranks, grid, block width "
+      "(--panel-width) and values, as shipped and with its k-step tuned to the block width (docs/output.md, "
+      "\"peers\") | none [none]");
   app->add_option("--transport", opts->transport,
                   "GPU runs: mpi (staged through host) | nccl (device to device) | auto (the model decides: "
                   "see --algorithm auto) [mpi]");

@@ -14,6 +14,7 @@
 
 #include "algorithms/algorithm_description.hpp"
 #include "gemm/gemm_bound.hpp"
+#include "gemm/scalapack_peer_section.hpp"
 #include "harness.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
@@ -92,6 +93,7 @@ nlohmann::json config_json(const GemmConfig& cfg, const GemmTestHooks& hooks, in
                       {"overlap", cfg.overlap},
                       {"algorithm", to_string(cfg.algorithm)},
                       {"distribution", to_string(cfg.distribution)},
+                      {"peer_library", to_string(cfg.peer_library)},
                       {"grid", grid},
                       {"mpi_chunk", hooks.mpi_chunk > 0 ? hooks.mpi_chunk : kMaxMpiCount}};
   describe_algorithm(cfg).add_config(cfg, c);
@@ -195,6 +197,7 @@ class GemmRun final : public RankWorkload {
       throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
                                    comm.size()));
     }
+    check_scalapack_peer_run(cfg_, alg_desc_.grid(cfg_, comm.size()));
     if (cfg_.resident && cfg_.verify == VerifyMode::full) {
       throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
                        "use --verify freivalds (computed on the device)");
@@ -206,7 +209,8 @@ class GemmRun final : public RankWorkload {
   void check_resources(const Communicator& comm) override {
     const auto& s = cfg_.shape;
     fallback_ = alg_desc_.shared_fallback(cfg_, comm);
-    host_bytes_ = alg_desc_.host_bytes(cfg_, comm, fallback_);
+    host_bytes_ = alg_desc_.host_bytes(cfg_, comm, fallback_) +
+                  scalapack_peer_host_bytes(cfg_, comm.size(), comm.rank());
     const Communicator& node = comm.node();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
     const double node_need = node.sum(static_cast<double>(host_bytes_));
@@ -279,6 +283,9 @@ class GemmRun final : public RankWorkload {
                            static_cast<std::size_t>(cfg_.shape.m * cfg_.shape.n) * host_element_bytes(cfg_.precision));
     }
     alg_->time_peers(loop, peer);
+    if (cfg_.peer_library == GemmPeerLibrary::scalapack) {
+      scalapack_ = run_scalapack_peer(cfg_, hooks_, comm_, whole, alg_desc_.grid(cfg_, comm_.size()), x_);
+    }
   }
 
   nlohmann::json rank_info(PlacementReport& placement, const PhaseRecorder& /*timed*/) override {
@@ -296,18 +303,21 @@ class GemmRun final : public RankWorkload {
 
   std::string table(const nlohmann::json& record, const Summaries& s, const nlohmann::json& warnings) const override {
     return human_table(cfg_, comm_, record, s.setup, s.timed) + alg_->table_lines(record) +
-           comm_bound_lines(record["comm_bound"]) + verification_lines(overall_, s.repeats, full_) +
-           warning_lines(warnings);
+           comm_bound_lines(record["comm_bound"]) + scalapack_peer_lines(record) +
+           verification_lines(overall_, s.repeats, full_) + warning_lines(warnings);
   }
 
   std::vector<std::string> failure_lines() const override {
-    if (overall_.ok) return {};
-    return {fmt::format("verification failed: {} row(s) of C wrong (first: rank {}, row {}); worst error/tolerance "
-                        "{:.3g}",
-                        overall_.rows_failed, overall_.first_failed_rank, overall_.first_failed_row,
-                        overall_.worst_ratio)};
+    std::vector<std::string> out = scalapack_ ? scalapack_peer_failures(*scalapack_) : std::vector<std::string>{};
+    if (overall_.ok) return out;
+    out.insert(out.begin(),
+               fmt::format("verification failed: {} row(s) of C wrong (first: rank {}, row {}); worst error/tolerance "
+                           "{:.3g}",
+                           overall_.rows_failed, overall_.first_failed_rank, overall_.first_failed_row,
+                           overall_.worst_ratio));
+    return out;
   }
-  bool ok() const override { return overall_.ok; }
+  bool ok() const override { return overall_.ok && (!scalapack_ || scalapack_peer_failures(*scalapack_).empty()); }
 
   // The configuration that ran: its threads as resolved, the scheme its algorithm prepared.
   EnergyWork energy_work() const override {
@@ -338,7 +348,8 @@ class GemmRun final : public RankWorkload {
   nlohmann::json full_ = nullptr, peer_ = nullptr;
   nlohmann::json c_digest_ = nullptr;
   int generate_threads_ = 0, threads_ = 1;
-  std::vector<double> c_;  // the gathered C (hooks_.keep_c, rank 0)
+  std::vector<double> c_;                      // the gathered C (hooks_.keep_c, rank 0)
+  std::optional<ScalapackPeerRun> scalapack_;  // --peer scalapack: both variants, after the repeats
 };
 
 void GemmRun::dry_run(const Communicator& comm) {
@@ -348,12 +359,14 @@ void GemmRun::dry_run(const Communicator& comm) {
   if (!comm.is_root()) return;
   std::string out = fmt::format(
       "scalebench gemm --dry-run: nothing is computed\n  C({}x{}) = A({}x{}) * B({}x{})  precision {}  backend {}\n"
-      "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}\n"
+      "  ranks {}  threads/rank {} ({})  reps {}  warm-up {}  seed {}  fill {}  verify {}  peer {}{}\n"
       "  algorithm {}  grid {}{}\n  json {}\n  host memory per rank ({}):\n",
       s.m, s.n, s.m, s.k, s.k, s.n, to_string(cfg_.precision), to_string(cfg_.backend), comm.size(), cfg_.threads,
       cfg_.threads_source, cfg_.reps, cfg_.warmup, cfg_.seed, to_string(cfg_.fill), to_string(cfg_.verify),
-      cfg_.peer ? "on" : "off", to_string(cfg_.algorithm), to_string(alg_desc_.grid(cfg_, comm.size())),
-      alg_desc_.settings_text(cfg_), cfg_.json_path.value_or("(none)"), alg_desc_.held_text(cfg_, fallback_));
+      cfg_.peer ? "on" : "off",
+      cfg_.peer_library == GemmPeerLibrary::scalapack ? "  --peer scalapack (pdgemm shipped and tuned)" : "",
+      to_string(cfg_.algorithm), to_string(alg_desc_.grid(cfg_, comm.size())), alg_desc_.settings_text(cfg_),
+      cfg_.json_path.value_or("(none)"), alg_desc_.held_text(cfg_, fallback_));
   for (int r = 0; r < comm.size(); ++r) {
     int rank = 0;
     char host[256] = {};
@@ -382,6 +395,10 @@ void GemmRun::add_sections(RunRecord& run, const Summaries& s) {
   nlohmann::json& record = run.json();
   record["peer"] = peer_;
   if (!cfg_.choice.is_null()) record["choice"] = cfg_.choice;  // the `auto` ranking (gemm_auto.cpp)
+  if (scalapack_) {
+    record["peers"]["scalapack"] = scalapack_peer_json(*scalapack_, cfg_, s.timed);
+    for (const auto& w : scalapack_peer_warnings(record["peers"]["scalapack"])) run.warn(w);
+  }
   alg_->add_to_record(record, s.timed, s.peer);
   if (comm_.is_root()) record["comm_bound"] = comm_bound_section(cfg_, comm_.size(), record);
   if (comm_.is_root() && record["distribution"].contains("warning")) {

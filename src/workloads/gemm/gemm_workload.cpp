@@ -70,6 +70,8 @@ class GemmWorkload final : public Workload {
     } else if (run.mode != Mode::naive && run.ranks > 1) {
       a.insert(a.end(), {"--algorithm", "auto", "--grid", "auto", "--distribution", "auto"});
     }
+    // The library's own multiply beside the CPU rows (the naive row's size is another problem).
+    if (!run.peer.empty() && run.mode != Mode::naive && run.mode != Mode::gpu) a.insert(a.end(), {"--peer", run.peer});
     return a;
   }
 

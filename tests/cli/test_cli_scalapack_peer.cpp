@@ -1,0 +1,76 @@
+// `scalebench gemm --peer scalapack` with the real binary under the real mpirun: the table's peer
+// lines where the build has ScaLAPACK, one refusal line (exit 3) where it has not; values the peer
+// cannot take refused before any work (exit 2).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+TEST(CliScalapackPeer, UnknownPeerAndPrecisionsScalapackLacksAreUsageErrors) {
+  expect_refused("gemm --n 16 --peer bogus", 2, "--peer");
+  expect_refused("gemm --n 16 --peer scalapack --precision bf16", 2, "--peer scalapack");
+  expect_refused("gemm --n 16 --peer scalapack --precision tf32", 2, "--peer scalapack");
+  expect_refused("contrast --workload gemm --n 64 --peer bogus --dry-run", 2, "--peer");
+}
+
+TEST(CliScalapackPeer, TableShowsBothVariantsOrTheBuildSaysItHasNone) {
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 64 --reps 2 --algorithm summa2d --panel-width 16 --peer scalapack");
+  if (r.exit_code == 3) {
+    EXPECT_TRUE(is_refusal(r, 3, "ScaLAPACK"));
+    EXPECT_NE(r.output.find("built without it"), std::string::npos) << r.output;
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK; it refused the peer as it should: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("peer scalapack: pdgemm on a 1x2 grid, blocks 16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("peer scalapack shipped: k-step   32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("peer scalapack tuned  : k-step   16"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "; freivalds PASSED"), 2) << r.output;
+}
+
+TEST(CliScalapackPeer, DryRunNamesThePeer) {
+  const CliRun r = run_scalebench("gemm --n 64 --peer scalapack --dry-run");
+  if (r.exit_code == 3) GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--peer scalapack"), std::string::npos) << r.output;
+}
+
+// One rank's block-cyclic piece beyond ScaLAPACK's integer: refused before any work (on 1 rank,
+// n = 50000 is 2.5e9 elements), with the way out.
+TEST(CliScalapackPeer, PieceBeyondScalapacksIntegerIsRefusedBeforeAnyWork) {
+  const CliRun r = run_scalebench("gemm --n 50000 --peer scalapack --dry-run");
+  if (r.exit_code == 3 && r.output.find("built without it") != std::string::npos) {
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  }
+  EXPECT_TRUE(is_refusal(r, 2, "ScaLAPACK's integer")) << r.output;
+  EXPECT_NE(r.output.find("more ranks"), std::string::npos) << r.output;
+}
+
+// contrast --peer scalapack: the CPU gemm rows time PDGEMM too; their rows carry it and the table
+// shows the run/pdgemm column (the naive row does not run the peer: another problem size).
+TEST(CliScalapackPeer, ContrastRowsCarryThePeer) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench("contrast --workload gemm --modes naive,single-core --n 128 --naive-n 64 --reps 1 "
+                                  "--warmup 0 --peer scalapack --no-report --out-dir " +
+                                  dir + "/runs --json " + dir + "/c.json");
+  if (r.exit_code == 8 && r.output.find("built without it") != std::string::npos) {
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("run/pdgemm"), std::string::npos) << r.output;
+  const nlohmann::json report = nlohmann::json::parse(read_file(dir + "/c.json"));
+  int with_peer = 0;
+  for (const auto& row : report["runs"]) {
+    if (row["mode"] == "single-core") {
+      ASSERT_TRUE(row.contains("peer")) << row.dump();
+      EXPECT_EQ(row["peer"]["tuned"]["k_step"].get<int>(), 128) << row.dump();  // min(block 512, k 128)
+      EXPECT_EQ(row["peer"]["shipped"]["k_step"].get<int>(), 32) << row.dump();
+      ++with_peer;
+    } else {
+      EXPECT_FALSE(row.contains("peer")) << row.dump();
+    }
+  }
+  EXPECT_EQ(with_peer, 1) << report.dump();
+}
