@@ -30,3 +30,9 @@ scalebench_add_script_test(NAME cluster_distribution_backing KIND cluster TIMEOU
                            COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/test_shared_backing.sh)
 # The node-shared windows' pages faulted in before they are written: no room is an error, not a SIGBUS.
 scalebench_add_test(NAME shared_window_prefault KIND unit SOURCES unit/test_shared_prefault.cpp)
+# Summa2D's lookahead (the ring and direct panel schedules) against its blocking broadcasts on the
+# grids of 1 to 9 ranks, and a slowed rank on 3x3 (9 ranks oversubscribe a small machine: the sizes
+# stay small).
+foreach(np 1 4 6 9)
+  scalebench_add_test(NAME summa_lookahead KIND mpi SOURCES mpi/test_summa_lookahead.cpp RANKS ${np} TIMEOUT 120)
+endforeach()

@@ -37,7 +37,8 @@ class Lane {
   };
 
   Lane(const Communicator& group, std::vector<Part> parts, ElementType type, int depth, std::int64_t slot_elements)
-      : own_comm_(group.split(0, group.rank())),
+      : ring_(group.size() > kMostDirect),
+        own_comm_(group.split(0, group.rank())),
         fwd_comm_(group.split(0, group.rank())),
         parts_(std::move(parts)),
         type_(type),
@@ -65,10 +66,13 @@ class Lane {
     if (size_ == 1) return;
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       if (parts_[p].owner != me_) continue;
-      owner_sends_.push_back(MPI_REQUEST_NULL);
-      SCALEBENCH_MPI(MPI_Isend(parts_[p].own, static_cast<int>(parts_[p].count), mpi_type_of(type_), succ(), 0,
-                               own_comm_.get(), &owner_sends_.back()));
-      sent_ += bytes(p);
+      // Ring: to the next rank; direct: to every other rank, the next first.
+      for (int hop = 1; hop < (ring_ ? 2 : size_); ++hop) {
+        owner_sends_.push_back(MPI_REQUEST_NULL);
+        SCALEBENCH_MPI(MPI_Isend(parts_[p].own, static_cast<int>(parts_[p].count), mpi_type_of(type_),
+                                 (me_ + hop) % size_, 0, own_comm_.get(), &owner_sends_.back()));
+        sent_ += bytes(p);
+      }
     }
   }
 
@@ -111,19 +115,18 @@ class Lane {
     }
     return false;
   }
-  // Every forward sent and every send taken.
-  bool drained() {
-    forward();
-    if (forward_next_ < parts_.size()) return false;
-    int flag = 0;
-    SCALEBENCH_MPI(MPI_Testall(static_cast<int>(owner_sends_.size()), owner_sends_.data(), &flag, MPI_STATUSES_IGNORE));
-    if (!flag) return false;
-    SCALEBENCH_MPI(
-        MPI_Testall(static_cast<int>(slot_forward_.size()), slot_forward_.data(), &flag, MPI_STATUSES_IGNORE));
-    if (flag) owner_sends_.clear();
-    return flag != 0;
+  // Bytes of panel p's part not here yet.
+  std::int64_t missing_bytes(std::size_t p) const { return state_[p] == State::done ? 0 : bytes(p); }
+  // Every panel here and forwarded (forwards are posted as panels arrive: at most the last ones remain).
+  bool forwarded() { return forward(), forward_next_ == parts_.size(); }
+  // Every send taken by its receiver.
+  void settle() {
+    SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(owner_sends_.size()), owner_sends_.data(), MPI_STATUSES_IGNORE));
+    owner_sends_.clear();
+    SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(slot_forward_.size()), slot_forward_.data(), MPI_STATUSES_IGNORE));
   }
   std::int64_t sent() const { return sent_; }
+  std::string route() const { return ring_ ? "ring" : "direct"; }
   std::int64_t received() const { return received_; }
 
  private:
@@ -133,12 +136,14 @@ class Lane {
 
   int succ() const { return (me_ + 1) % size_; }
   int pred() const { return (me_ + size_ - 1) % size_; }
+  // The rank panel p comes to this one from.
+  int source(std::size_t p) const { return ring_ ? pred() : parts_[p].owner; }
   std::size_t slot(std::size_t p) const { return p % slots_.size(); }
   std::int64_t bytes(std::size_t p) const { return parts_[p].count * static_cast<std::int64_t>(element_bytes(type_)); }
   // The communicator panel p comes to this rank on.
-  const Communicator& comm_of(std::size_t p) const { return parts_[p].owner == pred() ? own_comm_ : fwd_comm_; }
-  // Whether this rank passes panel p on (the rank after it is not the owner).
-  bool forwards(std::size_t p) const { return parts_[p].owner != me_ && parts_[p].owner != succ(); }
+  const Communicator& comm_of(std::size_t p) const { return parts_[p].owner == source(p) ? own_comm_ : fwd_comm_; }
+  // Whether this rank passes panel p on (ring: the rank after it is not the owner).
+  bool forwards(std::size_t p) const { return ring_ && parts_[p].owner != me_ && parts_[p].owner != succ(); }
 
   void grow_window(std::size_t end) {
     end = std::min(end, parts_.size());
@@ -160,10 +165,10 @@ class Lane {
         if (!flag) return posted;
       }
       int come = 0;
-      SCALEBENCH_MPI(MPI_Iprobe(pred(), 0, comm.get(), &come, MPI_STATUS_IGNORE));
+      SCALEBENCH_MPI(MPI_Iprobe(source(p), 0, comm.get(), &come, MPI_STATUS_IGNORE));
       if (!come) return posted;
-      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_), pred(), 0,
-                               comm.get(), &recv_[p]));
+      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_),
+                               source(p), 0, comm.get(), &recv_[p]));
       state_[p] = State::receiving;
       posted = true;
     }
@@ -185,6 +190,11 @@ class Lane {
     return sent;
   }
 
+  // Rows and columns of up to this many ranks get their panels from the owner directly: a rank
+  // then waits for the owner alone, and a slow rank holds up no one but the ranks it owes panels
+  // to; longer ones use the ring, so that no owner sends a panel more than once.
+  static constexpr int kMostDirect = 4;
+  bool ring_;
   Communicator own_comm_, fwd_comm_;
   std::vector<Part> parts_;
   ElementType type_;
@@ -208,11 +218,16 @@ class HostRingPanels final : public SummaPanels {
         a_(row_comm, parts(at, true), at.type, depth, at.mi * at.layout->widest_panel()),
         b_(col_comm, parts(at, false), at.type, depth, at.layout->widest_panel() * at.nj) {}
 
-  std::string what() const override { return fmt::format("ring, lookahead {}", depth_); }
+  std::string what() const override {
+    const std::string route =
+        a_.route() == b_.route() ? a_.route() : a_.route() + " along rows, " + b_.route() + " along columns";
+    return fmt::format("{}, lookahead {}", route, depth_);
+  }
   int lookahead() const override { return depth_; }
 
   void begin_repeat() override {
     times_ = {0, 0, 0};
+    receipts_.clear();
     const double t0 = wall_seconds();
     a_.begin();
     b_.begin();
@@ -221,16 +236,18 @@ class HostRingPanels final : public SummaPanels {
 
   PanelInputs arrive(std::size_t p, PhaseRecorder& rec) override {
     ScopedPhase t(rec, phase::broadcast);
-    double last = wall_seconds();
+    const std::int64_t missing = a_.missing_bytes(p) + b_.missing_bytes(p);
+    double last = wall_seconds(), receiving = 0;
     for (;;) {
       const bool waiting = !a_.under_way(p) || !b_.under_way(p);
       const bool moved = a_.progress() | b_.progress();
       const double now = wall_seconds();
-      (waiting ? times_.wait : times_.transfer) += now - last;
+      (waiting ? times_.wait : receiving) += now - last;
       last = now;
       if (a_.here(p) && b_.here(p)) break;
       if (!moved) std::this_thread::yield();
     }
+    if (receiving > 0) receipts_.push_back({missing, receiving});
     return {a_.data(p), b_.data(p)};
   }
 
@@ -245,21 +262,25 @@ class HostRingPanels final : public SummaPanels {
     times_.transfer += wall_seconds() - t0;
   }
 
+  // The last forwards posted; the sends are taken in settle(), before the blocks they read
+  // change. The time blocked receiving is split into the transfer and waiting (split_receipts).
   void end_repeat(PhaseRecorder& rec) override {
     {
       ScopedPhase t(rec, phase::broadcast);
       const double t0 = wall_seconds();
-      for (;;) {
-        const bool a_done = a_.drained();
-        const bool b_done = b_.drained();
-        if (a_done && b_done) break;
+      while (!(a_.forwarded() && b_.forwarded())) {
         a_.progress();
         b_.progress();
-        std::this_thread::yield();
       }
-      times_.wait += wall_seconds() - t0;
+      times_.transfer += wall_seconds() - t0;
     }
+    split_receipts();
     transport_.account(times_.wait + times_.transfer, a_.sent() + b_.sent(), a_.received() + b_.received());
+  }
+
+  void settle() override {
+    a_.settle();
+    b_.settle();
   }
 
   PanelTimes times() const override { return times_; }
@@ -287,7 +308,31 @@ class HostRingPanels final : public SummaPanels {
   int depth_;
   TimedTransport& transport_;
   Lane a_, b_;
+  // A panel's wait once its messages had come: until its receives were complete, the bytes still
+  // missing when the rank asked for it.
+  struct Receipt {
+    std::int64_t bytes;
+    double seconds;
+  };
+  // MPI moves a message only while its sender, too, is inside MPI: a sender that was multiplying
+  // (or is slow) holds a receive up after its message has come. The transfer of each receipt is
+  // its bytes at this repeat's median rate over receipts (capped by its time); the rest of its
+  // time was waiting for the sender.
+  void split_receipts() {
+    std::vector<double> rates;
+    for (const auto& r : receipts_) {
+      if (r.bytes > 0) rates.push_back(static_cast<double>(r.bytes) / r.seconds);
+    }
+    const double rate = rates.empty() ? 0 : median_of(rates);
+    for (const auto& r : receipts_) {
+      const double moving = rate > 0 ? std::min(r.seconds, static_cast<double>(r.bytes) / rate) : r.seconds;
+      times_.transfer += moving;
+      times_.wait += r.seconds - moving;
+    }
+  }
+
   PanelTimes times_;
+  std::vector<Receipt> receipts_;
 };
 
 }  // namespace

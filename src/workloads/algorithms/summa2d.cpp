@@ -134,6 +134,7 @@ class Summa2D final : public DistributedGemm {
     transport_->begin_repeat(rec);
     {
       ScopedPhase t(rec, phase::scatter);
+      panels_->settle();  // the last repeat's sends read A_ij and B_ij
       scatter_blocks(rec);
     }
     local_.begin_sum(c_.data());
@@ -158,6 +159,7 @@ class Summa2D final : public DistributedGemm {
   }
 
   GemmCheck verify(const std::vector<double>& x) override {
+    panels_->settle();
     const auto& s = cfg_.shape;
     const Shape me = shape_of(comm_.rank());
     if (device_) {
@@ -386,12 +388,13 @@ class Summa2D final : public DistributedGemm {
         {"schedule", panels_->what()},
         {"lookahead", panels_->lookahead()},
         {"what",
-         "per rank, medians over repeats: broadcast_s, the time in the panel schedule (the broadcast phase); "
-         "wait_s, the part of it blocked for a panel no rank had sent to this one yet (or whose buffer a forward "
-         "still held) and, after the last panel, for the next ranks to take what it sent; transfer_s, the rest "
-         "(bytes moving in, forwards posted); hidden_s, broadcast time behind the multiply (host ring: the multiply "
-         "time while a later panel's receive was under way, an upper bound; device: the broadcasts' stream time "
-         "the host did not wait for); compute_s, the multiply; null where the schedule cannot tell"}};
+         "per rank, medians over repeats: broadcast_s, the time in the panel schedule (the broadcast phase) = "
+         "wait_s + transfer_s; wait_s, blocked for a panel no rank had sent to this one yet (or whose buffer a "
+         "forward still held) and, once its messages had come, blocked beyond the time their bytes take at the "
+         "rank's median rate over its panels (a slow sender holds a message up); transfer_s, the rest; hidden_s, "
+         "broadcast time behind the multiply (host: the multiply time while a later panel's receive was under "
+         "way, an upper bound; device: the broadcasts' stream time the host did not wait for); "
+         "compute_s, the multiply; null where the schedule cannot tell"}};
     if (!panels_note_.empty()) out["note"] = panels_note_;
     for (std::size_t k = 0; k < mine.size(); ++k) {
       nlohmann::json per_rank = nlohmann::json::array();

@@ -39,14 +39,16 @@ struct PanelInputs {
 };
 
 // Seconds of one repeat of the broadcast phase, as the schedule knows them (negative: unknown).
-//   wait:   blocked for a panel that no rank had sent to this one yet (the rank before it in the
-//           ring, or the owner, had not got that far), or whose buffer a forward still held;
-//           and, after the last panel, for the ranks after it to take what it sent them;
-//   transfer: the rest of the broadcast phase: bytes moving into this rank, forwards posted;
-//   hidden: broadcast time behind the multiply — host ring: the multiply time during which a
-//           later panel's receive was under way (an upper bound: MPI moves bytes inside its
-//           calls, so on the host they move only partly then); device: the broadcasts' own
-//           stream time less the time the host waited for them.
+//   wait:     blocked for a panel that no rank had sent to this one yet (the rank before it in
+//             the ring, or the owner, had not got that far), or whose buffer a forward still held;
+//             and, once its messages had come, blocked beyond the time their bytes take at this
+//             rank's median rate over the repeat's panels (MPI moves a message only while its
+//             sender is inside MPI too: a slow sender holds it up);
+//   transfer: the rest: the bytes moving in at that rate, and posting sends and forwards;
+//   hidden:   broadcast time behind the multiply — host ring: the multiply time during which a
+//             later panel's receive was under way (an upper bound: MPI moves bytes inside its
+//             calls, so on the host they move only partly then); device: the broadcasts' own
+//             stream time less the time the host waited for them.
 struct PanelTimes {
   double wait = -1, transfer = -1, hidden = -1;
 };
@@ -62,8 +64,12 @@ class SummaPanels {
   virtual PanelInputs arrive(std::size_t p, PhaseRecorder& rec) = 0;
   // Panel p was multiplied in `compute_s` seconds: its buffers may take a later panel.
   virtual void done(std::size_t p, double compute_s, PhaseRecorder& rec) = 0;
-  // After the last panel: what this rank sent, taken ("broadcast"). Collective in effect.
+  // After the last panel: the last forwards posted ("broadcast").
   virtual void end_repeat(PhaseRecorder& rec) = 0;
+  // Waits until what this rank sent has been taken: before its blocks change (the next scatter)
+  // or go (after the repeats). By then every rank has had every panel (the gather came between),
+  // so it waits only for MPI's bookkeeping.
+  virtual void settle() {}
   // This repeat's split of the broadcast phase.
   virtual PanelTimes times() const = 0;
 };
