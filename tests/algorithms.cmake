@@ -14,6 +14,12 @@ foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa_nccl KIND gpu SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np}
                       TIMEOUT 300)
 endforeach()
+# Summa2D's lookahead with cuBLAS, over NCCL (the panels' own stream) and over the host, against
+# its blocking broadcasts: needs a visible GPU (one per rank for NCCL; skips with the reason).
+foreach(np 1 2)
+  scalebench_add_test(NAME gemm_gpu_summa_lookahead KIND gpu SOURCES cuda/test_gemm_gpu_summa_lookahead.cpp
+                      RANKS ${np} TIMEOUT 300)
+endforeach()
 # Row1D's node-shared distribution against the replicated one, 1 to 4 ranks on one node.
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME gemm_distribution KIND mpi SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)

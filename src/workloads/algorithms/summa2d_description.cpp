@@ -1,5 +1,5 @@
 // Summa2D as the run sees it before it starts (algorithm_description.hpp): a PR x PC grid, a
-// block of A, B and C per rank and a panel of A and of B in flight.
+// block of A, B and C per rank and lookahead + 1 panels of A and of B (one in use, the rest in flight).
 #include <fmt/format.h>
 
 #include "algorithm_description.hpp"
