@@ -68,8 +68,8 @@ TEST(SummaLookahead, GivesTheBitsOfBlockingBroadcastsOnEveryGrid) {
                  r.record.at("config").at("lookahead").get<int>() == d;
         }
         EXPECT_TRUE(all_ranks(r.ok)) << "verification failed: " << to_string(p) << " " << text(shape, g, d);
-        EXPECT_TRUE(all_ranks(same)) << "C differs from the blocking broadcasts' or the exact product: "
-                                     << to_string(p) << " " << text(shape, g, d);
+        EXPECT_TRUE(all_ranks(same)) << "C differs from the blocking broadcasts' or the exact product: " << to_string(p)
+                                     << " " << text(shape, g, d);
       }
     }
   }

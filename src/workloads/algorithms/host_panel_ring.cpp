@@ -167,8 +167,8 @@ class Lane {
       int come = 0;
       SCALEBENCH_MPI(MPI_Iprobe(source(p), 0, comm.get(), &come, MPI_STATUS_IGNORE));
       if (!come) return posted;
-      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_),
-                               source(p), 0, comm.get(), &recv_[p]));
+      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_), source(p),
+                               0, comm.get(), &recv_[p]));
       state_[p] = State::receiving;
       posted = true;
     }
@@ -219,8 +219,8 @@ class HostRingPanels final : public SummaPanels {
         b_(col_comm, parts(at, false), at.type, depth, at.layout->widest_panel() * at.nj) {}
 
   std::string what() const override {
-    const std::string route =
-        a_.route() == b_.route() ? a_.route() : a_.route() + " along rows, " + b_.route() + " along columns";
+    const std::string route = a_.route() == b_.route() ? a_.route()
+                                                       : a_.route() + " along rows, " + b_.route() + " along columns";
     return fmt::format("{}, lookahead {}", route, depth_);
   }
   int lookahead() const override { return depth_; }
