@@ -79,7 +79,9 @@ class Lane {
   // One pass: receives posted where their messages have come, receives completed, forwards sent.
   // True when something happened.
   bool progress() {
-    bool moved = post_receives(own_comm_) | post_receives(fwd_comm_);
+    // Both communicators every pass (no short cut).
+    const bool from_owner = post_receives(own_comm_);
+    bool moved = post_receives(fwd_comm_) || from_owner;
     for (std::size_t p = forward_next_; p < window_end_; ++p) {
       if (state_[p] != State::receiving) continue;
       int flag = 0;
@@ -240,7 +242,8 @@ class HostRingPanels final : public SummaPanels {
     double last = wall_seconds(), receiving = 0;
     for (;;) {
       const bool waiting = !a_.under_way(p) || !b_.under_way(p);
-      const bool moved = a_.progress() | b_.progress();
+      const bool a_moved = a_.progress();
+      const bool moved = b_.progress() || a_moved;
       const double now = wall_seconds();
       (waiting ? times_.wait : receiving) += now - last;
       last = now;

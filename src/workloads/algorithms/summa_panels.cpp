@@ -67,7 +67,8 @@ std::string spread(const nlohmann::json& per_rank) {
 
 }  // namespace
 
-std::string panel_schedule_line(const nlohmann::json& s) {
+std::string panel_schedule_line(const nlohmann::json& panel_schedule) {
+  const auto& s = panel_schedule;
   if (!s.is_object()) return {};
   std::string line = fmt::format("panels: {}; per rank, min-max: broadcast {} s", s["schedule"].get<std::string>(),
                                  spread(s["broadcast_s"]));
