@@ -135,7 +135,7 @@ TEST(SummaLookahead, SlowRankHoldsUpOnlyItsRowAndColumn) {
   const GemmShape shape{96, 96, 144};
   GemmTestHooks hooks;
   hooks.delay_rank = 4;
-  hooks.delay_seconds = 0.02;
+  hooks.delay_seconds = 0.04;
   GemmConfig cfg = summa_config(shape, {3, 3}, 16, 2);
   cfg.reps = 1;
   cfg.warmup = 0;
@@ -145,12 +145,14 @@ TEST(SummaLookahead, SlowRankHoldsUpOnlyItsRowAndColumn) {
     ok = ok && r.c == exact_integer_product(shape, 977);
     const auto& s = r.record.at("distribution").at("panel_schedule");
     const auto held = [&](int q) { return s.at("broadcast_s").at(q).get<double>(); };
-    double related = 1e300, unrelated = 0;
-    for (const int q : {1, 3, 5, 7}) related = std::min(related, held(q));
-    for (const int q : {0, 2, 6, 8}) unrelated = std::max(unrelated, held(q));
-    // 9 panels, 3 owned by the slow rank in its row and 3 in its column, each 0.02 s late.
-    ok = ok && s.at("compute_s").at(4).get<double>() >= 9 * 0.02;
-    ok = ok && related >= 0.02 && unrelated * 2 < related;
+    // Means over the four ranks of each kind: on an oversubscribed machine one rank of either
+    // may be descheduled for a while.
+    double related = 0, unrelated = 0;
+    for (const int q : {1, 3, 5, 7}) related += held(q) / 4;
+    for (const int q : {0, 2, 6, 8}) unrelated += held(q) / 4;
+    // 9 panels, 3 owned by the slow rank in its row and 3 in its column, each 0.04 s late.
+    ok = ok && s.at("compute_s").at(4).get<double>() >= 9 * 0.04;
+    ok = ok && related >= 0.04 && unrelated * 2 < related;
     EXPECT_TRUE(ok) << s.dump(2);
   }
   EXPECT_TRUE(all_ranks(ok));

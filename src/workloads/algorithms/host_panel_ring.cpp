@@ -36,7 +36,9 @@ class Lane {
     const void* own = nullptr;  // this rank's part in place, where it owns it
   };
 
-  Lane(const Communicator& group, std::vector<Part> parts, ElementType type, int depth, std::int64_t slot_elements)
+  // `first_slot`: the run's own buffer of one panel (slot_elements), the first of depth + 1.
+  Lane(const Communicator& group, std::vector<Part> parts, ElementType type, int depth, void* first_slot,
+       std::int64_t slot_elements)
       : ring_(group.size() > kMostDirect),
         own_comm_(group.split(0, group.rank())),
         fwd_comm_(group.split(0, group.rank())),
@@ -45,11 +47,15 @@ class Lane {
         depth_(depth),
         me_(group.rank()),
         size_(group.size()),
-        slots_(static_cast<std::size_t>(depth + 1)),
+        more_slots_(static_cast<std::size_t>(depth)),
         slot_forward_(static_cast<std::size_t>(depth + 1), MPI_REQUEST_NULL),
         state_(parts_.size(), State::idle),
         recv_(parts_.size(), MPI_REQUEST_NULL) {
-    for (auto& s : slots_) s.resize(static_cast<std::size_t>(slot_elements) * element_bytes(type));
+    slots_.push_back(static_cast<char*>(first_slot));
+    for (auto& s : more_slots_) {
+      s.resize(static_cast<std::size_t>(slot_elements) * element_bytes(type));
+      slots_.push_back(s.data());
+    }
   }
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
@@ -106,7 +112,7 @@ class Lane {
   // Its receive posted (or none needed): what is left is the transfer.
   bool under_way(std::size_t p) const { return state_[p] != State::listening; }
   const void* data(std::size_t p) const {
-    return parts_[p].owner == me_ ? parts_[p].own : static_cast<const void*>(slots_[slot(p)].data());
+    return parts_[p].owner == me_ ? parts_[p].own : static_cast<const void*>(slots_[slot(p)]);
   }
   // Panel p was multiplied: the window moves on.
   void release(std::size_t p) { grow_window(p + static_cast<std::size_t>(depth_) + 2); }
@@ -169,8 +175,8 @@ class Lane {
       int come = 0;
       SCALEBENCH_MPI(MPI_Iprobe(source(p), 0, comm.get(), &come, MPI_STATUS_IGNORE));
       if (!come) return posted;
-      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_), source(p),
-                               0, comm.get(), &recv_[p]));
+      SCALEBENCH_MPI(MPI_Irecv(slots_[slot(p)], static_cast<int>(parts_[p].count), mpi_type_of(type_), source(p), 0,
+                               comm.get(), &recv_[p]));
       state_[p] = State::receiving;
       posted = true;
     }
@@ -184,7 +190,7 @@ class Lane {
       const std::size_t p = forward_next_;
       if (state_[p] != State::done) break;
       if (!forwards(p)) continue;
-      SCALEBENCH_MPI(MPI_Isend(slots_[slot(p)].data(), static_cast<int>(parts_[p].count), mpi_type_of(type_), succ(), 0,
+      SCALEBENCH_MPI(MPI_Isend(slots_[slot(p)], static_cast<int>(parts_[p].count), mpi_type_of(type_), succ(), 0,
                                fwd_comm_.get(), &slot_forward_[slot(p)]));
       sent_ += bytes(p);
       sent = true;
@@ -201,9 +207,10 @@ class Lane {
   std::vector<Part> parts_;
   ElementType type_;
   int depth_, me_, size_;
-  std::vector<std::vector<char>> slots_;   // depth + 1 panels received
-  std::vector<MPI_Request> slot_forward_;  // per slot: its panel's forward
-  std::vector<MPI_Request> owner_sends_;   // this repeat's sends of owned panels
+  std::vector<std::vector<char>> more_slots_;  // the depth panel buffers beyond the run's own
+  std::vector<char*> slots_;                   // depth + 1 panels received
+  std::vector<MPI_Request> slot_forward_;      // per slot: its panel's forward
+  std::vector<MPI_Request> owner_sends_;       // this repeat's sends of owned panels
   std::vector<State> state_;
   std::vector<MPI_Request> recv_;
   std::size_t window_end_ = 0;    // panels [0, window_end_) have entered the window
@@ -217,8 +224,8 @@ class HostRingPanels final : public SummaPanels {
                  const Communicator& col_comm)
       : depth_(depth),
         transport_(transport),
-        a_(row_comm, parts(at, true), at.type, depth, at.mi * at.layout->widest_panel()),
-        b_(col_comm, parts(at, false), at.type, depth, at.layout->widest_panel() * at.nj) {}
+        a_(row_comm, parts(at, true), at.type, depth, at.a_panel, at.mi * at.layout->widest_panel()),
+        b_(col_comm, parts(at, false), at.type, depth, at.b_panel, at.layout->widest_panel() * at.nj) {}
 
   std::string what() const override {
     const std::string route = a_.route() == b_.route() ? a_.route()

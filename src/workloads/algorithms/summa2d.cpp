@@ -6,8 +6,9 @@
 // send A's panels, like B's rows, in place.
 // How the panels travel is the panel schedule (summa_panels.hpp): with --lookahead 0 one
 // blocking broadcast per panel; with lookahead D the next D panels are on their way while one
-// multiplies — on the host forwarded along rings of the row and the column (a rank waits only
-// for the ranks before it in its own row and column), on the devices on a stream of their own.
+// multiplies — on the host sent by their owner to the rest of its row and column, directly or
+// along a ring, non-blocking (a rank waits only for ranks of its own row and column, not for a
+// whole row at every panel), on the devices broadcast on a stream of their own.
 // Blocks move through a BufferTransport: host MPI, or with --transport nccl NCCL between the
 // ranks' GPUs: then A_ij, B_ij and C_ij stay on the device, the panels go device to device, rank
 // 0 copies each block up ("h2d") before sending it and down ("d2h") after receiving it.
