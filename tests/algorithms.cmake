@@ -14,6 +14,12 @@ foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa_nccl KIND gpu SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np}
                       TIMEOUT 300)
 endforeach()
+# Summa2D's lookahead with cuBLAS, over NCCL (the panels' own stream) and over the host, against
+# its blocking broadcasts: needs a visible GPU (one per rank for NCCL; skips with the reason).
+foreach(np 1 2)
+  scalebench_add_test(NAME gemm_gpu_summa_lookahead KIND gpu SOURCES cuda/test_gemm_gpu_summa_lookahead.cpp
+                      RANKS ${np} TIMEOUT 300)
+endforeach()
 # Row1D's node-shared distribution against the replicated one, 1 to 4 ranks on one node.
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME gemm_distribution KIND mpi SOURCES mpi/test_gemm_distribution.cpp RANKS ${np} TIMEOUT 120)
@@ -44,3 +50,9 @@ scalebench_add_test(NAME scalapack_stub KIND mpi SOURCES mpi/test_scalapack_stub
 target_include_directories(test_scalapack_stub PRIVATE ${CMAKE_BINARY_DIR}/layers/peers)
 scalebench_add_test(NAME cli_scalapack_peer KIND cli SOURCES cli/test_cli_scalapack_peer.cpp cli/cli_runner.cpp
                     TIMEOUT 60)
+# Summa2D's lookahead (the ring and direct panel schedules) against its blocking broadcasts on the
+# grids of 1 to 9 ranks, and a slowed rank on 3x3 (9 ranks oversubscribe a small machine: the sizes
+# stay small).
+foreach(np 1 4 6 9)
+  scalebench_add_test(NAME summa_lookahead KIND mpi SOURCES mpi/test_summa_lookahead.cpp RANKS ${np} TIMEOUT 120)
+endforeach()

@@ -147,6 +147,16 @@ void validate(const GemmConfig& cfg) {
                        "device; drop --resident or --peer");
     }
   }
+  if (cfg.lookahead < 0 || cfg.lookahead > kMaxLookahead) {
+    throw UsageError(fmt::format("--lookahead {} is out of range; give 0 (blocking broadcasts) to {}, or auto",
+                                 cfg.lookahead, kMaxLookahead));
+  }
+  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.lookahead != kDefaultLookahead && !cfg.autos.algorithm) {
+    throw UsageError("--lookahead is the panel pipeline of --algorithm summa2d; add --algorithm summa2d or drop it");
+  }
+  if (cfg.algorithm == GemmAlgorithm::summa2d && cfg.overlap && cfg.lookahead == 0) {
+    throw UsageError("--overlap with summa2d is its lookahead, but --lookahead 0 turns it off; drop one of them");
+  }
   if (cfg.distribution == GemmDistribution::shared && cfg.algorithm != GemmAlgorithm::row1d) {
     throw UsageError("--distribution shared is row1d's node-shared scheme; drop it or use --algorithm row1d");
   }
@@ -159,13 +169,15 @@ void validate(const GemmConfig& cfg) {
     throw UsageError(fmt::format("--precision {} needs --backend cublas; {} supports fp64 and fp32",
                                  to_string(cfg.precision), to_string(cfg.backend)));
   }
-  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident || cfg.overlap)) {
+  // Summa2D's --overlap is its lookahead, on every backend.
+  const bool row1d_overlap = cfg.overlap && cfg.algorithm == GemmAlgorithm::row1d;
+  if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident || row1d_overlap)) {
     throw UsageError("--transport nccl, --resident and --overlap need --backend cublas");
   }
   if (cfg.overlap && cfg.resident) {
     throw UsageError("--overlap pipelines the transfers, but --resident has none; use one or the other");
   }
-  if (cfg.overlap && cfg.precision == Precision::bf16) {
+  if (row1d_overlap && cfg.precision == Precision::bf16) {
     throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device); "
                      "drop --overlap for bf16");
   }
@@ -211,11 +223,11 @@ std::string configuration_fields(const GemmConfig& cfg) {
   const std::string autos = cfg.autos.any() ? " auto=" + auto_option_names(cfg.autos) : std::string();
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} transport={} resident={} share_gpu={} "
-                     "overlap={} algorithm={} grid={}x{} panel_width={} distribution={} peer_library={}",
+                     "overlap={} algorithm={} grid={}x{} panel_width={} lookahead={} distribution={} peer_library={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer,
                      to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap, to_string(cfg.algorithm),
-                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, to_string(cfg.distribution),
+                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, cfg.lookahead, to_string(cfg.distribution),
                      to_string(cfg.peer_library)) +
          autos;
 }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 
 namespace {
@@ -39,41 +41,45 @@ TEST_P(AlgorithmRefused, ExitTwoWithOneLineBeforeAnyWork) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cli, AlgorithmRefused,
-    testing::Values(
-        Refusal{"unknown_algorithm", 1, "--n 32 --algorithm cannon",
-                "unknown --algorithm 'cannon'; use row1d or summa2d"},
-        Refusal{"grid_not_PRxPC", 2, "--n 32 --algorithm summa2d --grid 2", "--grid '2' is not PRxPC"},
-        Refusal{"grid_zero", 2, "--n 32 --algorithm summa2d --grid 0x2", "--grid (rows)"},
-        Refusal{"grid_letters", 2, "--n 32 --algorithm summa2d --grid 2xb", "--grid (columns)"},
-        Refusal{"grid_product_differs", 4, "--n 32 --algorithm summa2d --grid 3x2",
-                "--grid 3x2 has 6 processes but the run has 4 ranks; give PR*PC = 4 (e.g. --grid 2x2)"},
-        Refusal{"grid_product_differs_dry_run", 3, "--n 32 --algorithm summa2d --grid 2x2 --dry-run",
-                "--grid 2x2 has 4 processes but the run has 3 ranks"},
-        Refusal{"grid_with_row1d", 2, "--n 32 --grid 1x2", "--grid 1x2 needs --algorithm summa2d (row1d runs on 2x1)"},
-        Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
-                "--grid 4x1 needs at least 4 rows and 1 columns of C"},
-        Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
-        Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64",
-                "--panel-width is the k-panel of --algorithm summa2d"},
-        Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
-                "--transport nccl, --resident and --overlap need --backend cublas"},
-        // Refused before any GPU is looked for: the same on a machine without one.
-        Refusal{"summa_with_overlap", 1, "--n 32 --backend cublas --transport nccl --algorithm summa2d --overlap",
-                "--algorithm summa2d has no --overlap schedule (those are row1d's); drop --overlap"},
-        Refusal{"summa_with_resident", 1, "--n 32 --backend cublas --algorithm summa2d --resident",
-                "--algorithm summa2d has no --resident schedule"},
-        Refusal{"unknown_distribution", 2, "--n 32 --distribution numa",
-                "unknown --distribution 'numa'; use replicated or shared"},
-        Refusal{"shared_with_summa", 2, "--n 32 --algorithm summa2d --distribution shared",
-                "--distribution shared is row1d's node-shared scheme"},
-        Refusal{"shared_with_resident", 1, "--n 32 --distribution shared --resident",
-                "--resident keeps A, B and C on the device"}),
+    testing::Values(Refusal{"unknown_algorithm", 1, "--n 32 --algorithm cannon",
+                            "unknown --algorithm 'cannon'; use row1d or summa2d"},
+                    Refusal{"grid_not_PRxPC", 2, "--n 32 --algorithm summa2d --grid 2", "--grid '2' is not PRxPC"},
+                    Refusal{"grid_zero", 2, "--n 32 --algorithm summa2d --grid 0x2", "--grid (rows)"},
+                    Refusal{"grid_letters", 2, "--n 32 --algorithm summa2d --grid 2xb", "--grid (columns)"},
+                    Refusal{"grid_product_differs", 4, "--n 32 --algorithm summa2d --grid 3x2",
+                            "--grid 3x2 has 6 processes but the run has 4 ranks; give PR*PC = 4 (e.g. --grid 2x2)"},
+                    Refusal{"grid_product_differs_dry_run", 3, "--n 32 --algorithm summa2d --grid 2x2 --dry-run",
+                            "--grid 2x2 has 4 processes but the run has 3 ranks"},
+                    Refusal{"grid_with_row1d", 2, "--n 32 --grid 1x2",
+                            "--grid 1x2 needs --algorithm summa2d (row1d runs on 2x1)"},
+                    Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
+                            "--grid 4x1 needs at least 4 rows and 1 columns of C"},
+                    Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
+                    Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64",
+                            "--panel-width is the k-panel of --algorithm summa2d"},
+                    Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
+                            "--transport nccl, --resident and --overlap need --backend cublas"},
+                    Refusal{"lookahead_beyond_range", 1, "--n 32 --algorithm summa2d --lookahead 17", "--lookahead"},
+                    Refusal{"lookahead_not_a_number", 1, "--n 32 --algorithm summa2d --lookahead two", "--lookahead"},
+                    Refusal{"lookahead_with_row1d", 1, "--n 32 --lookahead 2",
+                            "--lookahead is the panel pipeline of --algorithm summa2d"},
+                    Refusal{"summa_overlap_without_lookahead", 1, "--n 32 --algorithm summa2d --overlap --lookahead 0",
+                            "--overlap with summa2d is its lookahead, but --lookahead 0 turns it off"},
+                    // Refused before any GPU is looked for: the same on a machine without one.
+                    Refusal{"summa_with_resident", 1, "--n 32 --backend cublas --algorithm summa2d --resident",
+                            "--algorithm summa2d has no --resident schedule"},
+                    Refusal{"unknown_distribution", 2, "--n 32 --distribution numa",
+                            "unknown --distribution 'numa'; use replicated or shared"},
+                    Refusal{"shared_with_summa", 2, "--n 32 --algorithm summa2d --distribution shared",
+                            "--distribution shared is row1d's node-shared scheme"},
+                    Refusal{"shared_with_resident", 1, "--n 32 --distribution shared --resident",
+                            "--resident keeps A, B and C on the device"}),
     [](const testing::TestParamInfo<Refusal>& p) { return std::string(p.param.name); });
 
 TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
   const CliRun r = run_scalebench("gemm --help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* what : {"--algorithm", "row1d", "summa2d", "--grid", "PRxPC", "--panel-width"}) {
+  for (const char* what : {"--algorithm", "row1d", "summa2d", "--grid", "PRxPC", "--panel-width", "--lookahead"}) {
     EXPECT_NE(r.output.find(what), std::string::npos) << what << " missing from:\n" << r.output;
   }
 }
@@ -81,7 +87,7 @@ TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
 TEST(AlgorithmCli, DryRunShowsTheMostSquareGridAndEveryRanksBlock) {
   const CliRun r = run_scalebench_mpi(6, "gemm --n 100 --threads 1 --algorithm summa2d --dry-run");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("algorithm summa2d  grid 2x3  panel width 512"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("algorithm summa2d  grid 2x3  panel width 512, lookahead 1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("grid (1,2) C block     50 x 33"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("verification"), std::string::npos) << r.output;
 }
@@ -139,3 +145,23 @@ TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
 }
 
 }  // namespace
+
+// The hidden test options that slow one rank's multiplies: the sleep lands in that rank's compute,
+// the record splits every rank's broadcast phase, and a negative sleep is refused.
+TEST(AlgorithmCli, DelayedRankSleepsInItsComputeAndTheRecordSplitsTheBroadcasts) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(
+      2, "gemm --n 32 --threads 1 --reps 1 --warmup 0 --quiet --algorithm summa2d --panel-width 8 --lookahead 2 "
+         "--fill integer --delay-rank 1 --delay-seconds 0.01 --json " +
+             dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const auto& s = rec.at("distribution").at("panel_schedule");
+  EXPECT_EQ(s.at("lookahead").get<int>(), 2) << s.dump(2);
+  EXPECT_GE(s.at("compute_s").at(1).get<double>(), 4 * 0.01) << s.dump(2);  // at least 32 / 8 panels
+  EXPECT_LT(s.at("compute_s").at(0).get<double>(), 4 * 0.01) << s.dump(2);
+  EXPECT_TRUE(s.at("wait_s").at(0).is_number()) << s.dump(2);
+  const CliRun bad = run_scalebench("gemm --n 32 --algorithm summa2d --delay-rank 0 --delay-seconds -1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--delay-seconds"), std::string::npos) << bad.output;
+}

@@ -62,6 +62,13 @@ struct GemmShape {
 // enough that the panel buffers stay small (docs/architecture.md, "Distributed algorithms").
 inline constexpr std::int64_t kDefaultPanelWidth = 512;
 
+// Summa2D's lookahead (--lookahead): panels on their way while one multiplies. `auto` and the
+// default take this rule's value — one panel in flight hides a broadcast no longer than a
+// multiply; each more absorbs more rank-to-rank spread at one more panel buffer of A and of B
+// (docs/architecture.md, "Summa2D's panel schedules"); 0 is the blocking broadcasts.
+inline constexpr int kDefaultLookahead = 1;
+inline constexpr int kMaxLookahead = 16;
+
 // The options given as `auto` (docs/model.md, "auto: the model decides"): the configuration's
 // value of each is a placeholder (the default) until choose_gemm (workloads/choice.hpp) resolves
 // it, on rank 0, identically for every rank.
@@ -100,22 +107,27 @@ struct GemmConfig {
   GemmAlgorithm algorithm = GemmAlgorithm::row1d;
   int grid_rows = 0, grid_cols = 0;                              // --grid PRxPC for summa2d; 0 = the most square grid
   std::int64_t panel_width = kDefaultPanelWidth;                 // summa2d: widest k-panel broadcast at once
+  int lookahead = kDefaultLookahead;                             // summa2d: panels in flight while one multiplies
   GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
   GemmAutoOptions autos;                                         // options left to the model (`auto`)
   nlohmann::json choice;  // rank 0: the record's "choice" once `auto` was resolved (null otherwise)
 };
-// What only tests set (hidden options --mpi-chunk and --inject-error-rank), given to the run beside
+// What only tests set (hidden options --mpi-chunk, --inject-error-rank, --delay-rank and
+// --delay-seconds), given to the run beside
 // its configuration so that the configuration holds only what a user chooses. All ranks must
 // pass the same hooks (they join the configuration agreement); the record's config shows mpi_chunk.
 struct GemmTestHooks {
   std::int64_t mpi_chunk = 0;  // largest element count per MPI call; 0 = the largest MPI count
   int inject_error_rank = -1;  // corrupt one element of C on this rank after the multiply
   bool keep_c = false;         // return the gathered C in GemmResult (rank 0)
+  int delay_rank = -1;         // Summa2D: this rank sleeps delay_seconds before each panel's multiply
+  double delay_seconds = 0;    // (counted as compute): a slow rank made on purpose
 };
 
 // The hooks that change what ranks do, as configuration words (agreed with the configuration).
 inline std::string test_hook_fields(const GemmTestHooks& h) {
-  return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank);
+  return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank) +
+         " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds);
 }
 
 // The options of `autos` as words ("algorithm,distribution"; "" when none).

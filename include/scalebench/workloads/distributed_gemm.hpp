@@ -48,8 +48,8 @@ std::string to_string(const ProcessGrid& g);
 // PR*PC differs from `ranks`, or when a grid dimension exceeds the rows (m) or columns (n) of C.
 ProcessGrid resolve_grid(const GemmConfig& cfg, int ranks);
 
-// Host bytes rank (row, col) of a Summa2D run holds: A_ij + B_ij + C_ij and the two panel
-// buffers; rank 0 also A, B and C whole. UsageError when the sum does not fit 64 bits.
+// Host bytes rank (row, col) of a Summa2D run holds: A_ij + B_ij + C_ij and lookahead + 1 panel
+// buffers of A and of B; rank 0 also A, B and C whole. UsageError when the sum does not fit 64 bits.
 std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, int rank);
 // Host bytes this rank accounts for under Row1D's --distribution shared: its node's windows
 // charged to the ranks whose rows they hold (rank 0's node: all of A and C to rank 0), B to the

@@ -1,6 +1,8 @@
 // Algorithm names, process grids and the memory a Summa2D rank holds.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "algorithms/summa_layout.hpp"
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
@@ -69,7 +71,8 @@ std::int64_t summa_host_bytes(const GemmConfig& cfg, const ProcessGrid& grid, in
   const int i = rank / grid.cols, j = rank % grid.cols;
   const std::int64_t mi = layout.rows.block(i).count, nj = layout.cols.block(j).count;
   const std::int64_t ka = layout.k_of_a.block(j).count, kb = layout.k_of_b.block(i).count;
-  const std::int64_t w = layout.widest_panel();
+  // The panels received: lookahead + 1 of each (host ring; the blocking schedule holds one).
+  const std::int64_t w = layout.widest_panel() * (std::max(cfg.lookahead, 0) + 1);
   const std::string limit = "the largest 64-bit byte count", advice = "; use a smaller size";
   const std::int64_t blocks = sum_within("elements of A_ij + B_ij + C_ij + panels",
                                          {product_within("A_ij", {mi, ka}, kInt64Max, limit, advice),

@@ -1,9 +1,14 @@
 // Summa2D: rank 0 generates A and B and sends every rank of the pr × pc grid its blocks A_ij and
-// B_ij ("scatter"); for each k-panel the owner column broadcasts its part of A along its process
+// B_ij ("scatter"); for each k-panel the owner column sends its part of A along its process
 // row and the owner row its part of B along its process column ("broadcast"), and every rank
 // adds A_panel·B_panel to C_ij ("compute"); the blocks of C go back to rank 0 ("gather").
 // A_ij is held panel after panel (each panel's m_i × w columns contiguous), so the owners
-// broadcast A's panels, like B's rows, in place.
+// send A's panels, like B's rows, in place.
+// How the panels travel is the panel schedule (summa_panels.hpp): with --lookahead 0 one
+// blocking broadcast per panel; with lookahead D the next D panels are on their way while one
+// multiplies — on the host sent by their owner to the rest of its row and column, directly or
+// along a ring, non-blocking (a rank waits only for ranks of its own row and column, not for a
+// whole row at every panel), on the devices broadcast on a stream of their own.
 // Blocks move through a BufferTransport: host MPI, or with --transport nccl NCCL between the
 // ranks' GPUs: then A_ij, B_ij and C_ij stay on the device, the panels go device to device, rank
 // 0 copies each block up ("h2d") before sending it and down ("d2h") after receiving it.
@@ -11,13 +16,17 @@
 // verify.hpp), and C_ij·x_j of every block compared bit for bit with the same sum over the
 // gathered C.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "algorithms/algorithms.hpp"
 #include "algorithms/summa_layout.hpp"
+#include "algorithms/summa_panels.hpp"
 #include "algorithms/timed_transport.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -102,6 +111,8 @@ class Summa2D final : public DistributedGemm {
       }
       if (comm_.is_root()) staging_.assign(static_cast<std::size_t>(largest_block()), T(0));
     }
+    // The device lookahead's panel buffers beyond the backend's own, in its memory check.
+    if (device_ && cfg_.lookahead > 0) gpu_->reserve_inputs(cfg_.lookahead * (me.mi * w + w * me.nj));
     agree(comm_, [&] { local_.prepare({me.mi, me.nj, w}, cfg_.precision, setup); });
     if (device_) {
       prepare_device(setup);
@@ -117,34 +128,19 @@ class Summa2D final : public DistributedGemm {
                  element_type_of<T>(),
                  MemorySpace::host};
     }
+    make_panels(setup);
   }
 
   void multiply(PhaseRecorder& rec) override {
     transport_->begin_repeat(rec);
     {
       ScopedPhase t(rec, phase::scatter);
+      panels_->settle();  // the last repeat's sends read A_ij and B_ij
       scatter_blocks(rec);
     }
     local_.begin_sum(c_.data());
+    sum_panels(rec);
     const Shape me = shape_of(comm_.rank());
-    for (const auto& p : layout_.panels) {
-      // The owners broadcast in place: A's panel from its place in A_ij, B's rows from B_ij.
-      void* a_from = j_ == p.a_col ? BlockPlaces::at(places_.a, me.mi * (p.first - me.ka0), places_.in)
-                                   : places_.a_panel;
-      void* b_from = i_ == p.b_row ? BlockPlaces::at(places_.b, (p.first - me.kb0) * me.nj, places_.in)
-                                   : places_.b_panel;
-      {
-        ScopedPhase t(rec, phase::broadcast);
-        transport_->broadcast(places_.inputs(a_from, me.mi * p.width), p.a_col, row_comm_);
-        transport_->broadcast(places_.inputs(b_from, p.width * me.nj), p.b_row, col_comm_);
-        transport_->synchronize();
-      }
-      if (device_) {
-        gpu_->add_device_panel(a_from, b_from, p.width, rec);
-      } else {
-        local_.add_panel(a_from, b_from, p.width, rec);
-      }
-    }
     if (!device_) local_.end_sum(c_.data(), rec);  // on the device C stays there until the gather
     if (hooks_.inject_error_rank == comm_.rank() && !c_.empty()) {
       // Test hook: more than the precision's tolerance can hide.
@@ -164,6 +160,7 @@ class Summa2D final : public DistributedGemm {
   }
 
   GemmCheck verify(const std::vector<double>& x) override {
+    panels_->settle();
     const auto& s = cfg_.shape;
     const Shape me = shape_of(comm_.rank());
     if (device_) {
@@ -252,6 +249,7 @@ class Summa2D final : public DistributedGemm {
   void add_to_record(nlohmann::json& record, const std::vector<std::pair<std::string, PhaseStats>>&,
                      const std::vector<std::pair<std::string, PhaseStats>>&) override {
     const nlohmann::json communication = transport_->to_json(comm_);  // collective
+    const nlohmann::json panels_json = panel_schedule_json();         // collective
     if (!comm_.is_root()) return;
     const auto& s = cfg_.shape;
     std::vector<std::int64_t> scatter, bcast, gather, rows, cols;
@@ -276,16 +274,17 @@ class Summa2D final : public DistributedGemm {
                                {{phase::scatter, bytes_per_rank_json(scatter, ein)},
                                 {phase::broadcast, bytes_per_rank_json(bcast, ein)},
                                 {phase::gather, bytes_per_rank_json(gather, eout)}}},
-                              {"communication", communication}};
+                              {"communication", communication},
+                              {"panel_schedule", panels_json}};
     record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
     record["network"] = nullptr;
   }
 
   std::string table_lines(const nlohmann::json& record) const override {
     const auto& d = record["distribution"];
-    return fmt::format("summa2d: grid {}, {} k-panels of at most {} columns, transport {}\n{}", to_string(layout_.grid),
-                       d["panels"].get<std::size_t>(), cfg_.panel_width, transport_->name(),
-                       communication_line(d["communication"]));
+    return fmt::format("summa2d: grid {}, {} k-panels of at most {} columns, transport {}\n{}{}",
+                       to_string(layout_.grid), d["panels"].get<std::size_t>(), cfg_.panel_width, transport_->name(),
+                       communication_line(d["communication"]), panel_schedule_line(d["panel_schedule"]));
   }
 
  private:
@@ -309,13 +308,118 @@ class Summa2D final : public DistributedGemm {
     return most;
   }
 
+  // Every panel in order: its parts arrive (the schedule's "broadcast"), it is multiplied
+  // ("compute"); this rank's split of the broadcast phase is kept per repeat.
+  void sum_panels(PhaseRecorder& rec) {
+    if (rec.repeats() == 0) panel_times_.clear();  // the warm-up's are dropped
+    double broadcast_s = 0, compute_s = 0;
+    auto timed = [](double& into, auto&& step) {
+      const double t0 = wall_seconds();
+      step();
+      into += wall_seconds() - t0;
+    };
+    timed(broadcast_s, [&] { panels_->begin_repeat(); });
+    for (std::size_t p = 0; p < layout_.panels.size(); ++p) {
+      PanelInputs in;
+      timed(broadcast_s, [&] { in = panels_->arrive(p, rec); });
+      const double t0 = wall_seconds();
+      multiply_panel(in, layout_.panels[p].width, rec);
+      const double seconds = wall_seconds() - t0;
+      compute_s += seconds;
+      timed(broadcast_s, [&] { panels_->done(p, seconds, rec); });
+    }
+    timed(broadcast_s, [&] { panels_->end_repeat(rec); });
+    const PanelTimes t = panels_->times();
+    panel_times_.add("broadcast", broadcast_s);
+    panel_times_.add("compute", compute_s);
+    panel_times_.add("wait", t.wait);
+    panel_times_.add("transfer", t.transfer);
+    panel_times_.add("hidden", t.hidden);
+    panel_times_.next_repeat();
+  }
+
+  void multiply_panel(const PanelInputs& in, std::int64_t width, PhaseRecorder& rec) {
+    if (hooks_.delay_rank == comm_.rank() && hooks_.delay_seconds > 0) {
+      // Test hook: a slower multiply on this rank.
+      const double t0 = wall_seconds();
+      std::this_thread::sleep_for(std::chrono::duration<double>(hooks_.delay_seconds));
+      rec.add(phase::compute, wall_seconds() - t0);
+    }
+    if (device_) {
+      gpu_->add_device_panel(in.a, in.b, width, rec);
+    } else {
+      local_.add_panel(in.a, in.b, width, rec);
+    }
+  }
+
+  // The panel schedule: blocking broadcasts (--lookahead 0), the device lookahead (--transport
+  // nccl) or the host ring; the ring where every rank's panel parts fit one MPI call, else
+  // blocking (said in the record).
+  void make_panels(PhaseRecorder& setup) {
+    const Shape me = shape_of(comm_.rank());
+    const PanelPlaces at{&layout_,        i_,         j_,           me.mi,     me.nj,
+                         me.ka0,          me.kb0,     places_.a,    places_.b, places_.a_panel,
+                         places_.b_panel, places_.in, places_.space};
+    const int depth = cfg_.lookahead;
+    if (depth > 0 && device_) {
+      ScopedPhase t(setup, phase::device_alloc);
+      agree(comm_,
+            [&] { panels_ = make_device_panels(at, depth, *transport_, row_comm_, col_comm_, panel_stream_->get()); });
+      return;
+    }
+    if (depth > 0 && comm_.all(host_ring_fits(at, hooks_.mpi_chunk))) {
+      panels_ = make_host_ring_panels(at, depth, *transport_, row_comm_, col_comm_);
+      return;
+    }
+    if (depth > 0)
+      panels_note_ = "a panel part exceeds one MPI call (--mpi-chunk or 2^31 elements): blocking broadcasts";
+    panels_ = make_blocking_panels(at, *transport_, row_comm_, col_comm_);
+  }
+
+  // The record's distribution.panel_schedule: per rank, medians over repeats. Collective.
+  nlohmann::json panel_schedule_json() const {
+    static const char* const kinds[] = {"broadcast", "compute", "wait", "transfer", "hidden"};
+    std::vector<double> mine;
+    for (const char* k : kinds) mine.push_back(panel_times_.repeats() > 0 ? median_of(panel_times_.samples(k)) : -1);
+    std::vector<double> all(comm_.is_root() ? mine.size() * static_cast<std::size_t>(comm_.size()) : 0);
+    SCALEBENCH_MPI(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                              static_cast<int>(mine.size()), MPI_DOUBLE, 0, comm_.get()));
+    if (!comm_.is_root()) return nullptr;
+    nlohmann::json out = {
+        {"schedule", panels_->what()},
+        {"lookahead", panels_->lookahead()},
+        {"what",
+         "per rank, medians over repeats: broadcast_s, the time in the panel schedule (the broadcast phase) = "
+         "wait_s + transfer_s; wait_s, blocked for a panel no rank had sent to this one yet (or whose buffer a "
+         "forward still held) and, once its messages had come, blocked beyond the time their bytes take at the "
+         "rank's median rate over its panels (a slow sender holds a message up); transfer_s, the rest; hidden_s, "
+         "broadcast time behind the multiply (host: the multiply time while a later panel's receive was under "
+         "way, an upper bound; device: the broadcasts' stream time the host did not wait for); "
+         "compute_s, the multiply; null where the schedule cannot tell"}};
+    if (!panels_note_.empty()) out["note"] = panels_note_;
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      nlohmann::json per_rank = nlohmann::json::array();
+      for (int r = 0; r < comm_.size(); ++r) {
+        const double v = all[static_cast<std::size_t>(r) * mine.size() + k];
+        per_rank.push_back(v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v));
+      }
+      out[std::string(kinds[k]) + "_s"] = per_rank;
+    }
+    return out;
+  }
+
   // --transport nccl: the NCCL communicators (all ranks, each process row and column) and the
   // device blocks. The backend's own buffers (prepared for m_i × n_j × widest panel) are the
   // panels received and C_ij.
   void prepare_device(PhaseRecorder& setup) {
     {
       ScopedPhase t(setup, phase::nccl_comm);
-      transport_ = std::make_unique<TimedTransport>(make_device_buffer_transport(comm_, gpu_->stream()));
+      // With a lookahead the panels move on a stream of their own (so do the scatter and the
+      // gather, whose copies and multiplies are waited for before they are sent).
+      if (cfg_.lookahead > 0) panel_stream_.emplace(OwnedStream::Priority::high);
+      transport_ = std::make_unique<TimedTransport>(
+          cfg_.lookahead > 0 ? make_device_buffer_transport(comm_, panel_stream_->get(), kOverlapTransportCtas)
+                             : make_device_buffer_transport(comm_, gpu_->stream()));
       transport_->attach(row_comm_);
       transport_->attach(col_comm_);
     }
@@ -440,7 +544,11 @@ class Summa2D final : public DistributedGemm {
   std::vector<T> a_panel_, b_panel_;
   DeviceArray a_dev_, b_dev_, staging_dev_;  // --transport nccl
   BlockPlaces places_;
+  std::optional<OwnedStream> panel_stream_;    // the device lookahead's: the panels' own stream
   std::unique_ptr<TimedTransport> transport_;  // after the memory it moves: NCCL ends first
+  std::unique_ptr<SummaPanels> panels_;        // after the transport it uses: ends first
+  std::string panels_note_;                    // why the schedule is not the one asked for
+  PhaseRecorder panel_times_;                  // per repeat: broadcast, compute, wait, transfer, hidden
   std::vector<double> bx_, abs_bx_;
 };
 

@@ -1,5 +1,5 @@
 // Summa2D as the run sees it before it starts (algorithm_description.hpp): a PR x PC grid, a
-// block of A, B and C per rank and a panel of A and of B in flight.
+// block of A, B and C per rank and lookahead + 1 panels of A and of B (one in use, the rest in flight).
 #include <fmt/format.h>
 
 #include "algorithm_description.hpp"
@@ -12,13 +12,10 @@ namespace {
 class Summa2dDescription final : public AlgorithmDescription {
  public:
   void check(const GemmConfig& cfg, int ranks) const override {
-    if (cfg.overlap || cfg.resident) {
-      // Summa2D broadcasts a panel, then multiplies it: a double-buffered pipeline (panel p+1 in
-      // flight while p multiplies) would need a second stream and events in the device layer.
-      const char* option = cfg.overlap ? "--overlap" : "--resident";
-      throw UsageError(fmt::format("--algorithm summa2d has no {} schedule (those are row1d's); drop {} (summa2d "
-                                   "keeps its blocks on the GPUs with --transport nccl)",
-                                   option, option));
+    if (cfg.resident) {
+      // Summa2D's inputs start on rank 0's host and go out in blocks: nothing to generate on the devices.
+      throw UsageError("--algorithm summa2d has no --resident schedule (row1d's); drop --resident (summa2d keeps its "
+                       "blocks on the GPUs with --transport nccl)");
     }
     resolve_grid(cfg, ranks);
   }
@@ -33,7 +30,7 @@ class Summa2dDescription final : public AlgorithmDescription {
   }
 
   std::string held_text(const GemmConfig& /*cfg*/, const std::string& /*fallback*/) const override {
-    return "A_ij + B_ij + C_ij + a panel of A and of B; rank 0 also holds A, B and C";
+    return "A_ij + B_ij + C_ij + lookahead + 1 panels of A and of B; rank 0 also holds A, B and C";
   }
 
   std::string share_text(const GemmConfig& cfg, int ranks, int r) const override {
@@ -44,10 +41,11 @@ class Summa2dDescription final : public AlgorithmDescription {
   }
 
   std::string settings_text(const GemmConfig& cfg) const override {
-    return fmt::format("  panel width {}", cfg.panel_width);
+    return fmt::format("  panel width {}, lookahead {}", cfg.panel_width, cfg.lookahead);
   }
   void add_config(const GemmConfig& cfg, nlohmann::json& config) const override {
     config["panel_width"] = cfg.panel_width;
+    config["lookahead"] = cfg.lookahead;
   }
 };
 

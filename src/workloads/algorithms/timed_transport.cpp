@@ -68,6 +68,13 @@ void TimedTransport::gather(const BufferView& send, const BufferView& recv, cons
   }
 }
 
+void TimedTransport::account(double seconds, std::int64_t sent, std::int64_t received) {
+  open_s_ += seconds;
+  sent_ += sent;
+  received_ += received;
+  used_ = true;
+}
+
 void TimedTransport::begin_repeat(const PhaseRecorder& rec) {
   if (rec.repeats() == 0) seconds_.clear();
   open_s_ = 0;

@@ -28,6 +28,9 @@ class TimedTransport final : public BufferTransport {
   void gather(const BufferView& send, const BufferView& recv, const std::vector<std::int64_t>& counts,
               const std::vector<std::int64_t>& displs, int root, const Communicator& group) override;
 
+  // What a schedule moved beside this transport's calls in the current repeat (Summa2D's host
+  // ring sends and receives itself): its seconds and bytes join the counts.
+  void account(double seconds, std::int64_t sent, std::int64_t received);
   // Call at the start of every repeat with the repeat loop's recorder: the counts restart where
   // it was cleared (after the warm-up).
   void begin_repeat(const PhaseRecorder& rec);

@@ -35,12 +35,14 @@ struct GemmOptions {
   std::string distribution = "replicated";
   std::string grid;
   std::string panel_width;
+  std::string lookahead;  // "" (not given: the rule), "auto" (the rule) or a depth
   RunOptions run;
   bool force = false, no_peer = false, resident = false;
   std::string overlap;  // "" (not given), "on" (the bare flag) or "auto"
   std::string peer_library = "none";
   std::string mpi_chunk, auto_memory;
   std::string inject_error_rank = "-1";
+  std::string delay_rank = "-1", delay_seconds = "0";
 };
 
 GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
@@ -85,6 +87,10 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
     cfg.grid_cols = g.cols;
   }
   if (!o.panel_width.empty()) cfg.panel_width = parse_positive_count("--panel-width", o.panel_width);
+  // `auto`: the stated rule (kDefaultLookahead); the model does not rank lookaheads yet.
+  if (!o.lookahead.empty() && o.lookahead != "auto") {
+    cfg.lookahead = static_cast<int>(parse_integer("--lookahead", o.lookahead, 0, kMaxLookahead));
+  }
   apply_run_options(o.run, app, cfg);
   cfg.force = o.force;
   cfg.peer = !o.no_peer;
@@ -109,6 +115,11 @@ GemmTestHooks to_hooks(const GemmOptions& o) {
   GemmTestHooks hooks;
   hooks.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
   hooks.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
+  hooks.delay_rank = static_cast<int>(parse_integer("--delay-rank", o.delay_rank, -1, kInt32Max));
+  hooks.delay_seconds = parse_real("--delay-seconds", o.delay_seconds);
+  if (hooks.delay_seconds < 0 || hooks.delay_seconds > 60) {
+    throw UsageError(fmt::format("--delay-seconds {} is out of range [0, 60]", o.delay_seconds));
+  }
   return hooks;
 }
 
@@ -234,11 +245,18 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
                   "summa2d: process grid PRxPC, PR*PC = ranks, or auto [the most square grid, e.g. 2x3 for 6 ranks]");
   app->add_option("--panel-width", opts->panel_width,
                   "summa2d: widest k-panel broadcast at once, cut at block edges [512]");
+  app->add_option("--lookahead", opts->lookahead,
+                  "summa2d: k-panels on their way (forwarded along grid rows and columns in rings, non-blocking) "
+                  "while one multiplies; 0: one blocking broadcast per panel; auto: the rule, 1 (--overlap means "
+                  "this for summa2d) [auto]");
   app->add_option("--auto-memory-per-node", opts->auto_memory, "Host bytes per node auto assumes free (testing)")
       ->group("");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");
   app->add_option("--inject-error-rank", opts->inject_error_rank, "Corrupt one element of C on this rank (testing)")
       ->group("");
+  app->add_option("--delay-rank", opts->delay_rank, "summa2d: this rank sleeps before each panel multiply (testing)")
+      ->group("");
+  app->add_option("--delay-seconds", opts->delay_seconds, "The sleep of --delay-rank per panel (testing)")->group("");
 
   return opts;
 }

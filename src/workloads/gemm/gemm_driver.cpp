@@ -193,7 +193,7 @@ class GemmRun final : public RankWorkload {
     validate(cfg_);
     alg_desc_.check(cfg_, comm.size());
     if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
-    if (cfg_.overlap && cfg_.transport == Transport::mpi && comm.size() > 1) {
+    if (cfg_.overlap && cfg_.algorithm == GemmAlgorithm::row1d && cfg_.transport == Transport::mpi && comm.size() > 1) {
       throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
                                    comm.size()));
     }

@@ -96,7 +96,9 @@ std::string option_refusal(const GemmConfig& alt, const MachineLayout& m) {
     }
     if (ranks > alt.shape.m) return fmt::format("{} ranks but only {} rows of A", ranks, alt.shape.m);
   } else {
-    if (alt.overlap || alt.resident) return "summa2d has no --overlap or --resident schedule";
+    if (alt.resident) return "summa2d has no --resident schedule";
+    // Its --overlap is its lookahead, on by default: the same run as the alternative without it.
+    if (alt.overlap) return "summa2d's --overlap is its --lookahead (on by default): the same run as without --overlap";
     try {
       resolve_grid(alt, ranks);
     } catch (const UsageError& e) {
