@@ -51,8 +51,8 @@ target_include_directories(test_scalapack_stub PRIVATE ${CMAKE_BINARY_DIR}/layer
 scalebench_add_test(NAME cli_scalapack_peer KIND cli SOURCES cli/test_cli_scalapack_peer.cpp cli/cli_runner.cpp
                     TIMEOUT 60)
 # Summa2D's lookahead (the ring and direct panel schedules) against its blocking broadcasts on the
-# grids of 1 to 9 ranks, and a slowed rank on 3x3 (9 ranks oversubscribe a small machine: the sizes
-# stay small).
-foreach(np 1 4 6 9)
+# grids of 1 to 16 ranks (4x4 among them), and a slowed rank on 3x3 (9 and 16 ranks oversubscribe a
+# small machine: the sizes stay small).
+foreach(np 1 4 6 9 16)
   scalebench_add_test(NAME summa_lookahead KIND mpi SOURCES mpi/test_summa_lookahead.cpp RANKS ${np} TIMEOUT 120)
 endforeach()
