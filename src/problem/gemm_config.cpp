@@ -112,6 +112,20 @@ void check_sizes(const GemmConfig& cfg) {
   host_bytes_per_rank(cfg, s.m, true);  // the largest share: throws if its bytes do not fit
 }
 
+// --peer scalapack: what PDGEMM and PSGEMM can be compared with.
+void check_peer_library(const GemmConfig& cfg) {
+  if (cfg.peer_library != GemmPeerLibrary::scalapack) return;
+  if (cfg.precision != Precision::fp64 && cfg.precision != Precision::fp32) {
+    throw UsageError(fmt::format("--peer scalapack times PDGEMM (fp64) or PSGEMM (fp32); ScaLAPACK has no {}: "
+                                 "use --precision fp64 or fp32, or drop --peer",
+                                 to_string(cfg.precision)));
+  }
+  if (cfg.resident) {
+    throw UsageError("--peer scalapack starts from rank 0's A and B on the host, but --resident keeps them on the "
+                     "device; drop --resident or --peer");
+  }
+}
+
 }  // namespace
 
 void validate(const GemmConfig& cfg) {
@@ -136,17 +150,7 @@ void validate(const GemmConfig& cfg) {
   if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth && !cfg.autos.algorithm) {
     throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
   }
-  if (cfg.peer_library == GemmPeerLibrary::scalapack) {
-    if (cfg.precision != Precision::fp64 && cfg.precision != Precision::fp32) {
-      throw UsageError(fmt::format("--peer scalapack times PDGEMM (fp64) or PSGEMM (fp32); ScaLAPACK has no {}: "
-                                   "use --precision fp64 or fp32, or drop --peer",
-                                   to_string(cfg.precision)));
-    }
-    if (cfg.resident) {
-      throw UsageError("--peer scalapack starts from rank 0's A and B on the host, but --resident keeps them on the "
-                       "device; drop --resident or --peer");
-    }
-  }
+  check_peer_library(cfg);
   if (cfg.lookahead < 0 || cfg.lookahead > kMaxLookahead) {
     throw UsageError(fmt::format("--lookahead {} is out of range; give 0 (blocking broadcasts) to {}, or auto",
                                  cfg.lookahead, kMaxLookahead));
