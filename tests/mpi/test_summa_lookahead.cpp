@@ -152,7 +152,11 @@ TEST(SummaLookahead, SlowRankHoldsUpOnlyItsRowAndColumn) {
     for (const int q : {0, 2, 6, 8}) unrelated += held(q) / 4;
     // 9 panels, 3 owned by the slow rank in its row and 3 in its column, each 0.04 s late.
     ok = ok && s.at("compute_s").at(4).get<double>() >= 9 * 0.04;
-    ok = ok && related >= 0.04 && unrelated * 2 < related;
+    // No rank outside its row and column is held up: the corners wait less than one delay in all,
+    // or half what the row and column wait. Where a panel moves only while its sender is inside
+    // MPI (the tests' shared memory without single-copy), the row and column wait for it; where the
+    // receiver can pull it alone (CMA), nobody does.
+    ok = ok && (unrelated < 0.04 || (related >= 0.04 && unrelated * 2 < related));
     EXPECT_TRUE(ok) << s.dump(2);
   }
   EXPECT_TRUE(all_ranks(ok));
