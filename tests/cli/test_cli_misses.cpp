@@ -21,7 +21,8 @@ std::string tool() { return std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + 
 json record(int id, double predicted, double measured) {
   return {{"subcommand", "gemm"},
           {"started_at", "2026-11-27T00:00:" + std::to_string(10 + id) + "Z"},
-          {"command_line", "scalebench gemm --n=" + std::to_string(1000 + id) + " --json r.json"},
+          // A list, as every record has it (the tool once failed on one: its key must be hashable).
+          {"command_line", json::array({"scalebench", "gemm", "--n=" + std::to_string(1000 + id), "--json", "r.json"})},
           {"hosts", json::array({"h"})},
           {"phases", {{"end_to_end", {{"median_s", measured}}}}},
           {"prediction",
