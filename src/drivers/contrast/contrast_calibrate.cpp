@@ -49,7 +49,7 @@ nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx)
                  source.path.c_str(), why.c_str(), log.c_str());
   }
   for (const auto& argv : calibrate_commands(ctx)) {
-    const study::StepRequest q{argv, ctx.out_dir + "/calibrate-none.json", log, kCalibrateTimeoutS,
+    const study::StepRequest q{argv, "", log, kCalibrateTimeoutS,
                                "the calibration was stopped; no contrast row was run: run the contrast again"};
     const study::StepResult r = study::run_one_step(q);
     out["command"] = join_args(argv);

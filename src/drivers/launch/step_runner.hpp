@@ -11,10 +11,10 @@
 namespace scalebench::study {
 
 struct StepRequest {
-  std::vector<std::string> argv;  // the whole launch command, --json record_path included
-  std::string record_path, log_path;
-  double timeout_s = 0;  // 0: none
-  std::string stopped;   // what the driver says when a stop signal ends it during this step
+  std::vector<std::string> argv;      // the whole launch command, --json record_path included
+  std::string record_path, log_path;  // record_path empty: the step writes no record
+  double timeout_s = 0;               // 0: none
+  std::string stopped;                // what the driver says when a stop signal ends it during this step
 };
 
 struct StepResult {
