@@ -12,6 +12,7 @@ scalebench_add_test(NAME energy_cli KIND cli SOURCES cli/test_cli_energy.cpp cli
 scalebench_add_test(NAME blas_dimensions KIND unit SOURCES unit/test_blas_dimensions.cpp TIMEOUT 30)
 foreach(np 1 2 3 4)
   scalebench_add_test(NAME collectives KIND mpi SOURCES mpi/test_collectives.cpp RANKS ${np} TIMEOUT 120)
+  scalebench_add_test(NAME phase_agreement KIND mpi SOURCES mpi/test_phase_agreement.cpp RANKS ${np} TIMEOUT 60)
   scalebench_add_test(NAME gemm_ranks KIND mpi SOURCES mpi/test_gemm_ranks.cpp RANKS ${np} TIMEOUT 300)
 endforeach()
 scalebench_add_test(NAME cli_gemm KIND cli SOURCES cli/test_cli_gemm.cpp cli/cli_runner.cpp TIMEOUT 600)

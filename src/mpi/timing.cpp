@@ -46,20 +46,26 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm) {
-  // Rank 0's phase list and repeat count decide; a rank that lacks a phase contributes zeros.
+std::vector<std::string> agreed_phases(const PhaseRecorder& rec, const Communicator& comm) {
   std::string names;
   for (const auto& p : rec.phases()) names += p + '\n';
   names = comm.bcast_string(names, 0);
+  std::vector<std::string> out;
+  for (std::size_t start = 0, end; start < names.size(); start = end + 1) {
+    end = names.find('\n', start);
+    out.push_back(names.substr(start, end - start));
+  }
+  return out;
+}
+
+PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm) {
+  // Rank 0's phase list and repeat count decide; a rank that lacks a phase contributes zeros.
+  const std::vector<std::string> names = agreed_phases(rec, comm);
   std::int64_t reps = rec.repeats();
   SCALEBENCH_MPI(MPI_Bcast(&reps, 1, MPI_INT64_T, 0, comm.get()));
 
   PhaseList out;
-  std::size_t start = 0;
-  while (start < names.size()) {
-    const std::size_t end = names.find('\n', start);
-    const std::string phase = names.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& phase : names) {
     std::vector<double> local(static_cast<std::size_t>(reps), 0.0);
     const auto& s = rec.samples(phase);
     for (std::size_t r = 0; r < local.size() && r < s.size(); ++r) local[r] = s[r];

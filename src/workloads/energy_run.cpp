@@ -72,10 +72,11 @@ class Timeline {
   std::vector<Split> at_;
 };
 
-// The phases whose joules are asked: the recorder's, but the repeat itself.
-std::vector<std::string> energy_phases(const PhaseRecorder& timed) {
+// The phases whose joules are asked: rank 0's (every rank reduces the same list; a rank's own may
+// differ), but the repeat itself. Collective.
+std::vector<std::string> energy_phases(const PhaseRecorder& timed, const Communicator& comm) {
   std::vector<std::string> out;
-  for (const auto& p : timed.phases()) {
+  for (const auto& p : agreed_phases(timed, comm)) {
     if (p != phase::end_to_end) out.push_back(p);
   }
   return out;
@@ -271,7 +272,7 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
   const bool cpu_here = leader && meter_->cpu_reason().empty();
   const bool gpu_here = leader && meter_->gpu_reason().empty();
   const auto repeats = static_cast<std::size_t>(std::max(0, total - warmup));
-  const std::vector<std::string> phases = energy_phases(timed);
+  const std::vector<std::string> phases = energy_phases(timed, comm_);
   std::vector<double> median_s;
   for (const auto& p : phases) median_s.push_back(median_of(timed.samples(p)));
   allreduce_in_place(median_s, MPI_MAX, comm_);

@@ -81,8 +81,13 @@ double median_of(std::vector<double> v);
 // A run's phases summarized, in first-recorded order; names from phases.hpp.
 using PhaseList = std::vector<std::pair<std::string, PhaseStats>>;
 
-// Collective over `comm`: every rank must pass recorders with the same phases and repeats
-// (phases are taken from rank 0's order). The result is valid on every rank.
+// Collective over `comm`: rank 0's phase names in its order, on every rank. Ranks may record
+// different phases (rank 0 packs, a broadcast's root copies): anything reduced per phase over
+// ranks takes its list from here, or the reductions' sizes differ between ranks.
+std::vector<std::string> agreed_phases(const PhaseRecorder& rec, const Communicator& comm);
+
+// Collective over `comm`: the phases of agreed_phases() and rank 0's repeat count; a rank that
+// lacks a phase contributes zeros. The result is valid on every rank.
 PhaseList summarize_phases(const PhaseRecorder& rec, const Communicator& comm);
 
 // The statistics of phase `name`, nullptr when it was not recorded.
