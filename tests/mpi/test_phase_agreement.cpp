@@ -65,7 +65,8 @@ TEST(PhaseAgreement, EnergySectionReducesOneListOnEveryRank) {
   bool ok = comm.is_root() ? section.is_object() && section.contains("available") : section.is_null();
   if (comm.is_root() && section.contains("phases_folded")) {
     // Rank 0's phases are the ones asked, a phase it did not record is not.
-    for (const auto& [name, why] : section["phases_folded"].items()) ok = ok && (name == "scatter" || name == "compute");
+    for (const auto& [name, why] : section["phases_folded"].items())
+      ok = ok && (name == "scatter" || name == "compute");
   }
   EXPECT_TRUE(all_ranks(ok)) << section.dump();
   // The ranks are still in step: a collective after the section completes with the same value.
