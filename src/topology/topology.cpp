@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -127,6 +128,7 @@ GpuInfo describe_gpu(hwloc_topology_t t, hwloc_obj_t pci, const std::vector<Numa
     if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
     g.os_devices.emplace_back(child->name);
     if (g.model.empty()) g.model = info(child, "GPUModel");
+    if (g.uuid.empty()) g.uuid = info(child, "NVIDIAUUID");
   }
   if (g.model.empty()) g.model = info(pci, "PCIDevice");
   if (g.model.empty()) g.model = fmt::format("NVIDIA [{:04x}:{:04x}]", a.vendor_id, a.device_id);
@@ -223,7 +225,8 @@ Topology::Topology(Topology&& other) noexcept
       packages_(std::move(other.packages_)),
       numa_(std::move(other.numa_)),
       cores_(std::move(other.cores_)),
-      gpus_(std::move(other.gpus_)) {}
+      gpus_(std::move(other.gpus_)),
+      gpus_note_(std::move(other.gpus_note_)) {}
 
 Topology& Topology::operator=(Topology&& other) noexcept {
   if (this != &other) {
@@ -236,6 +239,7 @@ Topology& Topology::operator=(Topology&& other) noexcept {
     numa_ = std::move(other.numa_);
     cores_ = std::move(other.cores_);
     gpus_ = std::move(other.gpus_);
+    gpus_note_ = std::move(other.gpus_note_);
   }
   return *this;
 }
@@ -255,7 +259,68 @@ void Topology::describe() {
         std::count_if(cores_.begin(), cores_.end(), [&](const CoreInfo& c) { return c.numa_domain == d.os_index; }));
   }
   packages_ = describe_packages(t, cores_);
-  gpus_ = describe_gpus(t, cpu_numa_domains());
+  gpus_ = gpus_visible_to_cuda(describe_gpus(t, cpu_numa_domains()), std::getenv("CUDA_VISIBLE_DEVICES"), gpus_note_);
+}
+
+std::vector<GpuInfo> gpus_visible_to_cuda(const std::vector<GpuInfo>& all, const char* env, std::string& note) {
+  note.clear();
+  if (env == nullptr) return all;
+  std::vector<std::size_t> picked;
+  int unmatched = 0;  // UUIDs or MIG instances this topology cannot tell apart
+  std::string stopped_at;
+  const std::string list(env);
+  for (std::size_t start = 0, end = 0; start <= list.size(); start = end + 1) {
+    end = std::min(list.find(',', start), list.size());
+    std::string token = list.substr(start, end - start);
+    token.erase(0, token.find_first_not_of(" \t"));
+    token.erase(token.find_last_not_of(" \t") + 1);
+    if (token.empty() && end == list.size() && start > 0) break;  // a trailing comma
+    std::optional<std::size_t> index;
+    if (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos && token.size() < 6) {
+      const auto i = static_cast<std::size_t>(std::stoi(token));
+      if (i < all.size()) index = i;
+    } else if (token.rfind("GPU-", 0) == 0 || token.rfind("MIG-", 0) == 0) {
+      std::vector<std::size_t> match;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        if (!all[i].uuid.empty() && all[i].uuid.rfind(token, 0) == 0) match.push_back(i);
+      }
+      const bool known = std::any_of(all.begin(), all.end(), [](const GpuInfo& g) { return !g.uuid.empty(); });
+      if (match.size() == 1) {
+        index = match.front();
+      } else if (!known || token.rfind("MIG-", 0) == 0) {
+        ++unmatched;
+        continue;
+      }
+    }
+    // CUDA stops at the first entry that names no GPU (or one already named).
+    if (!index || std::find(picked.begin(), picked.end(), *index) != picked.end()) {
+      stopped_at = token;
+      break;
+    }
+    picked.push_back(*index);
+  }
+  const bool counted = unmatched > 0;
+  for (std::size_t i = 0; i < all.size() && unmatched > 0; ++i) {
+    if (std::find(picked.begin(), picked.end(), i) == picked.end()) {
+      picked.push_back(i);
+      --unmatched;
+    }
+  }
+  std::vector<GpuInfo> out;
+  for (const std::size_t i : picked) {
+    out.push_back(all[i]);
+    out.back().index = static_cast<int>(out.size()) - 1;
+  }
+  if (out.size() < all.size()) {
+    note = fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves {} of the {} GPU(s) on the bus", list, out.size(), all.size());
+    if (!stopped_at.empty()) note += fmt::format(" (CUDA reads it up to '{}', which names no other GPU)", stopped_at);
+  }
+  if (counted) {
+    note += fmt::format("{}CUDA_VISIBLE_DEVICES names GPUs by UUIDs (or MIG instances) this topology cannot match: "
+                        "they are counted and taken in bus order, their locality not known",
+                        note.empty() ? "" : "; ");
+  }
+  return out;
 }
 
 std::vector<NumaDomainInfo> Topology::cpu_numa_domains() const {
@@ -337,6 +402,7 @@ nlohmann::json Topology::to_json() const {
                          {"numa_domain", g.numa_domain >= 0 ? nlohmann::json(g.numa_domain) : nlohmann::json()},
                          {"local_cpus", format_cpu_list(g.local_cpus)}});
   }
+  if (!gpus_note_.empty()) j["gpus_note"] = gpus_note_;
   return j;
 }
 

@@ -143,3 +143,56 @@ TEST(PciBusId, NormalisesTheFormsToolsPrint) {
   EXPECT_EQ(normalize_pci_bus_id("0000:3b:00.0x"), "");
   EXPECT_EQ(normalize_pci_bus_id("0000:3b:40.0"), "");  // device > 0x1f
 }
+
+// CUDA_VISIBLE_DEVICES narrows the GPUs planning uses as CUDA narrows what a process sees: the
+// 4-GPU node with 2,3 has the two GPUs of the second NUMA domain, indexed 0 and 1.
+TEST(TopologyXml, CudaVisibleDevicesNarrowsTheGpusInItsOrder) {
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "3,2");
+    const Topology t = test_data::load(test_data::kGpuNode);
+    ASSERT_EQ(t.gpus().size(), 2u);
+    EXPECT_EQ(t.gpus()[0].pci_bus_id, "000b:01:00.0");
+    EXPECT_EQ(t.gpus()[1].pci_bus_id, "000a:01:00.0");
+    EXPECT_EQ(t.gpus()[0].index, 0);
+    EXPECT_EQ(t.gpus()[1].index, 1);
+    EXPECT_EQ(t.gpus()[0].numa_domain, 1);
+    EXPECT_NE(t.gpus_note().find("leaves 2 of the 4"), std::string::npos) << t.gpus_note();
+    EXPECT_EQ(t.to_json()["gpus"].size(), 2u);
+    EXPECT_EQ(t.to_json()["gpus_note"], t.gpus_note());
+  }
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "GPU-00fc8f7f");  // a unique prefix of GPU 1's UUID
+    const Topology t = test_data::load(test_data::kGpuNode);
+    ASSERT_EQ(t.gpus().size(), 1u);
+    EXPECT_EQ(t.gpus()[0].pci_bus_id, "0003:01:00.0");
+  }
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "0,7,1");  // CUDA reads up to the entry naming no GPU
+    const Topology t = test_data::load(test_data::kGpuNode);
+    ASSERT_EQ(t.gpus().size(), 1u);
+    EXPECT_NE(t.gpus_note().find("up to '7'"), std::string::npos) << t.gpus_note();
+  }
+  for (const char* none : {"", "-1", "NoDevFiles"}) {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", none);
+    EXPECT_TRUE(test_data::load(test_data::kGpuNode).gpus().empty()) << "'" << none << "'";
+  }
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    const Topology t = test_data::load(test_data::kGpuNode);
+    EXPECT_EQ(t.gpus().size(), 4u);
+    EXPECT_TRUE(t.gpus_note().empty());
+  }
+}
+
+// Where hwloc knew no UUIDs (a live machine reads only the PCI bus), UUIDs still count GPUs.
+TEST(TopologyXml, CudaVisibleDevicesByUuidCountsWhereUuidsAreUnknown) {
+  std::vector<scalebench::GpuInfo> bus(4);
+  for (std::size_t i = 0; i < bus.size(); ++i) bus[i].pci_bus_id = "0000:0" + std::to_string(i) + ":00.0";
+  std::string note;
+  const auto seen = scalebench::gpus_visible_to_cuda(bus, "GPU-aaaa,GPU-bbbb", note);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].index, 1);
+  EXPECT_NE(note.find("counted"), std::string::npos) << note;
+  EXPECT_EQ(scalebench::gpus_visible_to_cuda(bus, nullptr, note).size(), 4u);
+  EXPECT_TRUE(note.empty());
+}

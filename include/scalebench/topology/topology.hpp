@@ -46,6 +46,7 @@ struct GpuInfo {
   std::vector<std::string> os_devices;  // hwloc OS devices on it: "cuda0", "nvml0", ...
   int numa_domain = -1;                 // nearest NUMA domain (OS index), -1 if hwloc knows no locality
   std::vector<int> local_cpus;          // PUs of the GPU's nearest CPU-side object (package, group or domain)
+  std::string uuid;                     // "GPU-77bf6b9a-..." where hwloc's NVML device says it, else empty
 };
 
 // How much of the I/O side hwloc discovers on a live machine. PCI (GPUs, their bus ids and
@@ -83,7 +84,12 @@ class Topology {
   // This topology narrowed to the PUs `cpus` (what an allocation or cpuset gives): cores, NUMA
   // domains and packages without them are gone, I/O devices kept. UsageError if none is left.
   Topology restricted_to(const std::vector<int>& cpus) const;
+  // The GPUs a CUDA process here may use: every NVIDIA GPU on the PCI bus, narrowed by
+  // CUDA_VISIBLE_DEVICES as CUDA reads it (indices in PCI bus order or UUIDs, comma-separated,
+  // up to the first that names no GPU; empty: none), in its order, indexed from 0.
   const std::vector<GpuInfo>& gpus() const noexcept { return gpus_; }
+  // Why some GPUs on the bus are not in gpus() (CUDA_VISIBLE_DEVICES), empty when none is hidden.
+  const std::string& gpus_note() const noexcept { return gpus_note_; }
   // The GPU with this PCI bus id ("0000:3b:00.0"; the 8-digit domain form "00000000:3B:00.0"
   // that CUDA prints is accepted too), or nullptr.
   const GpuInfo* gpu_by_pci_bus_id(const std::string& bus_id) const;
@@ -111,7 +117,14 @@ class Topology {
   std::vector<NumaDomainInfo> numa_;
   std::vector<CoreInfo> cores_;
   std::vector<GpuInfo> gpus_;
+  std::string gpus_note_;
 };
+
+// `all` (the GPUs on the bus, PCI bus order) as a process with CUDA_VISIBLE_DEVICES = `env` (null:
+// unset) sees them, re-indexed from 0; `note` says what was hidden and how it was read. A UUID
+// (GPU-..., a unique prefix is enough) matches where hwloc knew the GPUs' UUIDs; where it did not
+// (or for MIG-... instances), the GPUs are counted and taken in bus order, and `note` says so.
+std::vector<GpuInfo> gpus_visible_to_cuda(const std::vector<GpuInfo>& all, const char* env, std::string& note);
 
 // Normalises a PCI bus id to "dddd:bb:dd.f" in lower case; accepts CUDA's "dddddddd:BB:DD.F"
 // and the short "bb:dd.f". Returns an empty string if `id` is not a PCI bus id.
