@@ -23,7 +23,9 @@ const std::vector<EnvVar>& honoured_env_vars() {
        "gemm: BLAS threads when neither --threads nor OPENBLAS_NUM_THREADS is set; montecarlo: CPU threads per rank "
        "when --threads is not given"},
       {"OPENBLAS_CORETYPE", "unset", "OpenBLAS kernel choice; recorded, not changed"},
-      {"CUDA_VISIBLE_DEVICES", "unset", "GPUs this process may see; one visible GPU is used as the rank's GPU. Planning (contrast, study, --pin gpu) counts only these"},
+      {"CUDA_VISIBLE_DEVICES", "unset",
+       "GPUs this process may see; one visible GPU is used as the rank's GPU. Planning (contrast, study, --pin gpu) "
+       "counts only these"},
       {"HWLOC_XMLFILE", "unset", "load the machine topology from this hwloc XML file instead of the live machine"},
       {"SCALEBENCH_MPIEXEC", "mpirun", "launcher used by drivers (contrast, study) on a workstation"},
       {"SCALEBENCH_POWERCAP_ROOT", "/sys/class/powercap",
