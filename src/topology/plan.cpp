@@ -9,7 +9,7 @@ namespace scalebench {
 namespace {
 
 Mode default_node_layout(const Topology& t) {
-  if (!t.gpus().empty()) return Mode::gpu;
+  if (!t.visible_gpus().empty()) return Mode::gpu;
   if (t.cpu_numa_domains().size() > 1) return Mode::numa;
   return Mode::multi_thread;
 }
@@ -52,10 +52,11 @@ PlacementPlan plan_placement(const Topology& topology, Mode mode, const PlanOpti
       break;
     }
     case Mode::gpu:
-      if (topology.gpus().empty()) {
-        plan.reason = "no GPU";
+      // The GPUs a process started here sees (CUDA_VISIBLE_DEVICES), one rank each.
+      if (topology.visible_gpus().empty()) {
+        plan.reason = topology.gpus().empty() ? "no GPU" : "no GPU visible: " + topology.gpus_note();
       } else {
-        fill(plan, topology, PinPolicy::gpu, static_cast<int>(topology.gpus().size()), 0);
+        fill(plan, topology, PinPolicy::gpu, static_cast<int>(topology.visible_gpus().size()), 0);
       }
       break;
     case Mode::multinode: {

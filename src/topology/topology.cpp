@@ -226,6 +226,7 @@ Topology::Topology(Topology&& other) noexcept
       numa_(std::move(other.numa_)),
       cores_(std::move(other.cores_)),
       gpus_(std::move(other.gpus_)),
+      visible_gpus_(std::move(other.visible_gpus_)),
       gpus_note_(std::move(other.gpus_note_)) {}
 
 Topology& Topology::operator=(Topology&& other) noexcept {
@@ -239,6 +240,7 @@ Topology& Topology::operator=(Topology&& other) noexcept {
     numa_ = std::move(other.numa_);
     cores_ = std::move(other.cores_);
     gpus_ = std::move(other.gpus_);
+    visible_gpus_ = std::move(other.visible_gpus_);
     gpus_note_ = std::move(other.gpus_note_);
   }
   return *this;
@@ -259,7 +261,8 @@ void Topology::describe() {
         std::count_if(cores_.begin(), cores_.end(), [&](const CoreInfo& c) { return c.numa_domain == d.os_index; }));
   }
   packages_ = describe_packages(t, cores_);
-  gpus_ = gpus_visible_to_cuda(describe_gpus(t, cpu_numa_domains()), std::getenv("CUDA_VISIBLE_DEVICES"), gpus_note_);
+  gpus_ = describe_gpus(t, cpu_numa_domains());
+  visible_gpus_ = gpus_visible_to_cuda(gpus_, std::getenv("CUDA_VISIBLE_DEVICES"), gpus_note_);
 }
 
 std::vector<GpuInfo> gpus_visible_to_cuda(const std::vector<GpuInfo>& all, const char* env, std::string& note) {
@@ -402,6 +405,8 @@ nlohmann::json Topology::to_json() const {
                          {"numa_domain", g.numa_domain >= 0 ? nlohmann::json(g.numa_domain) : nlohmann::json()},
                          {"local_cpus", format_cpu_list(g.local_cpus)}});
   }
+  j["visible_gpus"] = nlohmann::json::array();
+  for (const auto& g : visible_gpus_) j["visible_gpus"].push_back(g.pci_bus_id);
   if (!gpus_note_.empty()) j["gpus_note"] = gpus_note_;
   return j;
 }

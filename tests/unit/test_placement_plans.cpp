@@ -1,5 +1,6 @@
 // The placement plan of every mode on saved topologies of real machines: the CPUs (PU OS
 // indices), NUMA domain, GPU and threads of every rank, or why the mode cannot run there.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -200,4 +201,26 @@ TEST(PlanH100Node, GpuRankTakesEveryCoreOfItsDomainAndTheOtherModesFollow) {
   expect_ranks(plan_placement(t, Mode::single_core), {{{0}, {0}, 1, ""}});
   expect_impossible(plan_placement(t, Mode::numa), "one NUMA domain: same as multi-thread");
   expect_impossible(plan_placement(t, Mode::multinode), "one node");
+}
+
+// The gpu mode runs one rank per GPU a process started here sees: CUDA_VISIBLE_DEVICES=1 on the
+// 4-GPU node plans one rank (the contrast's multi-GPU rows then say why they cannot run); none
+// visible says so.
+TEST(PlanGpuNode, GpuModeCountsTheGpusCudaVisibleDevicesLeaves) {
+  const char* old = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved = old ? old : "";
+  setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  const scalebench::Topology one = test_data::load(test_data::kGpuNode);
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  const scalebench::Topology none = test_data::load(test_data::kGpuNode);
+  if (old) {
+    setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
+  } else {
+    unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  const auto plan = plan_placement(one, Mode::gpu);
+  EXPECT_TRUE(plan.possible);
+  EXPECT_EQ(plan.ranks.size(), 1u);
+  expect_impossible(plan_placement(none, Mode::gpu),
+                    "no GPU visible: CUDA_VISIBLE_DEVICES='' leaves 0 of the 4 GPU(s) on the bus");
 }

@@ -144,42 +144,43 @@ TEST(PciBusId, NormalisesTheFormsToolsPrint) {
   EXPECT_EQ(normalize_pci_bus_id("0000:3b:40.0"), "");  // device > 0x1f
 }
 
-// CUDA_VISIBLE_DEVICES narrows the GPUs planning uses as CUDA narrows what a process sees: the
-// 4-GPU node with 2,3 has the two GPUs of the second NUMA domain, indexed 0 and 1.
+// CUDA_VISIBLE_DEVICES narrows the GPUs planning counts as CUDA narrows what a process sees: the
+// 4-GPU node with 3,2 shows the two GPUs of the second NUMA domain, in that order, indexed 0 and 1.
 TEST(TopologyXml, CudaVisibleDevicesNarrowsTheGpusInItsOrder) {
   {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", "3,2");
     const Topology t = test_data::load(test_data::kGpuNode);
-    ASSERT_EQ(t.gpus().size(), 2u);
-    EXPECT_EQ(t.gpus()[0].pci_bus_id, "000b:01:00.0");
-    EXPECT_EQ(t.gpus()[1].pci_bus_id, "000a:01:00.0");
-    EXPECT_EQ(t.gpus()[0].index, 0);
-    EXPECT_EQ(t.gpus()[1].index, 1);
-    EXPECT_EQ(t.gpus()[0].numa_domain, 1);
+    ASSERT_EQ(t.visible_gpus().size(), 2u);
+    EXPECT_EQ(t.visible_gpus()[0].pci_bus_id, "000b:01:00.0");
+    EXPECT_EQ(t.visible_gpus()[1].pci_bus_id, "000a:01:00.0");
+    EXPECT_EQ(t.visible_gpus()[0].index, 0);
+    EXPECT_EQ(t.visible_gpus()[1].index, 1);
+    EXPECT_EQ(t.visible_gpus()[0].numa_domain, 1);
     EXPECT_NE(t.gpus_note().find("leaves 2 of the 4"), std::string::npos) << t.gpus_note();
-    EXPECT_EQ(t.to_json()["gpus"].size(), 2u);
+    EXPECT_EQ(t.gpus().size(), 4u);  // the ranks of a node still place themselves by every GPU on the bus
+    EXPECT_EQ(t.to_json()["visible_gpus"], (nlohmann::json{"000b:01:00.0", "000a:01:00.0"}));
     EXPECT_EQ(t.to_json()["gpus_note"], t.gpus_note());
   }
   {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", "GPU-00fc8f7f");  // a unique prefix of GPU 1's UUID
     const Topology t = test_data::load(test_data::kGpuNode);
-    ASSERT_EQ(t.gpus().size(), 1u);
-    EXPECT_EQ(t.gpus()[0].pci_bus_id, "0003:01:00.0");
+    ASSERT_EQ(t.visible_gpus().size(), 1u);
+    EXPECT_EQ(t.visible_gpus()[0].pci_bus_id, "0003:01:00.0");
   }
   {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", "0,7,1");  // CUDA reads up to the entry naming no GPU
     const Topology t = test_data::load(test_data::kGpuNode);
-    ASSERT_EQ(t.gpus().size(), 1u);
+    ASSERT_EQ(t.visible_gpus().size(), 1u);
     EXPECT_NE(t.gpus_note().find("up to '7'"), std::string::npos) << t.gpus_note();
   }
   for (const char* none : {"", "-1", "NoDevFiles"}) {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", none);
-    EXPECT_TRUE(test_data::load(test_data::kGpuNode).gpus().empty()) << "'" << none << "'";
+    EXPECT_TRUE(test_data::load(test_data::kGpuNode).visible_gpus().empty()) << "'" << none << "'";
   }
   {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", "0,1,2,3");
     const Topology t = test_data::load(test_data::kGpuNode);
-    EXPECT_EQ(t.gpus().size(), 4u);
+    EXPECT_EQ(t.visible_gpus().size(), 4u);
     EXPECT_TRUE(t.gpus_note().empty());
   }
 }

@@ -84,11 +84,15 @@ class Topology {
   // This topology narrowed to the PUs `cpus` (what an allocation or cpuset gives): cores, NUMA
   // domains and packages without them are gone, I/O devices kept. UsageError if none is left.
   Topology restricted_to(const std::vector<int>& cpus) const;
-  // The GPUs a CUDA process here may use: every NVIDIA GPU on the PCI bus, narrowed by
-  // CUDA_VISIBLE_DEVICES as CUDA reads it (indices in PCI bus order or UUIDs, comma-separated,
-  // up to the first that names no GPU; empty: none), in its order, indexed from 0.
+  // Every NVIDIA GPU on the PCI bus, in bus order: what the ranks of a node place themselves by
+  // (each rank's own CUDA_VISIBLE_DEVICES may narrow what it sees to its GPU).
   const std::vector<GpuInfo>& gpus() const noexcept { return gpus_; }
-  // Why some GPUs on the bus are not in gpus() (CUDA_VISIBLE_DEVICES), empty when none is hidden.
+  // The GPUs a CUDA process started here may use, what planning counts (the contrast's and a
+  // study's GPU rows): gpus() narrowed by CUDA_VISIBLE_DEVICES as CUDA reads it (indices in PCI
+  // bus order or UUIDs, comma-separated, up to the first that names no GPU; empty: none), in its
+  // order, indexed from 0 (gpus_visible_to_cuda()).
+  const std::vector<GpuInfo>& visible_gpus() const noexcept { return visible_gpus_; }
+  // Why some GPUs on the bus are not in visible_gpus(), empty when none is hidden.
   const std::string& gpus_note() const noexcept { return gpus_note_; }
   // The GPU with this PCI bus id ("0000:3b:00.0"; the 8-digit domain form "00000000:3B:00.0"
   // that CUDA prints is accepted too), or nullptr.
@@ -117,6 +121,7 @@ class Topology {
   std::vector<NumaDomainInfo> numa_;
   std::vector<CoreInfo> cores_;
   std::vector<GpuInfo> gpus_;
+  std::vector<GpuInfo> visible_gpus_;
   std::string gpus_note_;
 };
 

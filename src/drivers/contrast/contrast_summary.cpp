@@ -194,8 +194,8 @@ std::string table_title(const SummaryContext& ctx) {
   const Topology& topo = *ctx.topo;
   return fmt::format("scalebench contrast on {} ({} cores, {} NUMA domain{}, {} GPU{}); results in {}\n", topo.host(),
                      topo.cores().size(), topo.cpu_numa_domains().size(),
-                     topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.gpus().size(),
-                     topo.gpus().size() == 1 ? "" : "s", ctx.out_dir);
+                     topo.cpu_numa_domains().size() == 1 ? "" : "s", topo.visible_gpus().size(),
+                     topo.visible_gpus().size() == 1 ? "" : "s", ctx.out_dir);
 }
 
 nlohmann::json report_document(const SummaryContext& ctx, const ContrastResult& result, nlohmann::json rows) {
