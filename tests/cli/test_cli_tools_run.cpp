@@ -1,5 +1,5 @@
-// tools/run on a machine with no profile (HOME at an empty folder): it calibrates once (quick),
-// caches the profile at the default place, and the contrast's table shows predictions; a second
+// tools/run on a machine with no profile (HOME at an empty folder): its contrast calibrates once
+// (quick), caches the profile at the default place, and the table shows predictions; a second
 // tools/run times nothing. tools/run configures and builds through tools/build: this test runs
 // it on the test's own build folder only where that would change nothing (a Release build with
 // warnings as errors, as tools/build configures), and says so when it skips.
@@ -51,9 +51,11 @@ TEST(ToolsRun, ANewcomerSeesPredictions) {
                                    " --json " + out + ".json 2>&1");
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const std::string profile = home + "/.cache/scalebench/profile-" + host() + ".json";
-  EXPECT_NE(first.output.find("calibrate: profile " + profile + ": there is none; calibrating"), std::string::npos)
+  EXPECT_NE(first.output.find("scalebench contrast: no current profile at " + profile), std::string::npos)
       << first.output;
-  EXPECT_NE(first.output.find("calibrate: profile written to " + profile), std::string::npos) << first.output;
+  EXPECT_NE(read_file(out + "/calibrate.log").find("calibrate: profile written to " + profile), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(profile)) << profile;
+  EXPECT_EQ(json::parse(read_file(out + ".json"))["calibration"]["status"], "calibrated");
   EXPECT_NE(first.output.find("predicted s, miss"), std::string::npos) << first.output;
   const json rows = json::parse(read_file(out + ".json"))["runs"];
   ASSERT_FALSE(rows.empty());
@@ -66,10 +68,8 @@ TEST(ToolsRun, ANewcomerSeesPredictions) {
   const CliRun second = run_command(env + "timeout 240 " + src + "/tools/run" + contrast + " --out-dir " + out +
                                     "2 2>&1");
   ASSERT_EQ(second.exit_code, 0) << second.output;
-  EXPECT_NE(second.output.find("profile " + profile + " is current for this host and build; nothing timed"),
-            std::string::npos)
-      << second.output;
-  EXPECT_EQ(second.output.find("calibrate: BLAS"), std::string::npos) << second.output;
+  EXPECT_EQ(second.output.find("no current profile"), std::string::npos) << second.output;
+  EXPECT_EQ(json::parse(read_file(out + "2/contrast.json"))["calibration"]["status"], "current");
 }
 
 }  // namespace
