@@ -59,6 +59,7 @@ void print_machine(const Topology& t) {
                 format_cpu_list(g.local_cpus).c_str());
   }
   if (t.gpus().empty()) std::printf("  no NVIDIA GPU\n");
+  if (!t.gpus_note().empty()) std::printf("  %s: the plans below count those\n", t.gpus_note().c_str());
 }
 
 void print_plan(const PlacementPlan& plan) {

@@ -63,10 +63,15 @@ CoreList all_cores(const Topology& t) {
   return out;
 }
 
-// GPUs in placement order: by nearest NUMA domain, then PCI bus id. Consecutive local ranks
-// then land on the same domain, as `--map-by ppr:G:numa` places them.
-std::vector<GpuInfo> gpus_in_placement_order(const Topology& t) {
-  std::vector<GpuInfo> g = t.gpus();
+// The node's GPUs its ranks drive, in placement order: by nearest NUMA domain, then PCI bus id.
+// Consecutive local ranks then land on the same domain, as `--map-by ppr:G:numa` places them.
+// The GPUs CUDA_VISIBLE_DEVICES leaves when it leaves several, or one for one rank (the ranks
+// share that setting); every GPU on the bus when it shows each of several ranks one GPU (one GPU
+// per task: each rank's own) or none.
+std::vector<GpuInfo> gpus_in_placement_order(const Topology& t, const PlacementRequest& r) {
+  const auto& visible = t.visible_gpus();
+  const bool one_each = visible.size() == 1 && r.local_size > 1;
+  std::vector<GpuInfo> g = visible.empty() || one_each ? t.gpus() : visible;
   std::stable_sort(g.begin(), g.end(), [](const GpuInfo& a, const GpuInfo& b) {
     return a.numa_domain != b.numa_domain ? a.numa_domain < b.numa_domain : a.pci_bus_id < b.pci_bus_id;
   });
@@ -121,7 +126,7 @@ std::string bus_ids(const std::vector<GpuInfo>& gpus) {
 // The GPU of every local rank: rank i drives GPU i % G in placement order, except the calling
 // rank when it named its GPU.
 std::vector<GpuInfo> gpus_of_local_ranks(const Topology& t, const PlacementRequest& r) {
-  const auto gpus = gpus_in_placement_order(t);
+  const auto gpus = gpus_in_placement_order(t, r);
   if (gpus.empty()) {
     throw ResourceError("--pin gpu: this machine's topology shows no NVIDIA GPU; use --pin core or numa");
   }

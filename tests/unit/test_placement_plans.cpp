@@ -213,6 +213,8 @@ TEST(PlanGpuNode, GpuModeCountsTheGpusCudaVisibleDevicesLeaves) {
   const scalebench::Topology one = test_data::load(test_data::kGpuNode);
   setenv("CUDA_VISIBLE_DEVICES", "", 1);
   const scalebench::Topology none = test_data::load(test_data::kGpuNode);
+  setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
+  const scalebench::Topology second_socket = test_data::load(test_data::kGpuNode);
   if (old) {
     setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
   } else {
@@ -223,4 +225,9 @@ TEST(PlanGpuNode, GpuModeCountsTheGpusCudaVisibleDevicesLeaves) {
   EXPECT_EQ(plan.ranks.size(), 1u);
   expect_impossible(plan_placement(none, Mode::gpu),
                     "no GPU visible: CUDA_VISIBLE_DEVICES='' leaves 0 of the 4 GPU(s) on the bus");
+  // The rank near its GPU: GPU 1 is on NUMA 0; GPUs 2 and 3 on NUMA 1, whose cores their two
+  // ranks split.
+  expect_ranks(plan, {{{0, 1, 8, 9, 16, 17, 24, 25}, {0}, 4, "0003:01:00.0"}});
+  expect_ranks(plan_placement(second_socket, Mode::gpu),
+               {{{80, 81, 88, 89}, {1}, 2, "000a:01:00.0"}, {{96, 97, 104, 105}, {1}, 2, "000b:01:00.0"}});
 }

@@ -61,7 +61,8 @@ struct PlacementRequest {
 //   numa: ranks are spread over the NUMA domains that hold cores, consecutive ranks on the same
 //         domain; ranks sharing a domain split its cores. Memory bound to the domain.
 //   gpu:  the rank drives its GPU (the requested bus id, else the node's GPU local_rank % G in
-//         placement order) and takes its share of that GPU's NUMA domain's cores, shared with
+//         placement order, of the GPUs CUDA_VISIBLE_DEVICES leaves unless it shows several ranks
+//         one GPU each) and takes its share of that GPU's NUMA domain's cores, shared with
 //         the other ranks whose GPU sits there. Memory bound to the domain.
 //   auto: gpu if a GPU was named; core if alone on the node; numa if the ranks fill the NUMA
 //         domains evenly (local_size a multiple of their count, more than one); core otherwise.
