@@ -31,7 +31,11 @@ set(SCALEBENCH_TEST_ENV
   SCALEBENCH_MPIEXEC=${MPIEXEC_EXECUTABLE}
   # The machine profile a user calibrated (~/.cache) is not the tests': each build has its own
   # cache folder, empty unless a test calibrates into it.
-  XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache)
+  XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache
+  # The CLI tests' folders (make_temp_dir) live in the build folder: a test its time limit kills
+  # cannot remove its own, and what it leaves goes with the build, not into /tmp.
+  SCALEBENCH_TEST_TMPDIR=${CMAKE_BINARY_DIR}/test-tmp)
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/test-tmp)
 
 add_library(scalebench_gtest_main_serial STATIC ${PROJECT_SOURCE_DIR}/tests/support/gtest_main_serial.cpp)
 target_link_libraries(scalebench_gtest_main_serial PUBLIC GTest::gtest scalebench_core)

@@ -49,7 +49,7 @@ scalebench_add_test(NAME scalapack_stub KIND mpi SOURCES mpi/test_scalapack_stub
                     ${PROJECT_SOURCE_DIR}/src/peers/scalapack_stub.cpp RANKS 1 TIMEOUT 60)
 target_include_directories(test_scalapack_stub PRIVATE ${CMAKE_BINARY_DIR}/layers/peers)
 scalebench_add_test(NAME cli_scalapack_peer KIND cli SOURCES cli/test_cli_scalapack_peer.cpp cli/cli_runner.cpp
-                    TIMEOUT 60)
+                    TIMEOUT 300)
 # Summa2D's lookahead (the ring and direct panel schedules) against its blocking broadcasts on the
 # grids of 1 to 16 ranks (4x4 among them), and a slowed rank on 3x3 (9 and 16 ranks oversubscribe a
 # small machine: the sizes stay small).

@@ -149,7 +149,13 @@ TempDirs g_temp_dirs;
 }  // namespace
 
 std::string make_temp_dir() {
-  std::string tmpl = "/tmp/scalebench-test-XXXXXX";
+  // In the build folder where the tests' environment says so (cmake/ScalebenchTest.cmake).
+  const char* base = std::getenv("SCALEBENCH_TEST_TMPDIR");
+  std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/scalebench-test-XXXXXX";
+  if (base != nullptr && *base != '\0') {
+    std::error_code ec;
+    std::filesystem::create_directories(base, ec);
+  }
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
   g_temp_dirs.paths.push_back(tmpl);
   return tmpl;
