@@ -238,9 +238,9 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say, 
   }
   const Budget budget{3, o.quick ? 0.2 : 1.0};
   const Budget retime_budget{5, o.quick ? 0.4 : 2.0};
-  // The first series starts on a core just woken from idle: on a virtual machine the 1-thread
-  // fp64 series read 46-55 GFLOP/s there and 75-78 in every run after it. Half a second of the
-  // same multiply, not kept, brings the core to its working clock first.
+  // The first series starts on a core just woken from idle: half a second of the same multiply,
+  // not kept, first. (A machine still busy from what ran before reads slow for longer than that;
+  // the closing check catches it and times the figures again: run_checks.)
   (void)gemm_gflops(GemmBackendKind::openblas, Precision::fp64, 1, {1024, 1024, 1024}, {1, o.quick ? 0.5 : 1.0});
   for (Precision prec : {Precision::fp64, Precision::fp32}) {
     for (int t : thread_counts) {
