@@ -9,7 +9,7 @@ scalebench_add_test(NAME choice KIND unit SOURCES ${_model}/unit/test_choice.cpp
 scalebench_add_test(NAME choice_cli KIND cli SOURCES ${_model}/cli/test_cli_choice.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model.cpp ${_model}/cli/cli_runner.cpp
-                    LABELS model TIMEOUT 300)
+                    LABELS model TIMEOUT 600)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model

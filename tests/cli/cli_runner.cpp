@@ -39,9 +39,10 @@ CliRun run_scalebench(const std::string& args) {
   return run_shell("timeout 120 " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
 }
 
-CliRun run_scalebench_mpi(int ranks, const std::string& args) {
-  return run_shell("timeout 120 " + env_or("SCALEBENCH_MPIEXEC", "mpirun") + " -np " + std::to_string(ranks) +
-                   " --oversubscribe " + env_or("SCALEBENCH_BINARY", "scalebench") + " " + args);
+CliRun run_scalebench_mpi(int ranks, const std::string& args, int timeout_s) {
+  return run_shell("timeout " + std::to_string(timeout_s) + " " + env_or("SCALEBENCH_MPIEXEC", "mpirun") + " -np " +
+                   std::to_string(ranks) + " --oversubscribe " + env_or("SCALEBENCH_BINARY", "scalebench") + " " +
+                   args);
 }
 
 CliRun run_scalebench_each_rank(int ranks, const std::string& args) {

@@ -13,8 +13,8 @@ struct CliRun {
 CliRun run_command(const std::string& command);
 // `scalebench <args>` run directly.
 CliRun run_scalebench(const std::string& args);
-// `mpirun -np <ranks> --oversubscribe scalebench <args>`.
-CliRun run_scalebench_mpi(int ranks, const std::string& args);
+// `mpirun -np <ranks> --oversubscribe scalebench <args>`, killed after `timeout_s` seconds.
+CliRun run_scalebench_mpi(int ranks, const std::string& args, int timeout_s = 120);
 // `mpirun -np <ranks> --oversubscribe`, each rank under a shell that prints "rank-exit <code>"
 // after scalebench ends, so that every rank's own exit code is seen (ranks_exiting).
 CliRun run_scalebench_each_rank(int ranks, const std::string& args);

@@ -25,7 +25,8 @@ json read_json(const std::string& path) { return json::parse(read_file(path)); }
 TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   const std::string dir = make_temp_dir();
   const std::string profile = dir + "/profile.json";
-  const CliRun cal = run_scalebench_mpi(2, "calibrate --quick --out " + profile);
+  // Half a minute on a quiet 2-core box; a loaded one (other tests beside it) took over two.
+  const CliRun cal = run_scalebench_mpi(2, "calibrate --quick --out " + profile, 400);
   ASSERT_EQ(cal.exit_code, 0) << cal.output;
   EXPECT_NE(cal.output.find("profile written to " + profile), std::string::npos) << cal.output;
   const json p = read_json(profile);

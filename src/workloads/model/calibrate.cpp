@@ -443,7 +443,7 @@ double pingpong_seconds(const Communicator& comm, int peer, std::size_t bytes, c
     }
   };
   // Both sides run the same number of repeats: the count is fixed, not time-driven.
-  const int reps = std::max(b.min_reps, 5);
+  const int reps = std::max(b.min_reps, 3);
   step();
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) {
@@ -455,13 +455,13 @@ double pingpong_seconds(const Communicator& comm, int peer, std::size_t bytes, c
 }
 
 // Latency from 8-byte messages, bandwidth from `large` bytes.
-std::optional<Link> measure_link(const Communicator& world, int peer, std::size_t large) {
+std::optional<Link> measure_link(const Communicator& world, int peer, std::size_t large, int large_reps) {
   if (peer < 0) return std::nullopt;
   const Communicator pair = world.split(world.rank() == 0 || world.rank() == peer ? 0 : MPI_UNDEFINED, world.rank());
   std::optional<Link> out;
   if (world.rank() == 0 || world.rank() == peer) {
     const double small = pingpong_seconds(pair, 1, 8, {200, 0});
-    const double big = pingpong_seconds(pair, 1, large, {10, 0});
+    const double big = pingpong_seconds(pair, 1, large, {large_reps, 0});
     out = Link{small, static_cast<double>(large) / std::max(big - small, 1e-9)};
   }
   wait_quietly(world);
@@ -483,8 +483,9 @@ double collective_seconds(const Communicator& comm, int reps, Step step) {
 }
 
 // bcast, scatterv, gatherv and a small all-reduce on the first `ranks` ranks, fitted to
-// latency + moved bytes / bandwidth from an 8-byte and a `large`-byte run.
-void measure_collectives(Profile& p, const Communicator& world, int ranks, int nodes, std::size_t large,
+// latency + moved bytes / bandwidth from an 8-byte run (5 repeats) and a `large`-byte run
+// (`large_reps` repeats).
+void measure_collectives(Profile& p, const Communicator& world, int ranks, int nodes, std::size_t large, int large_reps,
                          const Progress& say) {
   const bool member = world.rank() < ranks;
   const Communicator sub = world.split(member ? 0 : MPI_UNDEFINED, world.rank());
@@ -498,10 +499,10 @@ void measure_collectives(Profile& p, const Communicator& world, int ranks, int n
       say.line("MPI {} on {} ranks ({} node(s)): {:.1f} us + {:.2f} GB/s", name, ranks, nodes, small * 1e6,
                p.collectives[name].back().link.bandwidth_Bps * 1e-9);
     };
-    const int reps = 5;
+    const auto reps = [&](std::size_t bytes) { return bytes == large ? large_reps : 5; };
     fit("bcast", [&](std::size_t bytes) {
       std::vector<char> buf(bytes);
-      return collective_seconds(sub, reps, [&] { bcast(buf.data(), static_cast<std::int64_t>(bytes), 0, sub); });
+      return collective_seconds(sub, reps(bytes), [&] { bcast(buf.data(), static_cast<std::int64_t>(bytes), 0, sub); });
     });
     auto split_run = [&](bool scatter) {
       return [&, scatter](std::size_t bytes) {
@@ -510,7 +511,7 @@ void measure_collectives(Profile& p, const Communicator& world, int ranks, int n
         const Block mine = parts.block(sub.rank());
         std::vector<char> own(static_cast<std::size_t>(mine.count));
         char* mine_ptr = sub.is_root() ? full.data() + mine.offset : own.data();
-        return collective_seconds(sub, reps, [&] {
+        return collective_seconds(sub, reps(bytes), [&] {
           if (scatter) {
             scatterv(full.data(), parts.counts(), parts.offsets(), mine_ptr, mine.count, 0, sub);
           } else {
@@ -545,8 +546,10 @@ void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions&
   // copied through shared memory stays in cache and read 9.8 GB/s on a node where a run's 7 GB
   // broadcast moved 6.5 GB/s.
   const std::size_t large = o.quick ? (std::size_t{256} << 20) : (std::size_t{512} << 20);
-  if (auto l = measure_link(comm, intra_peer, large)) p.intra_node = *l;
-  if (auto l = measure_link(comm, inter_peer, large)) p.inter_node = *l;
+  // Large messages cost: 3 repeats with --quick (a loaded 2-core box spent over a minute on 10).
+  const int large_reps = o.quick ? 3 : 10;
+  if (auto l = measure_link(comm, intra_peer, large, large_reps)) p.intra_node = *l;
+  if (auto l = measure_link(comm, inter_peer, large, large_reps)) p.inter_node = *l;
   if (comm.is_root() && intra_peer > 0) {
     say.line("MPI inside a node: {:.2f} us, {:.2f} GB/s", p.intra_node.latency_s * 1e6,
              p.intra_node.bandwidth_Bps * 1e-9);
@@ -560,7 +563,7 @@ void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions&
   if (comm.size() > 1) counts.insert(comm.size());
   for (int ranks : counts) {
     const std::set<std::string> used(host_of.begin(), host_of.begin() + ranks);
-    measure_collectives(p, comm, ranks, static_cast<int>(used.size()), large, say);
+    measure_collectives(p, comm, ranks, static_cast<int>(used.size()), large, o.quick ? 3 : 5, say);
   }
 }
 
