@@ -270,6 +270,7 @@ std::vector<GpuInfo> gpus_visible_to_cuda(const std::vector<GpuInfo>& all, const
   if (env == nullptr) return all;
   std::vector<std::size_t> picked;
   int unmatched = 0;  // UUIDs or MIG instances this topology cannot tell apart
+  const bool known = std::any_of(all.begin(), all.end(), [](const GpuInfo& g) { return !g.uuid.empty(); });
   std::string stopped_at;
   const std::string list(env);
   for (std::size_t start = 0, end = 0; start <= list.size(); start = end + 1) {
@@ -287,7 +288,6 @@ std::vector<GpuInfo> gpus_visible_to_cuda(const std::vector<GpuInfo>& all, const
       for (std::size_t i = 0; i < all.size(); ++i) {
         if (!all[i].uuid.empty() && all[i].uuid.rfind(token, 0) == 0) match.push_back(i);
       }
-      const bool known = std::any_of(all.begin(), all.end(), [](const GpuInfo& g) { return !g.uuid.empty(); });
       if (match.size() == 1) {
         index = match.front();
       } else if (!known || token.rfind("MIG-", 0) == 0) {
