@@ -61,6 +61,10 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"SCALEBENCH_NO_SHARED_WINDOWS", "unset",
        "gemm --distribution shared: 1 (yes, true, on) on any rank runs the replicated scheme instead, with a warning "
        "in the record; 0 (no, false, off, empty) does not; any other value is a usage error"},
+      {"OMPI_MCA_orte_bound_at_launch", "set by mpirun when it bound the process",
+       "with none of OMPI_MCA_hwloc_base_binding_policy, OMPI_MCA_rmaps_base_mapping_policy, "
+       "OMPI_MCA_hwloc_base_cpu_set and _cpu_list (no --bind-to, --map-by or --cpu-set given), the binding is "
+       "mpirun's default (a core each for 1 or 2 processes): --pin places the rank instead (docs/placement.md)"},
       {"OMPI_MCA_osc_sm_backing_directory", "/dev/shm (Open MPI's default where writable)",
        "Open MPI's folder for shared windows' backing files: gemm --distribution shared checks it (room, writable) "
        "on each node first and falls back to replicated, saying why"},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -55,6 +56,19 @@ void bind_memory(const Topology& t, PlacementReport& report) {
 }
 
 }  // namespace
+
+bool launcher_binding_is_default() {
+  const auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0';
+  };
+  if (!set("OMPI_MCA_orte_bound_at_launch")) return false;
+  for (const char* asked : {"OMPI_MCA_hwloc_base_binding_policy", "OMPI_MCA_rmaps_base_mapping_policy",
+                            "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_cpu_list"}) {
+    if (set(asked)) return false;
+  }
+  return true;
+}
 
 PlacementReport apply_placement(const PlacementRequest& request) {
   const Topology topology = Topology::load();

@@ -202,7 +202,9 @@ RankPlacement decide_rank_placement(const Topology& topology, const PlacementReq
   // Only the machine's PUs count: a mask wider than the topology (offline CPUs) is not a binding.
   std::vector<int> within;
   std::set_intersection(affinity.begin(), affinity.end(), machine.begin(), machine.end(), std::back_inserter(within));
-  const bool bound_by_launcher = !within.empty() && within.size() < machine.size();
+  const bool narrower = !within.empty() && within.size() < machine.size();
+  const bool bound_by_launcher = narrower && !request.launcher_default;
+  if (narrower && request.launcher_default && p.pin != PinPolicy::none) p.replaced_default = within;
 
   if (p.pin == PinPolicy::none) {
     place_launcher_bound(topology, within.empty() ? machine : within, p);
@@ -240,6 +242,7 @@ nlohmann::json RankPlacement::to_json() const {
                                   {"numa_domain",
                                    gpu->numa_domain >= 0 ? nlohmann::json(gpu->numa_domain) : nlohmann::json()}}
                  : nlohmann::json();
+  if (!replaced_default.empty()) j["replaced_launcher_default"] = format_cpu_list(replaced_default);
   if (!warnings.empty()) j["warnings"] = warnings;
   return j;
 }

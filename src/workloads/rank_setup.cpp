@@ -28,6 +28,7 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
     req.local_size = node.size();
     req.threads = threads_requested;
     req.gpu_pci_bus_id = gpu_pci_bus_id;
+    req.launcher_default = launcher_binding_is_default();
     out.report = apply_placement(req);
     if (threads_requested > 0) {
       out.threads = threads_requested;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "scalebench/base/error.hpp"
 #include "scalebench/topology/placement.hpp"
 #include "test_topology_data.hpp"
@@ -115,6 +117,52 @@ TEST(RankRule, LauncherBindingIsKept) {
   EXPECT_EQ(p.threads, 7);
   // A mask naming CPUs beyond the machine (offline ones) is no binding.
   EXPECT_FALSE(decide_rank_placement(t, request(PinPolicy::core, 0, 1), range(0, 1023)).launcher_bound);
+}
+
+TEST(RankRule, LauncherDefaultBindingIsReplacedByThePolicy) {
+  const auto t = test_data::load(test_data::kTwoSocket);
+  // `mpirun -np 1` with no binding option leaves the rank on one core: not a binding anyone asked for.
+  auto req = request(PinPolicy::automatic, 0, 1);
+  req.launcher_default = true;
+  const auto p = decide_rank_placement(t, req, {0});
+  EXPECT_FALSE(p.launcher_bound);
+  EXPECT_EQ(p.cpus, range(0, 27));
+  EXPECT_EQ(p.threads, 28);
+  EXPECT_EQ(p.replaced_default, std::vector<int>{0});
+  EXPECT_EQ(p.to_json()["replaced_launcher_default"], "0");
+  // Two ranks of a 2-socket node: each its own socket, not one core each.
+  auto second = request(PinPolicy::automatic, 1, 2);
+  second.launcher_default = true;
+  EXPECT_EQ(decide_rank_placement(t, second, {1}).cpus, range(14, 27));
+  // --pin none keeps what the process has; an unbound process has nothing to replace.
+  auto none = request(PinPolicy::none, 0, 1);
+  none.launcher_default = true;
+  EXPECT_EQ(decide_rank_placement(t, none, {0}).cpus, std::vector<int>{0});
+  EXPECT_TRUE(decide_rank_placement(t, none, {0}).replaced_default.empty());
+  EXPECT_TRUE(decide_rank_placement(t, req, t.cpus()).replaced_default.empty());
+  EXPECT_FALSE(decide_rank_placement(t, req, t.cpus()).to_json().contains("replaced_launcher_default"));
+}
+
+TEST(RankRule, OpenMpiDefaultBindingIsToldFromAnAskedOne) {
+  const char* asked[] = {"OMPI_MCA_hwloc_base_binding_policy", "OMPI_MCA_rmaps_base_mapping_policy",
+                         "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_cpu_list"};
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* name : {"OMPI_MCA_orte_bound_at_launch", asked[0], asked[1], asked[2], asked[3]}) {
+    if (const char* v = std::getenv(name)) saved.emplace_back(name, v);
+    unsetenv(name);
+  }
+  EXPECT_FALSE(scalebench::launcher_binding_is_default());  // not started by mpirun, or mpirun did not bind
+  setenv("OMPI_MCA_orte_bound_at_launch", "1", 1);
+  EXPECT_TRUE(scalebench::launcher_binding_is_default());  // `mpirun -np 1 scalebench ...`
+  for (const char* name : asked) {
+    setenv(name, "core", 1);  // --bind-to core, --map-by ..., --cpu-set ...
+    EXPECT_FALSE(scalebench::launcher_binding_is_default()) << name;
+    setenv(name, "", 1);  // an empty value asks for nothing
+    EXPECT_TRUE(scalebench::launcher_binding_is_default()) << name;
+    unsetenv(name);
+  }
+  unsetenv("OMPI_MCA_orte_bound_at_launch");
+  for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
 }
 
 TEST(RankRule, NoneKeepsWhateverTheProcessHas) {

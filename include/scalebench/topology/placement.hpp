@@ -40,6 +40,7 @@ struct RankPlacement {
   std::optional<GpuInfo> gpu;         // the GPU this rank drives
   int threads = 0;                    // worker threads (BLAS, CPU kernels) the rank should run
   bool launcher_bound = false;        // `cpus` is the binding the launcher gave; kept as is
+  std::vector<int> replaced_default;  // the launcher's default binding this placement replaced
   std::vector<std::string> warnings;  // oversubscription, shared cores, ...
   nlohmann::json to_json() const;
 };
@@ -51,10 +52,23 @@ struct PlacementRequest {
   int local_size = 1;          // ranks on this node
   int threads = 0;             // 0: one per core owned; otherwise this many (narrows `core`)
   std::string gpu_pci_bus_id;  // the GPU this rank drives, if any (any form CUDA prints)
+  // The CPU set the rank started with is the launcher's own default, not a binding anyone asked
+  // for (launcher_binding_is_default()): the rank is placed as if unbound.
+  bool launcher_default = false;
 };
 
+// Whether this process was bound by Open MPI's own default (mpirun binds 1 or 2 processes to a
+// core each, more to a socket, when no --bind-to, --map-by or --cpu-set was given): mpirun says
+// it bound the process (OMPI_MCA_orte_bound_at_launch) and no binding, mapping or CPU-set
+// parameter was passed (OMPI_MCA_hwloc_base_binding_policy, OMPI_MCA_rmaps_base_mapping_policy,
+// OMPI_MCA_hwloc_base_cpu_set, OMPI_MCA_hwloc_base_cpu_list). Such a binding leaves a multi-threaded
+// rank one core of the node; --pin places it instead. A site default in Open MPI's parameter
+// file is not seen here: pass --bind-to to keep a binding, or --pin none.
+bool launcher_binding_is_default();
+
 // The pure rule. `current_affinity` is the rank's CPU set before binding (PU OS indices): when it
-// is narrower than the machine, the launcher bound the rank and its binding is kept.
+// is narrower than the machine, the launcher bound the rank and its binding is kept, unless it is
+// the launcher's own default (request.launcher_default).
 // Policies (docs/placement.md):
 //   core: the node's cores are split into local_size contiguous blocks; rank r takes block r
 //         (narrowed to `threads` cores when fewer are asked). Memory: first touch.
