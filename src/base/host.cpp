@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -39,6 +40,13 @@ std::vector<int> allowed_cpus() {
     if (CPU_ISSET(c, &set)) out.push_back(c);
   }
   return out;
+}
+
+int host_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
 }
 
 std::string format_cpu_list(const std::vector<int>& cpus) {

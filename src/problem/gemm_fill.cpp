@@ -2,12 +2,12 @@
 // function of its index, so [0, count) is cut into contiguous ranges, one per thread.
 #include "scalebench/problem/gemm_fill.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
-#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include "scalebench/base/host.hpp"
+#include "scalebench/base/parallel.hpp"
 
 namespace scalebench {
 namespace {
@@ -42,21 +42,8 @@ void fill_range(T* dst, std::int64_t begin, std::int64_t end, std::int64_t first
 // Runs work(begin, end) over [0, count) cut into contiguous ranges on up to `threads` threads.
 template <class Work>
 int split_over_threads(std::int64_t count, int threads, Work work) {
-  if (count <= 0) return 1;
-  const std::int64_t useful = (count + kMinElementsPerThread - 1) / kMinElementsPerThread;
-  const int t = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, useful)));
-  auto piece = [&](int i) { return count / t * i + std::min<std::int64_t>(i, count % t); };
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<std::size_t>(t - 1));
-  try {
-    for (int i = 1; i < t; ++i) workers.emplace_back(work, piece(i), piece(i + 1));
-  } catch (...) {
-    for (auto& w : workers) w.join();
-    throw;
-  }
-  work(piece(0), piece(1));
-  for (auto& w : workers) w.join();
-  return t;
+  return for_each_range(count, threads, kMinElementsPerThread,
+                        [work](int, std::int64_t begin, std::int64_t end) { work(begin, end); });
 }
 
 template <class T, bool Bf16>
@@ -88,11 +75,6 @@ int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::u
 void fill_zero(double* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
 void fill_zero(float* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
 
-int host_fill_threads() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
+int host_fill_threads() { return host_threads(); }
 
 }  // namespace scalebench

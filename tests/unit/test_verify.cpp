@@ -1,8 +1,12 @@
 // Freivalds' check and the full check: correct products pass, one wrong element fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <string>
 
+#include "scalebench/base/digest.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -105,4 +109,69 @@ TEST(GemmBackends, CpuBackendsRefuseGpuPrecisions) {
   auto g = make_cpu_gemm(GemmBackendKind::openblas, 1);
   PhaseRecorder rec;
   EXPECT_THROW(g->prepare({4, 4, 4}, Precision::tf32, rec), scalebench::UsageError);
+}
+
+TEST(Freivalds, ThreadCountChangesNoBit) {
+  auto p = make_problem<double>(301, 257, 129, 5, Precision::fp64);
+  p.c[static_cast<std::size_t>(150 * 257 + 3)] += 1e-3;  // row 150 fails
+  p.c[static_cast<std::size_t>(290 * 257 + 9)] += 1e-3;  // and row 290
+  const auto x = freivalds_vector(11, p.n);
+  std::vector<double> bx1, abx1, cx1;
+  b_times_x(p.b.data(), p.k, p.n, x, bx1, abx1, 1);
+  const RowCheck one = freivalds_rows(p.a.data(), p.c.data(), p.m, p.n, p.k, x, bx1, abx1,
+                                      unit_roundoff(Precision::fp64), &cx1, 1);
+  EXPECT_EQ(one.rows_failed, 2);
+  EXPECT_EQ(one.first_failed_row, 150);
+  for (int threads : {2, 3, 7, 64}) {
+    std::vector<double> bx, abx, cx, cx_direct;
+    b_times_x(p.b.data(), p.k, p.n, x, bx, abx, threads);
+    EXPECT_EQ(bx, bx1);
+    EXPECT_EQ(abx, abx1);
+    const RowCheck r = freivalds_rows(p.a.data(), p.c.data(), p.m, p.n, p.k, x, bx, abx, unit_roundoff(Precision::fp64),
+                                      &cx, threads);
+    EXPECT_EQ(cx, cx1) << threads;
+    c_times_x(p.c.data(), p.m, p.n, x, cx_direct, threads);
+    EXPECT_EQ(cx_direct, cx1) << threads;
+    EXPECT_EQ(r.rows_failed, 2) << threads;
+    EXPECT_EQ(r.first_failed_row, 150) << threads;
+    EXPECT_EQ(r.worst_ratio, one.worst_ratio) << threads;
+  }
+}
+
+TEST(FullCheck, ThreadCountChangesNoVerdict) {
+  auto p = make_problem<double>(41, 23, 17, 6, Precision::fp64);
+  p.c[static_cast<std::size_t>(30 * 23 + 1)] = std::nan("");
+  p.c[static_cast<std::size_t>(35 * 23 + 2)] += 1.0;
+  const RowCheck one = full_check(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k, unit_roundoff(Precision::fp64), 1);
+  EXPECT_EQ(one.rows_failed, 2);
+  EXPECT_EQ(one.first_failed_row, 30);
+  for (int threads : {2, 5, 41, 100}) {
+    const RowCheck r = full_check(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k, unit_roundoff(Precision::fp64),
+                                  threads);
+    EXPECT_EQ(r.rows_failed, 2) << threads;
+    EXPECT_EQ(r.first_failed_row, 30) << threads;
+  }
+}
+
+TEST(Digest, SameOnAnyThreadCountAndMovedByAnyWord) {
+  // Three whole 1 MiB chunks, a partial one, and bytes past the last whole word.
+  std::vector<unsigned char> bytes((std::size_t{3} << 20) + 4096 + 13);
+  std::mt19937_64 gen(9);
+  for (auto& b : bytes) b = static_cast<unsigned char>(gen());
+  const std::string d1 = bytes_digest(bytes.data(), bytes.size(), 1);
+  EXPECT_EQ(d1.rfind("fnv1a64w:", 0), 0U);
+  EXPECT_EQ(d1.size(), 9U + 16U);
+  for (int threads : {2, 3, 4, 64}) EXPECT_EQ(bytes_digest(bytes.data(), bytes.size(), threads), d1) << threads;
+  for (std::size_t at :
+       {std::size_t{0}, std::size_t{8}, std::size_t{(1U << 20) + 24}, bytes.size() - 20, bytes.size() - 1}) {
+    auto changed = bytes;
+    changed[at] ^= 0x80;
+    EXPECT_NE(bytes_digest(changed.data(), changed.size(), 4), d1) << at;
+  }
+  // Two words swapped between lanes, and one byte fewer.
+  auto swapped = bytes;
+  std::swap_ranges(swapped.begin(), swapped.begin() + 8, swapped.begin() + 8);
+  EXPECT_NE(bytes_digest(swapped.data(), swapped.size(), 4), d1);
+  EXPECT_NE(bytes_digest(bytes.data(), bytes.size() - 1, 4), d1);
+  EXPECT_NE(bytes_digest(bytes.data(), 0, 4), d1);
 }

@@ -16,6 +16,7 @@
 #include "algorithms/node_shared.hpp"
 #include "algorithms/row1d_gpu/gpu_run.hpp"
 #include "algorithms/timed_transport.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm.hpp"
@@ -141,23 +142,46 @@ class Row1D final : public DistributedGemm {
     const auto& s = cfg_.shape;
     if (gpu_run_) {
       // The same check computed on each rank's device (row1d_gpu/gpu_run.hpp).
-      const auto check = gpu_run_->verify(x, c_mine_, c_full());
+      const bool in_gathered_c = shared_ ? shared_->on_root_node()
+                                         : comm_.is_root() && c_mine_ == c_full() + mine_.offset * s.n;
+      const auto check = gpu_run_->verify(x, c_mine_, c_full(), in_gathered_c);
       return agree_on_rows(check.rows, mine_.offset, check.gather_ok, comm_);
     }
-    if (bx_.empty()) b_times_x(b(), s.k, s.n, x, bx_, abs_bx_);
+    const int threads = host_threads();
+    if (bx_.empty()) b_times_x(b(), s.k, s.n, x, bx_, abs_bx_, threads);
     std::vector<double> cx;
     const RowCheck rc = freivalds_rows(a_mine_, c_mine_, mine_.count, s.n, s.k, x, bx_, abs_bx_,
-                                       unit_roundoff(cfg_.precision), &cx);
+                                       unit_roundoff(cfg_.precision), &cx, threads);
     // The gathered C must be exactly the blocks the ranks computed: compare C·x bit for bit.
     std::vector<double> cx_all(comm_.is_root() ? static_cast<std::size_t>(s.m) : 0);
     gatherv(cx.data(), mine_.count, cx_all.data(), rows_.counts(), rows_.offsets(), 0, comm_, chunk_);
     bool gather_ok = true;
     if (comm_.is_root()) {
-      std::vector<double> cx_full;
-      c_times_x(c_full(), s.m, s.n, x, cx_full);
+      const std::vector<double> cx_full = gathered_c_times_x(cx, x, threads);
       gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0;
     }
     return agree_on_rows(rc, mine_.offset, gather_ok, comm_);
+  }
+
+  // Rank 0: C·x of the gathered C. Its own rows, already in the gathered C (the same memory), are
+  // the `own` sums its check made; the others are summed from the gathered C.
+  std::vector<double> gathered_c_times_x(const std::vector<double>& own, const std::vector<double>& x,
+                                         int threads) const {
+    const auto& s = cfg_.shape;
+    std::vector<double> cx_full;
+    if (c_mine_ != c_full() + mine_.offset * s.n) {
+      c_times_x(c_full(), s.m, s.n, x, cx_full, threads);
+      return cx_full;
+    }
+    cx_full.resize(static_cast<std::size_t>(s.m));
+    std::copy(own.begin(), own.end(), cx_full.begin() + mine_.offset);
+    std::vector<double> part;
+    c_times_x(c_full(), mine_.offset, s.n, x, part, threads);
+    std::copy(part.begin(), part.end(), cx_full.begin());
+    const std::int64_t after = mine_.offset + mine_.count;
+    c_times_x(c_full() + after * s.n, s.m - after, s.n, x, part, threads);
+    std::copy(part.begin(), part.end(), cx_full.begin() + after);
+    return cx_full;
   }
 
   HostMatrices full() const override { return {a_full(), b(), c_full()}; }

@@ -28,6 +28,7 @@
 #include "algorithms/summa_layout.hpp"
 #include "algorithms/summa_panels.hpp"
 #include "algorithms/timed_transport.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -189,9 +190,9 @@ class Summa2D final : public DistributedGemm {
         block_times_x(c_full_.data() + o.row0 * s.n + o.col0, s.n, o.mi, o.nj, x.data() + o.col0, expect);
         gather_ok = std::memcmp(expect.data(), all.data() + displs[r], expect.size() * sizeof(double)) == 0 ? 1 : 0;
       }
-      if (bx_.empty()) b_times_x(b_full_.data(), s.k, s.n, x, bx_, abs_bx_);
+      if (bx_.empty()) b_times_x(b_full_.data(), s.k, s.n, x, bx_, abs_bx_, host_threads());
       const RowCheck rc = freivalds_rows(a_full_.data(), c_full_.data(), s.m, s.n, s.k, x, bx_, abs_bx_,
-                                         unit_roundoff(cfg_.precision), nullptr);
+                                         unit_roundoff(cfg_.precision), nullptr, host_threads());
       verdict[0] = rc.rows_failed;
       worst = std::isfinite(rc.worst_ratio) ? rc.worst_ratio : 1e300;
       if (rc.rows_failed > 0) {

@@ -16,6 +16,7 @@
 #include "gemm/gemm_bound.hpp"
 #include "gemm/scalapack_peer_section.hpp"
 #include "harness.hpp"
+#include "scalebench/base/digest.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
@@ -60,15 +61,6 @@ void merge(GemmCheck& overall, const GemmCheck& v) {
     overall.first_failed_rank = v.first_failed_rank;
     overall.first_failed_row = v.first_failed_row;
   }
-}
-
-// FNV-1a (64 bits) of C's bytes on rank 0: runs that must give bit-identical C (another algorithm,
-// rank count or host count on integer fill) compare this one field.
-std::string c_digest(const void* c, std::size_t bytes) {
-  std::uint64_t h = 14695981039346656037ull;
-  const auto* p = static_cast<const unsigned char*>(c);
-  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return fmt::format("fnv1a64:{:016x}", h);
 }
 
 // The record's "config": the configuration as resolved on every rank.
@@ -162,7 +154,8 @@ nlohmann::json full_verification(const GemmConfig& cfg, const Communicator& comm
   double worst = 0;
   if (comm.is_root()) {
     const RowCheck rc = full_check(static_cast<const T*>(whole.a), static_cast<const T*>(whole.b),
-                                   static_cast<const T*>(whole.c), s.m, s.n, s.k, unit_roundoff(cfg.precision));
+                                   static_cast<const T*>(whole.c), s.m, s.n, s.k, unit_roundoff(cfg.precision),
+                                   host_threads());
     full_ok = rc.rows_failed == 0 ? 1 : 0;
     worst = rc.worst_ratio;
   }
@@ -279,8 +272,10 @@ class GemmRun final : public RankWorkload {
     if (hooks_.keep_c && comm_.is_root())
       c_ = fp64 ? copy_of_c<double>(whole, cfg_.shape) : copy_of_c<float>(whole, cfg_.shape);
     if (comm_.is_root() && whole.c != nullptr) {
-      c_digest_ = c_digest(whole.c,
-                           static_cast<std::size_t>(cfg_.shape.m * cfg_.shape.n) * host_element_bytes(cfg_.precision));
+      c_digest_ = bytes_digest(whole.c,
+                               static_cast<std::size_t>(cfg_.shape.m * cfg_.shape.n) *
+                                   host_element_bytes(cfg_.precision),
+                               host_threads());
     }
     alg_->time_peers(loop, peer);
     if (cfg_.peer_library == GemmPeerLibrary::scalapack) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
@@ -86,43 +87,84 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
   schedule_->multiply({a_full, a_i, b, c_i, c_full}, rec, inject);
 }
 
-GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c_i, const void* c_full) {
+namespace {
+
+// C·x over `rows` host rows of C in the run's host format, on every CPU of the rank.
+std::vector<double> host_c_times_x(Precision p, const void* c, std::int64_t rows, std::int64_t n,
+                                   const std::vector<double>& x) {
+  std::vector<double> cx;
+  if (p == Precision::fp64) {
+    c_times_x(static_cast<const double*>(c), rows, n, x, cx, host_threads());
+  } else {
+    c_times_x(static_cast<const float*>(c), rows, n, x, cx, host_threads());
+  }
+  return cx;
+}
+
+}  // namespace
+
+// The check of the gathered C: each rank's C·x of the rows it holds, gathered to rank 0, equals
+// bit for bit rank 0's C·x of the same rows of the gathered C. Both sides are summed the same way:
+// on the host for transport mpi and --distribution shared (the gathered C is on the host), on the
+// device for nccl (the gathered C is on rank 0's device). On the host, a rank whose rows already
+// lie in the gathered C (`rows_in_gathered_c`: rank 0's own rows, and under --distribution shared
+// every rank of rank 0's node, whose rows are in that node's window) has nothing to compare: both
+// sides would be one sum of the same memory, so neither is taken.
+GpuGemmRun::Check GpuGemmRun::verify(const std::vector<double>& x, const void* c_i, const void* c_full,
+                                     bool rows_in_gathered_c) {
   Check out;
   std::vector<double> cx;
   agree(comm_, [&] { out.rows = gpu_.verify(x, &cx); });
   if (cfg_.resident) return out;  // C was never gathered
-  const auto& s = cfg_.shape;
-  // Both sides of the comparison are summed the same way: on the host for transport mpi and
-  // --distribution shared (the gathered C is on the host), on the device for nccl (the gathered
-  // C is on rank 0's device).
   const bool on_host = cfg_.transport == Transport::mpi || shared_;
-  if (on_host) {
-    if (cfg_.precision == Precision::fp64) {
-      c_times_x(static_cast<const double*>(c_i), mine_.count, s.n, x, cx);
-    } else {
-      c_times_x(static_cast<const float*>(c_i), mine_.count, s.n, x, cx);
-    }
-  }
+  out.gather_ok = on_host ? host_gather_check(x, c_i, c_full, rows_in_gathered_c) : device_gather_check(x, cx);
+  return out;
+}
+
+bool GpuGemmRun::device_gather_check(const std::vector<double>& x, const std::vector<double>& cx) {
+  const auto& s = cfg_.shape;
   std::vector<double> cx_all(comm_.is_root() ? static_cast<std::size_t>(s.m) : 0);
   gatherv(cx.data(), mine_.count, cx_all.data(), rows_.counts(), rows_.offsets(), 0, comm_);
-  int gather_ok = 1;
+  int ok = 1;
   agree(comm_, [&] {
     if (!comm_.is_root()) return;
-    std::vector<double> cx_full;
-    if (on_host) {
-      if (cfg_.precision == Precision::fp64) {
-        c_times_x(static_cast<const double*>(c_full), s.m, s.n, x, cx_full);
-      } else {
-        c_times_x(static_cast<const float*>(c_full), s.m, s.n, x, cx_full);
-      }
-    } else {
-      cx_full = gpu_.c_times_x(x, s.m);
-    }
-    gather_ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
+    const std::vector<double> cx_full = gpu_.c_times_x(x, s.m);
+    ok = std::memcmp(cx_full.data(), cx_all.data(), cx_full.size() * sizeof(double)) == 0 ? 1 : 0;
   });
-  SCALEBENCH_MPI(MPI_Bcast(&gather_ok, 1, MPI_INT, 0, comm_.get()));
-  out.gather_ok = gather_ok == 1;
-  return out;
+  SCALEBENCH_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm_.get()));
+  return ok == 1;
+}
+
+bool GpuGemmRun::host_gather_check(const std::vector<double>& x, const void* c_i, const void* c_full,
+                                   bool rows_in_gathered_c) {
+  const auto& s = cfg_.shape;
+  const int size = comm_.size();
+  // Which ranks' rows are compared: rank 0 learns each rank's answer.
+  int moved = rows_in_gathered_c ? 0 : 1;
+  std::vector<int> moved_of(comm_.is_root() ? static_cast<std::size_t>(size) : 0);
+  SCALEBENCH_MPI(MPI_Gather(&moved, 1, MPI_INT, moved_of.data(), 1, MPI_INT, 0, comm_.get()));
+  std::vector<std::int64_t> counts(moved_of.size(), 0);
+  for (std::size_t r = 0; r < moved_of.size(); ++r) counts[r] = moved_of[r] != 0 ? rows_.counts()[r] : 0;
+  std::vector<double> cx;
+  agree(comm_, [&] {
+    if (moved != 0) cx = host_c_times_x(cfg_.precision, c_i, mine_.count, s.n, x);
+  });
+  std::vector<double> cx_all(comm_.is_root() ? static_cast<std::size_t>(s.m) : 0);
+  gatherv(cx.data(), static_cast<std::int64_t>(cx.size()), cx_all.data(), counts, rows_.offsets(), 0, comm_);
+  int ok = 1;
+  agree(comm_, [&] {
+    const std::size_t e = host_element_bytes(cfg_.precision);
+    for (std::size_t r = 0; r < counts.size() && ok == 1; ++r) {
+      if (counts[r] == 0) continue;
+      const std::int64_t first = rows_.offsets()[r];
+      const std::vector<double> expect =
+          host_c_times_x(cfg_.precision, static_cast<const char*>(c_full) + static_cast<std::size_t>(first * s.n) * e,
+                         counts[r], s.n, x);
+      ok = std::memcmp(expect.data(), cx_all.data() + first, expect.size() * sizeof(double)) == 0 ? 1 : 0;
+    }
+  });
+  SCALEBENCH_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm_.get()));
+  return ok == 1;
 }
 
 double GpuGemmRun::peer_copy_bytes() const {

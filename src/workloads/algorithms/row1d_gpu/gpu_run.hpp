@@ -53,8 +53,10 @@ class GpuGemmRun {
     bool gather_ok = true;
   };
   // Collective: device Freivalds of the local block, and the gathered-C check (rank 0 decides,
-  // every rank learns the verdict). `c_i`, `c_full`: the driver's host buffers (mpi transport).
-  Check verify(const std::vector<double>& x, const void* c_i, const void* c_full);
+  // every rank learns the verdict). `c_i`, `c_full`: the driver's host buffers (mpi transport,
+  // --distribution shared); `rows_in_gathered_c`: this rank's host rows are rank 0's gathered C
+  // itself (the same memory: rank 0's own block, a shared window on rank 0's node).
+  Check verify(const std::vector<double>& x, const void* c_i, const void* c_full, bool rows_in_gathered_c);
 
   // Peers: a bare cuBLAS call ("bare_compute") and a plain pinned copy ("pinned_copy") per repeat.
   void time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop);
@@ -73,6 +75,8 @@ class GpuGemmRun {
   std::string table_lines(const nlohmann::json& section) const;
 
  private:
+  bool device_gather_check(const std::vector<double>& x, const std::vector<double>& cx);
+  bool host_gather_check(const std::vector<double>& x, const void* c_i, const void* c_full, bool rows_in_gathered_c);
   double peer_copy_bytes() const;
   // The record's "transfers" (bytes and bandwidth per phase) and --overlap's "overlap".
   nlohmann::json transfers(const std::vector<std::pair<std::string, PhaseStats>>& phases) const;
