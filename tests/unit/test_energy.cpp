@@ -173,6 +173,10 @@ TEST(EnergyRule, ACounterSteppingBackIsNotCountedAsAWrap) {
   EXPECT_NEAR(*w.joules, 0.828850, 1e-6);
   // The same wrap read a whole minute later than it could have been: still within 1000 W.
   EXPECT_TRUE(one(kPackage, 0.0, 262000.0, 60.0, 100.0).joules);
+  // An absurd range (2^63 µJ): a step back to zero would be 9.2e12 J through it: not counted.
+  EnergyDomain vast = kPackage;
+  vast.max_joules = 9223372036854.775807;
+  EXPECT_TRUE(said(one(vast, 1.0, 1000.0, 1.02, 0.0), "went down by 1000 J"));
 }
 
 TEST(EnergyRule, ARiseNoDomainCanDrawIsNotCounted) {
