@@ -8,6 +8,9 @@ scalebench_add_test(NAME energy_model KIND unit SOURCES ${_model}/unit/test_ener
 scalebench_add_test(NAME choice KIND unit SOURCES ${_model}/unit/test_choice.cpp LABELS model TIMEOUT 60)
 scalebench_add_test(NAME choice_cli KIND cli SOURCES ${_model}/cli/test_cli_choice.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 300)
+# calibrate under a counter that steps back: no idle watts reach the profile.
+scalebench_add_test(NAME energy_calibrate_cli KIND cli SOURCES ${_model}/cli/test_cli_energy_calibrate.cpp
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600)
 scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 600)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp

@@ -29,15 +29,22 @@ struct Split {
   double cpu = 0, gpu = 0;
 };
 
-Split split(const std::vector<EnergyDomain>& domains, const std::vector<double>& joules) {
-  Split s;
-  for (std::size_t i = 0; i < domains.size() && i < joules.size(); ++i)
-    (domains[i].kind == "gpu" ? s.gpu : s.cpu) += joules[i];
-  return s;
+// The joules of one interval, CPU and GPU apart, and why a kind is not counted ("" when it is).
+struct CheckedSplit {
+  Split joules;
+  std::string cpu_why, gpu_why;
+};
+
+CheckedSplit checked_split(const std::vector<EnergyDomain>& domains, const EnergyReading& a, const EnergyReading& b) {
+  const std::vector<EnergyDelta> d = energy_between(domains, a, b);
+  const EnergyDelta cpu = joules_of_kind(domains, d, "cpu"), gpu = joules_of_kind(domains, d, "gpu");
+  return {{cpu.joules.value_or(0.0), gpu.joules.value_or(0.0)}, cpu.why, gpu.why};
 }
 
 // The counters' joules since the first reading, CPU and GPU apart, and the joules within any
-// interval (linear between readings, clamped to the readings' span).
+// interval (linear between readings, clamped to the readings' span). Every interval between two
+// readings is checked (energy.hpp); a kind with any interval not counted is not counted at all,
+// its first interval's reason kept.
 class Timeline {
  public:
   Timeline(const std::vector<EnergyDomain>& domains, std::vector<EnergyReading> readings) {
@@ -46,9 +53,11 @@ class Timeline {
     Split sum;
     for (std::size_t i = 0; i < readings.size(); ++i) {
       if (i > 0) {
-        const Split d = split(domains, energy_between(domains, readings[i - 1], readings[i]));
-        sum.cpu += d.cpu;
-        sum.gpu += d.gpu;
+        const CheckedSplit d = checked_split(domains, readings[i - 1], readings[i]);
+        if (cpu_why_.empty()) cpu_why_ = d.cpu_why;
+        if (gpu_why_.empty()) gpu_why_ = d.gpu_why;
+        sum.cpu += d.joules.cpu;
+        sum.gpu += d.joules.gpu;
       }
       t_.push_back(readings[i].at_s);
       at_.push_back(sum);
@@ -58,6 +67,8 @@ class Timeline {
     const Split a = at(t0), b = at(t1);
     return {b.cpu - a.cpu, b.gpu - a.gpu};
   }
+  const std::string& cpu_why() const { return cpu_why_; }
+  const std::string& gpu_why() const { return gpu_why_; }
 
  private:
   Split at(double t) const {
@@ -70,6 +81,7 @@ class Timeline {
   }
   std::vector<double> t_;
   std::vector<Split> at_;
+  std::string cpu_why_, gpu_why_;
 };
 
 // The phases whose joules are asked: rank 0's (every rank reduces the same list; a rank's own may
@@ -112,9 +124,11 @@ void allreduce_in_place(std::vector<double>& v, MPI_Op op, const Communicator& c
 }
 
 // What every node's reader adds up, as one vector summed over ranks: the counted flags, the idle
-// watts, each timed repeat's joules and each phase's joules per timed repeat (CPU and GPU apart).
+// watts and their flags, each timed repeat's joules and each phase's joules per timed repeat (CPU
+// and GPU apart).
 struct NodeSums {
-  static constexpr std::size_t kHead = 5;  // leaders, CPU counted, GPU counted, idle CPU W, idle GPU W
+  // leaders, CPU counted, GPU counted, idle CPU W, idle GPU W, idle CPU counted, idle GPU counted
+  static constexpr std::size_t kHead = 7;
   std::size_t repeats = 0, phases = 0;
   std::vector<double> v;
 
@@ -125,6 +139,42 @@ struct NodeSums {
   }
   double& spans(std::size_t p) { return v[kHead + 2 * repeats + 2 * repeats * phases + p]; }
 };
+
+// Why each kind is not counted on one node ("" when it is): `cpu`, `gpu` (the counters absent,
+// or an interval of the run not counted), and the warnings of its reader (an interval not
+// counted while the counters were there, the idle interval's included). Sent to rank 0 as JSON.
+json node_why(const EnergyMeter& m, const std::string& cpu_late, const std::string& gpu_late,
+              const std::string& idle_cpu, const std::string& idle_gpu) {
+  const std::string cpu = m.cpu_reason().empty() ? cpu_late : m.cpu_reason();
+  const std::string gpu = m.gpu_reason().empty() ? gpu_late : m.gpu_reason();
+  json warnings = json::array();
+  for (const std::string* w : {&idle_cpu, &idle_gpu}) {
+    if (!w->empty()) warnings.push_back(*w);
+  }
+  if (m.cpu_reason().empty() && !cpu_late.empty()) warnings.push_back(cpu_late);
+  if (m.gpu_reason().empty() && !gpu_late.empty()) warnings.push_back(gpu_late);
+  return {{"cpu", cpu}, {"gpu", gpu}, {"warnings", warnings}};
+}
+
+// Rank 0: every node's reasons, gathered (`gathered[rank]`: that rank's node_why, "" off readers).
+struct Whys {
+  std::string cpu, gpu;  // the first node's that gave one
+  json warnings = json::array();
+};
+
+Whys gather_whys(const std::vector<std::string>& gathered, std::int64_t nodes) {
+  Whys out;
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    if (gathered[r].empty()) continue;
+    const json j = json::parse(gathered[r]);
+    const std::string where = nodes > 1 ? fmt::format(" (on the node of rank {})", r) : "";
+    const auto cpu = j.at("cpu").get<std::string>(), gpu = j.at("gpu").get<std::string>();
+    if (out.cpu.empty() && !cpu.empty()) out.cpu = cpu + where;
+    if (out.gpu.empty() && !gpu.empty()) out.gpu = gpu + where;
+    for (const auto& w : j.at("warnings")) out.warnings.push_back(w.get<std::string>() + where);
+  }
+  return out;
+}
 
 // The record's per-phase joules: each phase long enough for the counters, the others folded.
 void add_phases(json& j, NodeSums& sums, const std::vector<std::string>& phases, const std::vector<double>& median_s,
@@ -154,14 +204,34 @@ void add_phases(json& j, NodeSums& sums, const std::vector<std::string>& phases,
   j["phases_folded"] = folded;
 }
 
-// Rank 0: the section from the nodes' sums (`meter` and `marks` are rank 0's node's).
-json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks, NodeSums& sums,
-               const std::vector<std::string>& phases, const std::vector<double>& median_s, int warmup,
-               const EnergyWork& work) {
+// A node's reader: each timed repeat's joules and each phase's per repeat, from the timeline of
+// every reading (the sampler's and the marks, each interval checked).
+void add_node(const Timeline& line, const std::vector<EnergyReading>& marks, NodeSums& sums,
+              const std::vector<std::string>& phases, int warmup, const PhaseRecorder& timed) {
+  for (std::size_t r = 0; r < sums.repeats; ++r) {
+    const std::size_t i = static_cast<std::size_t>(warmup) + r;
+    const Split s = line.between(marks[i].at_s, marks[i + 1].at_s);
+    sums.repeat(r, false) = s.cpu;
+    sums.repeat(r, true) = s.gpu;
+    for (std::size_t p = 0; p < phases.size(); ++p) {
+      const Split ph = phase_joules(line, timed, phases[p], static_cast<int>(r));
+      sums.phase(p, r, false) = ph.cpu;
+      sums.phase(p, r, true) = ph.gpu;
+    }
+  }
+  for (std::size_t p = 0; p < phases.size(); ++p) sums.spans(p) = has_spans(timed, phases[p]) ? 1 : 0;
+}
+
+// Watts of a counted kind, or null: a kind not counted, or its idle interval not counted.
+json idle_watts(bool counted, double flags, double nodes, double watts) {
+  return counted && flags == nodes ? json(watts) : json(nullptr);
+}
+
+// Rank 0: the section's head (what is counted, why not, the warnings); `meter` is rank 0's node's.
+json section_head(const EnergyMeter& meter, const NodeSums& sums, const Whys& whys) {
   // Every node counts the same way, or the sum is not a run's energy.
   const auto nodes = static_cast<std::int64_t>(sums.v[0]);
   const bool cpu = sums.v[1] == sums.v[0], gpu = sums.v[2] == sums.v[0];
-  const bool cpu_here = meter.cpu_reason().empty(), gpu_here = meter.gpu_reason().empty();
   json j{{"available", cpu || gpu}, {"nodes", nodes}, {"resolution", kResolution}, {"sample_period_s", kSamplePeriod}};
   json domains = json::array();
   double limit_w = 0;
@@ -169,13 +239,23 @@ json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks
     domains.push_back(d.name);
     limit_w += d.power_limit_w;
   }
-  const std::string some = nodes > 1 ? " (on at least one node)" : "";
   j["cpu"] = {{"counted", cpu},
-              {"reason", cpu ? "" : (cpu_here ? "not every node has RAPL counters" : meter.cpu_reason() + some)}};
+              {"reason", cpu ? "" : (whys.cpu.empty() ? "not every node has RAPL counters" : whys.cpu)}};
   j["gpu"] = {{"counted", gpu},
-              {"reason", gpu ? "" : (gpu_here ? "not every node's GPUs have counters" : meter.gpu_reason() + some)}};
+              {"reason", gpu ? "" : (whys.gpu.empty() ? "not every node's GPUs have counters" : whys.gpu)}};
   j["domains_rank0_node"] = domains;
   if (gpu && limit_w > 0) j["gpu"]["power_limit_w_rank0_node"] = limit_w;
+  if (!whys.warnings.empty()) j["warnings"] = whys.warnings;
+  return j;
+}
+
+// Rank 0: the section from the nodes' sums (`meter` and `marks` are rank 0's node's). A kind not
+// counted has no joules (null), never 0 J.
+json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks, NodeSums& sums, const Whys& whys,
+               const std::vector<std::string>& phases, const std::vector<double>& median_s, int warmup,
+               const EnergyWork& work) {
+  json j = section_head(meter, sums, whys);
+  const bool cpu = j["cpu"]["counted"].get<bool>(), gpu = j["gpu"]["counted"].get<bool>();
   if (!(cpu || gpu) || sums.repeats == 0 || marks.size() <= static_cast<std::size_t>(warmup)) return j;
   std::vector<double> per_repeat;
   double cpu_run = 0, gpu_run = 0;
@@ -186,19 +266,23 @@ json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks
     per_repeat.push_back(c + g);
   }
   const double run_j = cpu_run + gpu_run;
-  const double idle_cpu = cpu ? sums.v[3] : 0.0, idle_gpu = gpu ? sums.v[4] : 0.0;
+  const json idle_cpu = idle_watts(cpu, sums.v[5], sums.v[0], sums.v[3]);
+  const json idle_gpu = idle_watts(gpu, sums.v[6], sums.v[0], sums.v[4]);
+  const bool idle_known = (!cpu || idle_cpu.is_number()) && (!gpu || idle_gpu.is_number());
   const double seconds = marks.back().at_s - marks[static_cast<std::size_t>(warmup)].at_s;
-  j["idle_w"] = {{"cpu", idle_cpu}, {"gpu", idle_gpu}, {"total", idle_cpu + idle_gpu}};
+  j["idle_w"] = {{"cpu", idle_cpu},
+                 {"gpu", idle_gpu},
+                 {"total", idle_known ? json((cpu ? sums.v[3] : 0.0) + (gpu ? sums.v[4] : 0.0)) : json(nullptr)}};
   j["run_j"] = run_j;
-  j["cpu_j"] = cpu_run;
-  j["gpu_j"] = gpu_run;
+  j["cpu_j"] = cpu ? json(cpu_run) : json(nullptr);
+  j["gpu_j"] = gpu ? json(gpu_run) : json(nullptr);
   j["repeats"] = sums.repeats;
   j["repeat_j"] = {{"median", median_of(per_repeat)},
                    {"min", *std::min_element(per_repeat.begin(), per_repeat.end())},
                    {"max", *std::max_element(per_repeat.begin(), per_repeat.end())}};
   j["seconds"] = seconds;
   j["interval_unix"] = {marks[static_cast<std::size_t>(warmup)].at_unix, marks.back().at_unix};
-  j["mean_w"] = seconds > 0 ? run_j / seconds : 0.0;
+  j["mean_w"] = seconds > 0 ? json(run_j / seconds) : json(nullptr);
   const double per_result = run_j / static_cast<double>(sums.repeats);  // each repeat is one verified result
   j["per_result_j"] = per_result;
   if (work.unit == "GFLOP" && per_result > 0) j["gflop_per_j"] = work.per_repeat / per_result;
@@ -232,10 +316,13 @@ void EnergyRun::sample_idle() {
   const EnergyReading a = read();
   std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds));
   const EnergyReading b = read();
-  const Split idle = split(meter_->domains(), energy_between(meter_->domains(), a, b));
+  const CheckedSplit idle = checked_split(meter_->domains(), a, b);
   const double seconds = std::max(1e-3, b.at_s - a.at_s);
-  idle_cpu_w_ = idle.cpu / seconds;
-  idle_gpu_w_ = idle.gpu / seconds;
+  if (idle.cpu_why.empty()) idle_cpu_w_ = idle.joules.cpu / seconds;
+  if (idle.gpu_why.empty()) idle_gpu_w_ = idle.joules.gpu / seconds;
+  // Only counters that are there have an idle interval to warn of.
+  if (meter_->cpu_reason().empty() && !idle.cpu_why.empty()) idle_cpu_why_ = "idle power: " + idle.cpu_why;
+  if (meter_->gpu_reason().empty() && !idle.gpu_why.empty()) idle_gpu_why_ = "idle power: " + idle.gpu_why;
 }
 
 void EnergyRun::start_sampling() {
@@ -269,8 +356,6 @@ void EnergyRun::mark() {
 json EnergyRun::section(int total, int warmup, const EnergyWork& work, const PhaseRecorder& timed) {
   stop_sampling();
   const bool leader = meter_ != nullptr;
-  const bool cpu_here = leader && meter_->cpu_reason().empty();
-  const bool gpu_here = leader && meter_->gpu_reason().empty();
   const auto repeats = static_cast<std::size_t>(std::max(0, total - warmup));
   const std::vector<std::string> phases = energy_phases(timed, comm_);
   std::vector<double> median_s;
@@ -278,60 +363,86 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
   allreduce_in_place(median_s, MPI_MAX, comm_);
 
   NodeSums sums(repeats, phases.size());
-  sums.v[0] = leader ? 1 : 0;
-  sums.v[1] = cpu_here ? 1 : 0;
-  sums.v[2] = gpu_here ? 1 : 0;
-  sums.v[3] = idle_cpu_w_;
-  sums.v[4] = idle_gpu_w_;
-  if (leader && marks_.size() == static_cast<std::size_t>(total) + 1) {
-    const Timeline line(meter_->domains(), [&] {
+  std::string mine;  // this node's reasons and warnings, on its reader
+  if (leader) {
+    std::string cpu_late = "the counters were not read around every repeat", gpu_late = cpu_late;
+    if (marks_.size() == static_cast<std::size_t>(total) + 1) {
       std::vector<EnergyReading> all = timeline_;
       all.insert(all.end(), marks_.begin(), marks_.end());
-      return all;
-    }());
-    for (std::size_t r = 0; r < repeats; ++r) {
-      const std::size_t i = static_cast<std::size_t>(warmup) + r;
-      const Split s = split(meter_->domains(), energy_between(meter_->domains(), marks_[i], marks_[i + 1]));
-      sums.repeat(r, false) = s.cpu;
-      sums.repeat(r, true) = s.gpu;
-      for (std::size_t p = 0; p < phases.size(); ++p) {
-        const Split ph = phase_joules(line, timed, phases[p], static_cast<int>(r));
-        sums.phase(p, r, false) = ph.cpu;
-        sums.phase(p, r, true) = ph.gpu;
-      }
+      const Timeline line(meter_->domains(), std::move(all));
+      add_node(line, marks_, sums, phases, warmup, timed);
+      cpu_late = line.cpu_why();
+      gpu_late = line.gpu_why();
     }
-    for (std::size_t p = 0; p < phases.size(); ++p) sums.spans(p) = has_spans(timed, phases[p]) ? 1 : 0;
+    const json why = node_why(*meter_, cpu_late, gpu_late, idle_cpu_why_, idle_gpu_why_);
+    sums.v[0] = 1;
+    sums.v[1] = why["cpu"].get<std::string>().empty() ? 1 : 0;
+    sums.v[2] = why["gpu"].get<std::string>().empty() ? 1 : 0;
+    sums.v[3] = idle_cpu_w_.value_or(0.0);
+    sums.v[4] = idle_gpu_w_.value_or(0.0);
+    sums.v[5] = idle_cpu_w_ ? 1 : 0;
+    sums.v[6] = idle_gpu_w_ ? 1 : 0;
+    mine = why.dump();
   }
   allreduce_in_place(sums.v, MPI_SUM, comm_);
+  const std::vector<std::string> gathered = comm_.gather_strings(mine);
   if (!comm_.is_root()) return nullptr;
-  return summarize(*meter_, marks_, sums, phases, median_s, warmup, work);
+  const Whys whys = gather_whys(gathered, static_cast<std::int64_t>(sums.v[0]));
+  return summarize(*meter_, marks_, sums, whys, phases, median_s, warmup, work);
 }
+
+namespace {
+
+// "12.5 W", or "not counted" for a figure that is not a number (null: not counted).
+std::string figure(const json& e, const char* key, const char* unit) {
+  if (!e.is_object() || !e.contains(key) || !e[key].is_number()) return "not counted";
+  return fmt::format("{:.4g} {}", e[key].get<double>(), unit);
+}
+
+// The joules of each counted kind, and why the others are not counted.
+std::string kind_parts(const json& e) {
+  std::string counted, not_counted;
+  struct Kind {
+    const char *key, *label, *joules;
+  };
+  for (const Kind& k : {Kind{"cpu", "CPU", "cpu_j"}, Kind{"gpu", "GPU", "gpu_j"}}) {
+    if (e[k.key].value("counted", false)) {
+      counted += fmt::format("{}{} {}", counted.empty() ? "" : ", ", k.label, figure(e, k.joules, "J"));
+    } else {
+      not_counted += fmt::format("; {} not counted: {}", k.label, e[k.key].value("reason", std::string()));
+    }
+  }
+  return counted + " over the run" + not_counted;
+}
+
+}  // namespace
 
 std::string EnergyRun::table_line(const json& e) {
   if (!e.is_object() || !e.contains("cpu") || !e.contains("gpu")) return "";
+  std::string warnings;
+  if (e.contains("warnings") && e["warnings"].is_array()) {
+    for (const auto& w : e["warnings"]) warnings += "warning: energy: " + w.get<std::string>() + "\n";
+  }
   const bool cpu = e["cpu"].value("counted", false), gpu = e["gpu"].value("counted", false);
   if (!e.contains("run_j")) {
-    return fmt::format("energy: not counted (CPU: {}; GPU: {})\n", cpu ? "counted" : e["cpu"].value("reason", "-"),
-                       gpu ? "counted" : e["gpu"].value("reason", "-"));
+    return warnings + fmt::format("energy: not counted (CPU: {}; GPU: {})\n",
+                                  cpu ? "counted" : e["cpu"].value("reason", "-"),
+                                  gpu ? "counted" : e["gpu"].value("reason", "-"));
   }
   std::string eff;
   if (e.contains("gflop_per_j")) eff = fmt::format(", {:.3g} GFLOP/J", e["gflop_per_j"].get<double>());
   if (e.contains("j_per_1e9_samples")) {
     eff = fmt::format(", {:.3g} J per 1e9 samples", e["j_per_1e9_samples"].get<double>());
   }
-  std::string parts = fmt::format("CPU {:.4g} J, GPU {:.4g} J over the run", e["cpu_j"].get<double>(),
-                                  e["gpu_j"].get<double>());
-  if (!cpu) parts += "; CPU not counted: " + e["cpu"].value("reason", std::string());
-  if (!gpu) parts += "; GPU not counted: " + e["gpu"].value("reason", std::string());
   std::string phases;
   if (e.contains("phases") && e["phases"].is_object()) {
     for (const auto& [name, p] : e["phases"].items()) {
       phases += fmt::format("{}{} {:.4g} J", phases.empty() ? "; per repeat: " : ", ", name, p.value("median_j", 0.0));
     }
   }
-  return fmt::format("energy: {:.4g} J per verified result{}, mean {:.4g} W, idle before {:.4g} W ({}{})\n",
-                     e["per_result_j"].get<double>(), eff, e["mean_w"].get<double>(),
-                     e["idle_w"]["total"].get<double>(), parts, phases);
+  return warnings + fmt::format("energy: {:.4g} J per verified result{}, mean {}, idle before {} ({}{})\n",
+                                e["per_result_j"].get<double>(), eff, figure(e, "mean_w", "W"),
+                                figure(e["idle_w"], "total", "W"), kind_parts(e), phases);
 }
 
 }  // namespace scalebench

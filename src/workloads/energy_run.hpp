@@ -4,10 +4,13 @@
 // many ranks share it) just before every repeat's barrier and after the last; the nodes' joules are
 // summed on rank 0. The main thread never reads a counter inside a timed repeat; a sampler thread
 // on the reader reads them every kSamplePeriod, and a phase long enough for the counters' refresh
-// gets the joules of its intervals (PhaseRecorder::spans) from that timeline.
+// gets the joules of its intervals (PhaseRecorder::spans) from that timeline. Every interval between
+// two readings is checked (energy.hpp): a kind (CPU, GPU) with one interval not counted on one
+// node is not counted for the run, the reason and a warning in the section, never 0 J.
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,7 +57,8 @@ class EnergyRun {
 
   std::unique_ptr<EnergyMeter> meter_;  // on the node's first rank only
   std::vector<EnergyReading> marks_;
-  double idle_cpu_w_ = 0, idle_gpu_w_ = 0;
+  std::optional<double> idle_cpu_w_, idle_gpu_w_;  // none: not counted (the warning says why)
+  std::string idle_cpu_why_, idle_gpu_why_;
   std::mutex read_mutex_;  // the meter is read by the main thread and the sampler
   std::vector<EnergyReading> timeline_;
   std::thread sampler_;

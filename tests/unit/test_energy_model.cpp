@@ -124,9 +124,48 @@ const BadPower kBadPower[] = {
     {"negative_gpu_idle", "/gpu/idle_w", -60, "power.gpu.idle_w"},
     {"string_gpu_gemm", "/gpu/gemm_w/fp64", "400", "power.gpu.gemm_w.fp64"},
     {"null_gpu_gemm", "/gpu/gemm_w/fp64", nullptr, "power.gpu.gemm_w.fp64"},
+    // Past what the counters can draw (energy.hpp): 2 packages and their DRAM at 1500 W each, a
+    // GPU at 2000 W. 524 kW of idle is a counter stepping back read as a wrap, not a machine.
+    {"megawatt_idle", "/cpu/idle_w", 524000, "power.cpu.idle_w = 524000 W is more than the 3000 W 2 CPU package(s)"},
+    {"past_two_packages", "/cpu/blas_w/fp64", 3001, "power.cpu.blas_w.fp64 = 3001 W"},
+    {"past_two_packages_mc", "/cpu/montecarlo_w/pi", 4000, "power.cpu.montecarlo_w.pi = 4000 W"},
+    {"past_one_gpu_idle", "/gpu/idle_w", 2001, "power.gpu.idle_w = 2001 W is more than the 2000 W one GPU"},
+    {"past_one_gpu_gemm", "/gpu/gemm_w/fp64", 1e6, "power.gpu.gemm_w.fp64 = 1e+06 W"},
 };
 INSTANTIATE_TEST_SUITE_P(Figures, HostilePower, testing::ValuesIn(kBadPower),
                          [](const testing::TestParamInfo<BadPower>& i) { return std::string(i.param.name); });
+
+// The CPU ceiling follows the node's packages (hwloc's count, else one per core, never more than
+// its cores): what one box cannot draw is refused on it, and allowed on a larger one.
+TEST(HostilePower, TheCpuCeilingIsTheNodesPackagesAtTheirMost) {
+  const auto reads = [](int cores, const json& packages, double idle_w) {
+    json j = to_json(synthetic());
+    j["cores"] = cores;
+    if (packages.is_null()) {
+      j["hwloc"].erase("packages");
+    } else {
+      j["hwloc"]["packages"] = packages;
+    }
+    j["power"] = power_section();
+    j["power"]["cpu"]["idle_w"] = idle_w;
+    j["power"]["cpu"]["blas_w"] = json::object();
+    j["power"]["cpu"]["montecarlo_w"] = json::object();
+    try {
+      (void)profile_from_json(j, "p.json");
+      return std::string();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(reads(2, 1, 1500), "");
+  EXPECT_NE(reads(2, 1, 1501).find("more than the 1500 W 1 CPU package(s) and their DRAM can draw"), std::string::npos);
+  EXPECT_EQ(reads(2, nullptr, 3000), "") << "no package count: one per core";
+  EXPECT_NE(reads(2, nullptr, 524000).find("power.cpu.idle_w = 524000 W"), std::string::npos);
+  EXPECT_NE(reads(2, 1000000, 3001).find("the 3000 W 2 CPU package(s)"), std::string::npos)
+      << "never more packages than cores";
+  EXPECT_NE(reads(2, "many", 3001).find("the 3000 W 2 CPU package(s)"), std::string::npos);
+  EXPECT_EQ(reads(256, 8, 12000), "");
+}
 
 TEST(HostilePower, ASectionOfTheWrongKindIsRefused) {
   json j = to_json(synthetic());

@@ -20,7 +20,7 @@ nlohmann::json energy_json(const nlohmann::json& record) {
     return {{"reason", why}};
   }
   nlohmann::json j{{"per_result_j", e["per_result_j"]},
-                   {"mean_w", e.value("mean_w", 0.0)},
+                   {"mean_w", e.contains("mean_w") && e["mean_w"].is_number() ? e["mean_w"] : nlohmann::json()},
                    {"counted", cpu && gpu ? "cpu+gpu" : (gpu ? "gpu" : "cpu")}};
   for (const char* k : {"gflop_per_j", "j_per_1e9_samples"}) {
     if (e.contains(k)) j[k] = e[k];

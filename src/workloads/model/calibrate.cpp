@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -97,21 +98,36 @@ double median_seconds(const Budget& b, Step step) {
 // ---- Power (docs/model.md, "Energy"): mean watts from the energy counters around a timing ----
 
 // Mean watts of the meter's `kind` domains ("cpu": RAPL packages and DRAM, "gpu": NVML) between
-// two readings.
-double mean_watts(const EnergyMeter& m, const std::string& kind, const EnergyReading& a, const EnergyReading& b) {
-  const std::vector<double> joules = energy_between(m.domains(), a, b);
-  double sum = 0;
-  for (std::size_t i = 0; i < joules.size(); ++i) {
-    if (m.domains()[i].kind == kind) sum += joules[i];
+// two readings; none, with the reason, when the interval is not counted (energy.hpp: a counter
+// unreadable, stepped back or rising past what its domain can draw) or the mean is more than the
+// domains can draw together. A figure from such an interval never reaches the profile.
+struct Watts {
+  std::optional<double> w;
+  std::string why;
+};
+
+Watts mean_watts(const EnergyMeter& m, const std::string& kind, const EnergyReading& a, const EnergyReading& b) {
+  const EnergyDelta j = joules_of_kind(m.domains(), energy_between(m.domains(), a, b), kind);
+  if (!j.joules) return {std::nullopt, j.why};
+  double most = 0;
+  for (const EnergyDomain& d : m.domains()) {
+    if (d.kind == kind) most += d.max_w;
   }
-  return sum / std::max(1e-6, b.at_s - a.at_s);
+  const double seconds = std::max(1e-6, b.at_s - a.at_s);
+  const double w = *j.joules / seconds;
+  if (w > most) {
+    return {std::nullopt, fmt::format("{:.6g} J in {:.3g} s is {:.4g} W, more than the {:g} W its counters can draw at "
+                                      "most: not counted",
+                                      *j.joules, seconds, w, most)};
+  }
+  return {w, ""};
 }
 
 // Where a timing's mean watts go: none when `meter` is null (no counter, or a series not at full node).
 struct WattsProbe {
   const EnergyMeter* meter = nullptr;
   std::string kind = "cpu";
-  double* watts = nullptr;
+  Watts* watts = nullptr;
 };
 
 // `f()`, with the probe's mean watts over it kept.
@@ -146,6 +162,20 @@ class Progress {
  private:
   bool on_;
 };
+
+// A kernel's watts kept under `key` of `into`; not counted, a warning in the profile instead (the
+// energy model then says that kernel's power is missing).
+void keep_watts(Profile& p, const Progress& say, std::map<std::string, double>& into, const std::string& key,
+                const Watts& w, const std::string& what) {
+  if (w.w) {
+    into[key] = *w.w;
+    say.line("power: {}: {:.1f} W", what, *w.w);
+    return;
+  }
+  const std::string warning = fmt::format("power: {}: {}", what, w.why.empty() ? "not read" : w.why);
+  say.line("warning: {}", warning);
+  p.warnings.push_back(warning);
+}
 
 TimedRate gemm_gflops(GemmBackendKind kind, Precision prec, int threads, const GemmShape& s, const Budget& b,
                       const WattsProbe& probe = {}) {
@@ -247,7 +277,7 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say, 
       const std::string what = fmt::format("BLAS {} {} thread(s)", to_string(prec), t);
       const double cap = t == p.cores && t > 1 ? (o.quick ? 2.0 : 3.0) : (o.quick ? 0.25 : 0.5);
       // Watts of the node-wide series by size: the largest size's are the profile's.
-      std::map<std::int64_t, double> watts;
+      std::map<std::int64_t, Watts> watts;
       BlasSeries series = time_blas_series(what, t, sides, grow_from, cap, [&](std::int64_t n, int attempt) {
         const WattsProbe probe{t == p.cores ? meter : nullptr, "cpu", &watts[n]};
         const TimedRate r = gemm_gflops(GemmBackendKind::openblas, prec, t, {n, n, n},
@@ -258,8 +288,8 @@ void calibrate_blas(Profile& p, const CalibrateOptions& o, const Progress& say, 
       });
       if (t == p.cores && meter != nullptr && !series.points.empty()) {
         const std::int64_t largest = series.points.back().shape.n;
-        p.power.cpu.blas_w[to_string(prec)] = watts[largest];
-        say.line("power: {} at {}^3: {:.1f} W ({})", what, largest, watts[largest], p.power.cpu.source);
+        keep_watts(p, say, p.power.cpu.blas_w, to_string(prec), watts[largest],
+                   fmt::format("{} at {}^3 ({})", what, largest, p.power.cpu.source));
       }
       auto& points = p.blas[to_string(prec)];
       points.erase(std::remove_if(points.begin(), points.end(), [&](const BlasPoint& q) { return q.threads == t; }),
@@ -283,17 +313,17 @@ void calibrate_montecarlo_cpu(Profile& p, const CalibrateOptions& o, const Progr
     auto& rates = p.montecarlo[to_string(problem)];
     rates["cpu"].clear();
     rates["naive"].clear();
+    Watts watts;
     for (int t : std::set<int>{1, p.cores}) {
-      double* watts = t == p.cores && meter != nullptr ? &p.power.cpu.montecarlo_w[to_string(problem)] : nullptr;
-      rates["cpu"].push_back(
-          montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr, {meter, "cpu", watts}));
+      rates["cpu"].push_back(montecarlo_rate(problem, McBackendKind::cpu, t, mc_budget, nullptr,
+                                             {t == p.cores ? meter : nullptr, "cpu", &watts}));
     }
     rates["naive"].push_back(montecarlo_rate(problem, McBackendKind::naive, 1, mc_budget, nullptr));
     say.line("Monte Carlo {}: cpu {:.3g}/s on {} thread(s), naive {:.3g}/s", to_string(problem),
              rates["cpu"].back().per_s, rates["cpu"].back().threads, rates["naive"].back().per_s);
     if (meter != nullptr) {
-      say.line("power: Monte Carlo {} cpu on {} thread(s): {:.1f} W", to_string(problem), p.cores,
-               p.power.cpu.montecarlo_w[to_string(problem)]);
+      keep_watts(p, say, p.power.cpu.montecarlo_w, to_string(problem), watts,
+                 fmt::format("Monte Carlo {} cpu on {} thread(s)", to_string(problem), p.cores));
     }
   }
 }
@@ -368,15 +398,22 @@ std::unique_ptr<EnergyMeter> open_power(Profile& p, const CalibrateOptions& o, c
   std::unique_ptr<EnergyMeter> meter = EnergyMeter::open(buses);
   p.power.cpu.reason = meter->cpu_reason();
   if (!buses.empty()) p.power.gpu.reason = meter->gpu_reason();
-  const bool cpu = p.power.cpu.reason.empty(), gpu = !buses.empty() && p.power.gpu.reason.empty();
+  bool cpu = p.power.cpu.reason.empty(), gpu = !buses.empty() && p.power.gpu.reason.empty();
   if (cpu) p.power.cpu.source = meter_source(*meter, "cpu", "RAPL");
   if (gpu) p.power.gpu.source = meter_source(*meter, "gpu", "NVML");
   if (cpu || gpu) {
     const EnergyReading a = meter->read();
     std::this_thread::sleep_for(std::chrono::duration<double>(o.quick ? kIdleQuickSeconds : kIdleSeconds));
     const EnergyReading b = meter->read();
-    p.power.cpu.idle_w = cpu ? mean_watts(*meter, "cpu", a, b) : 0.0;
-    p.power.gpu.idle_w = gpu ? mean_watts(*meter, "gpu", a, b) : 0.0;
+    // Idle watts from an interval not counted are absent: the part is, with the reason.
+    const Watts cpu_idle = cpu ? mean_watts(*meter, "cpu", a, b) : Watts{};
+    const Watts gpu_idle = gpu ? mean_watts(*meter, "gpu", a, b) : Watts{};
+    if (cpu && !cpu_idle.w) p.power.cpu.reason = "its idle power was not counted: " + cpu_idle.why;
+    if (gpu && !gpu_idle.w) p.power.gpu.reason = "its idle power was not counted: " + gpu_idle.why;
+    cpu = cpu && cpu_idle.w;
+    gpu = gpu && gpu_idle.w;
+    p.power.cpu.idle_w = cpu_idle.w.value_or(0.0);
+    p.power.gpu.idle_w = gpu_idle.w.value_or(0.0);
   }
   p.power.cpu.present = cpu;  // the GPU's once its multiplies are read (calibrate_gpu_power)
   say.line("power: CPU {}", cpu ? fmt::format("idle {:.1f} W ({})", p.power.cpu.idle_w, p.power.cpu.source)
@@ -412,13 +449,14 @@ void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& 
       gemm->prepare(cfg.shape, prec, rec);
       gemm->generate(cfg.shape, 0, cfg.seed, Fill::uniform);
       gemm->compute(rec);  // warm-up
-      double& w = g.gemm_w[to_string(prec)];
+      Watts w;
       metered(WattsProbe{&meter, "gpu", &w}, [&] {
         const double t0 = wall_seconds();
         while (wall_seconds() - t0 < kGpuPowerSeconds) gemm->compute(rec);
         return 0;
       });
-      say.line("power: GPU {} GEMM {}^3: {:.1f} W (idle {:.1f} W)", to_string(prec), n, w, g.idle_w);
+      keep_watts(p, say, g.gemm_w, to_string(prec), w,
+                 fmt::format("GPU {} GEMM {}^3 (idle {:.1f} W)", to_string(prec), n, g.idle_w));
     }
     g.present = true;
   } catch (const std::exception& e) {

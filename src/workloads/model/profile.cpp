@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/checked_size.hpp"
+#include "scalebench/base/energy.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
@@ -293,16 +294,44 @@ json power_json(const PowerProfile& w) {
   return {{"cpu", cpu}, {"gpu", gpu}};
 }
 
-PowerProfile power_from_json(const Reader& r) {
+// The node's CPU packages: hwloc's count, else one per core (a package has a core), in [1, cores].
+double cpu_packages(const Profile& p) {
+  const json n = p.hwloc.is_object() && p.hwloc.contains("packages") ? p.hwloc.at("packages") : json();
+  const double packages = n.is_number_integer() ? n.get<double>() : p.cores;
+  return std::clamp(packages, 1.0, static_cast<double>(p.cores));
+}
+
+// Watts (Reader::watts) of at most `most`: a figure above what the counters can draw is a bad
+// reading stored, not a machine.
+double watts_at_most(const Reader& r, const std::string& key, double most, const std::string& of) {
+  const double w = r.watts(key);
+  if (w > most) r.fail(key, fmt::format("= {:g} W is more than the {:g} W {} can draw", w, most, of));
+  return w;
+}
+
+std::map<std::string, double> watts_by_name_at_most(const Reader& r, const std::string& key, double most,
+                                                    const std::string& of) {
+  std::map<std::string, double> out;
+  if (!r.has(key)) return out;
+  const Reader named = r.sub(key);
+  for (const std::string& name : named.keys()) out[name] = watts_at_most(named, name, most, of);
+  return out;
+}
+
+PowerProfile power_from_json(const Reader& r, const Profile& p) {
   PowerProfile w;
   w.recorded = true;
+  // The most the counters can draw (energy.hpp): each package and its DRAM at their ceilings.
+  const double packages = cpu_packages(p);
+  const double cpu_most = packages * (kMaxPackageWatts + kMaxDramWatts);
+  const std::string node = fmt::format("{:g} CPU package(s) and their DRAM", packages);
   const Reader cpu = r.sub("cpu");
   w.cpu.present = cpu.flag("present");
   if (w.cpu.present) {
     w.cpu.source = cpu.has("source") ? cpu.text("source") : "";
-    w.cpu.idle_w = cpu.watts("idle_w");
-    w.cpu.blas_w = cpu.watts_by_name("blas_w");
-    w.cpu.montecarlo_w = cpu.watts_by_name("montecarlo_w");
+    w.cpu.idle_w = watts_at_most(cpu, "idle_w", cpu_most, node);
+    w.cpu.blas_w = watts_by_name_at_most(cpu, "blas_w", cpu_most, node);
+    w.cpu.montecarlo_w = watts_by_name_at_most(cpu, "montecarlo_w", cpu_most, node);
   } else {
     w.cpu.reason = cpu.text("reason");
   }
@@ -310,8 +339,8 @@ PowerProfile power_from_json(const Reader& r) {
   w.gpu.present = gpu.flag("present");
   if (w.gpu.present) {
     w.gpu.source = gpu.has("source") ? gpu.text("source") : "";
-    w.gpu.idle_w = gpu.watts("idle_w");
-    w.gpu.gemm_w = gpu.watts_by_name("gemm_w");
+    w.gpu.idle_w = watts_at_most(gpu, "idle_w", kMaxGpuWatts, "one GPU");
+    w.gpu.gemm_w = watts_by_name_at_most(gpu, "gemm_w", kMaxGpuWatts, "one GPU");
   } else {
     w.gpu.reason = gpu.text("reason");
   }
@@ -444,7 +473,7 @@ Profile profile_from_json(const json& j, const std::string& source) {
     (void)r.list("checks");
     p.checks = r.at("checks");
   }
-  if (r.has("power")) p.power = power_from_json(r.sub("power"));
+  if (r.has("power")) p.power = power_from_json(r.sub("power"), p);
   return p;
 }
 
