@@ -28,6 +28,10 @@ scalebench_add_test(NAME misses KIND cli SOURCES ${_model}/cli/test_cli_misses.c
 # its refusals.
 scalebench_add_test(NAME auto_check KIND cli SOURCES ${_model}/cli/test_cli_auto_check.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 300)
+# tools/misses, auto-check and energy-check given hostile files and failing children (fakes of the
+# binary, the measured run and nvidia-smi): one line and the documented code, nothing left behind.
+scalebench_add_test(NAME tools_input KIND cli SOURCES ${_model}/cli/test_cli_tools_input.cpp
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 # calibrate's check times its figures again when the machine was busier while they were taken
 # (two busy loops per CPU during the CPU figures). Serial: it loads every CPU.
 scalebench_add_script_test(NAME calibrate_retime KIND cli COMMAND ${_model}/cli/test_calibrate_retime.sh LABELS model

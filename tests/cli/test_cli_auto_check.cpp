@@ -64,7 +64,7 @@ TEST(AutoCheck, RefusesWhatItCannotCheckWithOneLine) {
   EXPECT_NE(r.output.find("auto decides gemm's schedule"), std::string::npos) << r.output;
   r = run_command(tool() + " " + dir + "/none.yaml 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("cannot read " + dir + "/none.yaml"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cannot read study file " + dir + "/none.yaml"), std::string::npos) << r.output;
   ASSERT_EQ(mkdir((dir + "/mine").c_str(), 0755), 0);
   const std::string gemm = write_study(dir, "study: g\nworkload: gemm\nargs: {n: 64}\n");
   r = run_command(tool() + " --out-dir " + dir + "/mine " + gemm + " 2>&1");

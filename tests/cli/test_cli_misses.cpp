@@ -86,7 +86,7 @@ TEST(Misses, BadInputGetsOneLineAndItsCode) {
       {dir + "/missing.json", 2, "missing.json does not exist"},
       {dir + "/note.json", 2, "is not a scalebench run record"},
       {dir + "/broken.json", 2, "is not JSON"},
-      {dir + "/fifo.json", 2, "is not a regular file"},
+      {dir + "/fifo.json", 2, "is a FIFO, not a regular file"},
       {"", 2, "name at least one"},
       {dir + " --worst x", 2, "--worst 'x' is not a number"},
       {dir + " --min-seconds nan", 2, "must be a finite number"},
