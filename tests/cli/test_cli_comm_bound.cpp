@@ -63,3 +63,28 @@ TEST(CommBoundCli, OneRankHasNoBoundLines) {
   const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
   EXPECT_DOUBLE_EQ(rec["comm_bound"]["spread"]["bound_words"].get<double>(), 0.0);
 }
+
+TEST(CommBoundCli, SharedDistributionCountsWhatItsLayoutMovesBetweenNodes) {
+  // No host transport carries the blocks: the layout's bytes per rank stand in. On one node the
+  // ranks read the node's windows, and nothing crosses a node.
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(4, "gemm --n 256 --reps 1 --threads 1 --distribution shared --json " + dir +
+                                             "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  ASSERT_EQ(rec["distribution"]["scheme"], "shared") << rec["distribution"].dump();
+  const auto& b = rec["comm_bound"];
+  EXPECT_EQ(b["moved_source"], "layout") << b.dump();
+  EXPECT_DOUBLE_EQ(b["moved_words"].get<double>(), 0.0) << b.dump();
+  EXPECT_EQ(b["moved_rank"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(b["moved_to_bound"].get<double>(), 0.0);
+  EXPECT_NE(r.output.find("communication bound: rank 0 moved 0 words"), std::string::npos) << r.output;
+}
+
+TEST(CommBoundCli, ATransportsCountsSayTheirSource) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --reps 1 --threads 1 --json " + dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  EXPECT_EQ(rec["comm_bound"]["moved_source"], "transport") << rec["comm_bound"].dump();
+}

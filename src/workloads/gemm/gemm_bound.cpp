@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -36,6 +37,40 @@ std::size_t moved_element_bytes(const GemmConfig& cfg) {
   return cfg.transport == Transport::nccl && cfg.precision == Precision::bf16 ? 2 : host_element_bytes(cfg.precision);
 }
 
+struct MovedBytes {
+  std::vector<std::int64_t> bytes;  // per rank: handed to and got from the transport in a repeat
+  std::string source;
+};
+
+// What each rank moved in a repeat: the transport's own counts where a host transport carried the
+// blocks, else (the device schedules over NCCL, --distribution shared) the layout's
+// `bytes_per_rank` — what each rank received (scatter, broadcast) or sent (gather) — with rank 0
+// sending every other rank's scatter, B once and receiving every gather, as the transport counts.
+MovedBytes moved_bytes_per_rank(const nlohmann::json& d) {
+  MovedBytes out;
+  const auto& c = d.contains("communication") ? d["communication"] : nlohmann::json();
+  if (c.is_object() && c.contains("bytes_sent_per_rank")) {
+    for (std::size_t r = 0; r < c["bytes_sent_per_rank"].size(); ++r) {
+      out.bytes.push_back(c["bytes_sent_per_rank"][r].get<std::int64_t>() +
+                          c["bytes_received_per_rank"][r].get<std::int64_t>());
+    }
+    out.source = "transport";
+    return out;
+  }
+  const auto& per = d.contains("bytes_per_rank") ? d["bytes_per_rank"] : nlohmann::json();
+  if (!per.is_object() || !per.contains("scatter") || !per.contains("broadcast") || !per.contains("gather")) return out;
+  const auto scatter = int_list(per["scatter"]), bcast = int_list(per["broadcast"]), gather = int_list(per["gather"]);
+  if (scatter.empty() || bcast.size() != scatter.size() || gather.size() != scatter.size()) return out;
+  out.bytes.assign(scatter.size(), 0);
+  for (std::size_t r = 1; r < scatter.size(); ++r) {
+    out.bytes[r] = scatter[r] + bcast[r] + gather[r];
+    out.bytes[0] += scatter[r] + gather[r];
+  }
+  out.bytes[0] += *std::max_element(bcast.begin(), bcast.end());
+  out.source = "layout";
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohmann::json& record) {
@@ -63,20 +98,16 @@ nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohma
         {"schedule_to_bound", spread > 0 ? schedule / spread : 0.0}}},
       {"moved_words", nullptr},
       {"moved_rank", nullptr},
+      {"moved_source", nullptr},
       {"moved_to_bound", nullptr}};
-  const auto& c = d.contains("communication") ? d["communication"] : nlohmann::json();
-  if (c.is_object() && c.contains("bytes_sent_per_rank")) {
-    std::int64_t most = -1;
-    int at = 0;
-    for (std::size_t r = 0; r < c["bytes_sent_per_rank"].size(); ++r) {
-      const auto moved = c["bytes_sent_per_rank"][r].get<std::int64_t>() +
-                         c["bytes_received_per_rank"][r].get<std::int64_t>();
-      if (moved > most) most = moved, at = static_cast<int>(r);
-    }
-    const double words = static_cast<double>(most) / static_cast<double>(e);
+  const auto moved = moved_bytes_per_rank(d);
+  if (!moved.bytes.empty()) {
+    const auto most = std::max_element(moved.bytes.begin(), moved.bytes.end());
+    const double words = static_cast<double>(*most) / static_cast<double>(e);
     out["moved_words"] = words;
-    out["moved_rank"] = at;
+    out["moved_rank"] = static_cast<int>(most - moved.bytes.begin());
     out["moved_to_bound"] = from_nothing > 0 ? words / from_nothing : 0.0;
+    out["moved_source"] = moved.source;
   }
   return out;
 }
