@@ -217,19 +217,21 @@ FolderLock::~FolderLock() {
 }
 
 void check_own_file(const std::string& path, const std::string& what) {
-  const std::string kind = path_kind(path);
-  if (!kind.empty() && kind != "a regular file" && kind != "a dangling symbolic link") {
-    throw ResourceError(fmt::format("cannot write {} {}: it is {}, not a regular file; remove it or choose another "
-                                    "--out-dir",
-                                    what, path, kind));
+  try {
+    check_results_file(path);  // never through a link, never into a device or folder
+  } catch (const ResourceError& e) {
+    throw ResourceError(fmt::format("{} ({}); remove it or choose another --out-dir", e.what(), what));
   }
   check_output_path(path, what);
 }
 
 void check_own_folder(const std::string& path, const std::string& what) {
-  const std::string kind = path_kind(path);
+  struct stat st {};
+  const bool link = lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+  const std::string kind = link ? "a symbolic link" : path_kind(path);
   if (!kind.empty() && kind != "a folder") {
-    throw ResourceError(fmt::format("cannot use {} {}: it is {}, not a folder; remove it or choose another --out-dir",
+    throw ResourceError(fmt::format("cannot use {} {}: it is {}, not a folder; results are written only in a real "
+                                    "folder: remove it or choose another --out-dir",
                                     what, path, kind));
   }
 }

@@ -21,6 +21,7 @@
 #include "results/results_store.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/launch.hpp"
 #include "scalebench/drivers/process.hpp"
 #include "scalebench/drivers/report.hpp"
@@ -84,7 +85,7 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
     auto argv = l.argv(*r);
     argv.insert(argv.end(), {"--dry-run", "--quiet"});
     const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
-    std::remove(log.c_str());
+    study::prepare_step_files("", log);  // never through a link; an earlier check's log goes
     const StepOutcome out = run_step(argv, log, 120);
     throw_if_stopped("nothing was run");
     const bool own = has_scalebench_error(log);
@@ -121,6 +122,7 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   q.stopped = fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: run "
                           "the study again to go on",
                           r.index);
+  study::prepare_step_files(q.record_path, q.log_path);  // never through a link
   // A run not checked before (a large study checks a covering set) may still find that this
   // machine cannot hold it: skipped with the reason, as the check would have, not failed.
   nlohmann::json line = step_line(r.key, q, run_one_step(q), true);
@@ -279,6 +281,7 @@ StudyResult run_study(const StudyOptions& o) {
   const auto runs = plan_study(spec);
   const StudyLauncher launcher = study::make_launcher(o, spec);
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
+  check_results_folder(out_dir, "--out-dir");
   study::check_output_dir(out_dir, "--out-dir");
   study::check_folder_is_ours(out_dir, study::DriverKind::study, "--out-dir");
   check_same_study(spec, out_dir, study::read_results(out_dir, study::DriverKind::study).lines);
