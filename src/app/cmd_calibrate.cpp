@@ -13,6 +13,7 @@
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/profile_lock.hpp"
 
 namespace scalebench::app {
 namespace {

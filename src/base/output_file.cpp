@@ -213,17 +213,16 @@ std::string lstat_kind(const std::string& path, struct stat& st) {
 }  // namespace
 
 void check_results_folder(const std::string& dir, std::string_view option) {
+  std::string bare = dir;  // "x/" names the link's target: lstat the link itself
+  while (bare.size() > 1 && bare.back() == '/') bare.pop_back();
   struct stat st {};
-  const std::string kind = lstat_kind(dir, st);
-  if (kind.empty() || S_ISDIR(st.st_mode)) return;
-  if (S_ISLNK(st.st_mode)) {
-    char real[PATH_MAX];
-    const bool resolved = realpath(dir.c_str(), real) != nullptr;
-    throw ResourceError(fmt::format("{} {} is {}; a results folder is written only where it is, never through a "
-                                    "link: give {} itself",
-                                    option, dir, kind, resolved ? std::string(real) : "the folder it names"));
-  }
-  throw ResourceError(fmt::format("{} {} is {}, not a folder; choose another {}", option, dir, kind, option));
+  const std::string kind = lstat_kind(bare, st);
+  if (kind.empty() || !S_ISLNK(st.st_mode)) return;  // missing, a folder, or what the callers' own checks refuse
+  char real[PATH_MAX];
+  const bool resolved = realpath(dir.c_str(), real) != nullptr;
+  throw ResourceError(fmt::format("{} {} is {}; a results folder is written only where it is, never through a link: "
+                                  "give {} itself",
+                                  option, dir, kind, resolved ? std::string(real) : "the folder it names"));
 }
 
 void check_results_file(const std::string& path) {

@@ -28,7 +28,7 @@ void check_results_file(const std::string& path);
 void write_results_file(const std::string& path, const std::string& text);
 void write_results_json(const std::string& path, const nlohmann::json& j);
 // A results folder given by an option (`option` names it): refused (ResourceError) when it is a
-// symbolic link, naming where it leads; fine when missing or a folder.
+// symbolic link, naming where it leads (other kinds are left to the caller's checks).
 void check_results_folder(const std::string& dir, std::string_view option);
 
 }  // namespace scalebench

@@ -20,6 +20,7 @@
 #include "results/results_dir.hpp"
 #include "results/results_store.hpp"
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/launch.hpp"
@@ -185,6 +186,29 @@ void check_same_study(const StudySpec& spec, const std::string& out_dir, const s
   }
 }
 
+// A study run again on its folder says on stdout what it continues: the study, how many runs
+// finished earlier and the hosts their records name, and this host. Another host is no refusal: a
+// study's runs may span allocations (each record names its hosts).
+void say_continuing(const StudySpec& spec, const std::string& out_dir, const std::vector<nlohmann::json>& earlier,
+                    std::size_t runs, std::size_t todo) {
+  std::set<std::string> hosts;
+  for (const auto& l : earlier) {
+    const auto record = l.find("record");
+    if (record == l.end() || !record->is_object() || !record->contains("hosts") || !(*record)["hosts"].is_array()) {
+      continue;
+    }
+    for (const auto& h : (*record)["hosts"]) {
+      if (h.is_string()) hosts.insert(h.get<std::string>());
+    }
+  }
+  std::string named;
+  for (const auto& h : hosts) named += (named.empty() ? "" : ",") + h;
+  std::printf("scalebench study: continuing %s (study %s, %s) on host %s: %zu of %zu runs finished earlier%s\n",
+              out_dir.c_str(), spec.name.c_str(), spec.file.c_str(), host_name().c_str(), runs - todo, runs,
+              named.empty() ? "" : (" on " + named).c_str());
+  std::fflush(stdout);
+}
+
 // Every path of the study's folder, checked by kind before anything is made or run: runs.jsonl
 // (read and appended to), the summaries and the report (written), runs/ and the check logs in it.
 // A run's own record and log carry this invocation's time and pid and so are new files.
@@ -293,6 +317,7 @@ StudyResult run_study(const StudyOptions& o) {
   study::make_dirs(out_dir + "/runs");
   check_same_study(spec, out_dir, store.lines());
   std::vector<const StudyRun*> todo = runs_to_do(o, runs, store.lines());
+  if (!store.lines().empty() && !o.quiet) say_continuing(spec, out_dir, store.lines(), runs.size(), todo.size());
   StudyResult result;
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
 

@@ -2,6 +2,7 @@
 // file, rank 0 polling it while the other ranks wait quietly.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +17,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/profile_lock.hpp"
 
 namespace scalebench {
 namespace {
@@ -74,7 +75,10 @@ int take_lock(const std::string& path, double wait_s, bool quiet) {
 
 ProfileLock::ProfileLock(const Communicator& comm, const std::string& profile, bool quiet) {
   std::string error;
-  if (comm.is_root()) {
+  struct stat st {};
+  // A profile written in place (a device, a FIFO: output_file.hpp) is no file to guard.
+  const bool in_place = comm.is_root() && stat(profile.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (comm.is_root() && !in_place) {
     try {
       fd_ = take_lock(profile + ".lock", kProfileLockWaitS, quiet);
     } catch (const ResourceError& e) {
