@@ -55,7 +55,8 @@ int take_lock(const std::string& path, double wait_s, bool quiet) {
                                       "or calibrate into another file with --out",
                                       holder.empty() ? "unknown" : holder, path, wait_s));
     }
-    if (!said && !quiet) {
+    // Said once, when the holder has written its line (it does right after taking the lock).
+    if (!said && !quiet && (!holder.empty() || waited > 1.0)) {
       std::fprintf(stderr,
                    "calibrate: another calibration (%s) is writing this profile; waiting for it (%s, at most "
                    "%.0f s)\n",
