@@ -138,7 +138,7 @@ TEST(ResultsLinks, AResumeContinuesTheSamePlanOnTheSameHostOrIsRefused) {
       {"--precision fp32", "--precision fp64; this one asks --precision fp32"},
   };
   for (const auto& c : changed) {
-    const CliRun r = run_scalebench("contrast --workload gemm --modes naive --no-calibrate --no-report " +
+    const CliRun r = run_scalebench(std::string("contrast --workload gemm --modes naive --no-calibrate --no-report ") +
                                     (c.more.find("naive-n") == std::string::npos ? "--naive-n 16 " : "") +
                                     (c.more.find("reps") == std::string::npos ? "--reps 1 " : "") +
                                     (c.more.find("warmup") == std::string::npos ? "--warmup 0 " : "") + c.more +

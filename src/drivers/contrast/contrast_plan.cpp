@@ -55,16 +55,19 @@ json plan_options(const ContrastOptions& o) {
 
 std::string joined(const json& list, const char* none) {
   std::string out;
-  for (const auto& v : list) out += (out.empty() ? "" : ",") + v.get<std::string>();
+  for (const auto& v : list) {
+    if (!out.empty()) out += ',';
+    out += v.get<std::string>();
+  }
   return out.empty() ? none : out;
 }
 
 // The options of `plan` in the words of the command line ("--reps 3").
 std::string option_words(const std::string& option, const json& v) {
-  if (option == "--workload") return "--workload " + joined(v, "all");
-  if (option == "--modes") return "--modes " + joined(v, "(every row)");
-  if (option == "--peer") return "--peer " + (v.get<std::string>().empty() ? "none" : v.get<std::string>());
-  return option + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  if (option == "--workload") return fmt::format("--workload {}", joined(v, "all"));
+  if (option == "--modes") return fmt::format("--modes {}", joined(v, "(every row)"));
+  if (option == "--peer") return fmt::format("--peer {}", v.get<std::string>().empty() ? "none" : v.get<std::string>());
+  return fmt::format("{} {}", option, v.is_string() ? v.get<std::string>() : v.dump());
 }
 
 constexpr std::pair<const char*, const char*> kPlanOptions[] = {{"workloads", "--workload"},  {"modes", "--modes"},
@@ -190,7 +193,7 @@ json continue_plan(ContrastOptions& o, const std::string& out_dir, std::size_t e
   }
   if (o.quiet) return sizing;
   std::string words;
-  for (const auto& [key, option] : kPlanOptions) words += " " + option_words(option, options[key]);
+  for (const auto& [key, option] : kPlanOptions) words += fmt::format(" {}", option_words(option, options[key]));
   std::printf("scalebench contrast: continuing %s on host %s:%s%s\n", out_dir.c_str(), host.c_str(), words.c_str(),
               sizes.c_str());
   std::fflush(stdout);

@@ -202,7 +202,10 @@ void say_continuing(const StudySpec& spec, const std::string& out_dir, const std
     }
   }
   std::string named;
-  for (const auto& h : hosts) named += (named.empty() ? "" : ",") + h;
+  for (const auto& h : hosts) {
+    if (!named.empty()) named += ',';
+    named += h;
+  }
   std::printf("scalebench study: continuing %s (study %s, %s) on host %s: %zu of %zu runs finished earlier%s\n",
               out_dir.c_str(), spec.name.c_str(), spec.file.c_str(), host_name().c_str(), runs - todo, runs,
               named.empty() ? "" : (" on " + named).c_str());
