@@ -237,7 +237,9 @@ TEST(ResultsLinks, APlanOfWrongTypesOrValuesIsRefusedNamingItsField) {
     EXPECT_TRUE(is_refusal(run_scalebench(contrast(out)), 3, std::string("\"") + field + "\" is missing"));
   }
   const std::string none = dir + "/none";
-  run_command("cp -r " + base + " " + none + " && rm " + none + "/contrast-plan.json");
+  // (contrast.csv there: without a contrast's file, runs.jsonl alone would make the folder a study's.)
+  run_command("cp -r " + base + " " + none + " && rm " + none + "/contrast-plan.json && touch " + none +
+              "/contrast.csv");
   EXPECT_TRUE(is_refusal(run_scalebench(contrast(none)), 3, "contrast-plan.json is missing while"));
 }
 
@@ -245,10 +247,14 @@ TEST(ResultsLinks, TwoCalibrationsStartedTogetherTimeTheMachineOnce) {
   const std::string dir = make_temp_dir();
   const std::string env = "env -u SCALEBENCH_PROFILE XDG_CACHE_HOME=" + dir + "/cache ";
   const std::string command = env + std::getenv("SCALEBENCH_BINARY") + " calibrate --quick --if-stale --no-check";
-  const int a = std::atoi(
-      run_command("(" + command + " > " + dir + "/a.log 2>&1; echo $? > " + dir + "/a.rc) & echo $!").output.c_str());
-  const int b = std::atoi(
-      run_command("(" + command + " > " + dir + "/b.log 2>&1; echo $? > " + dir + "/b.rc) & echo $!").output.c_str());
+  // Both in the background (the shells' own output away from the pipe that run_command reads).
+  const auto start = [&](const std::string& name) {
+    return std::atoi(run_command("(" + command + " > " + dir + "/" + name + ".log 2>&1; echo $? > " + dir + "/" + name +
+                                 ".rc) > /dev/null 2>&1 & echo $!")
+                         .output.c_str());
+  };
+  const int a = start("a");
+  const int b = start("b");
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
   for (int i = 0; i < 3000 && !(file_exists(dir + "/a.rc") && file_exists(dir + "/b.rc")); ++i) {
