@@ -1113,15 +1113,20 @@ records in this folder.</p>
 
 class Output:
     """Where the page goes, checked before any work: `stream` (a character device or FIFO, written in
-    place) or a regular file / new path (`real`, its links followed) replaced atomically."""
+    place) or a regular file / new path (`real`, its links followed) replaced atomically. The page of
+    a results folder (`in_folder`) follows the rule of every file the binary writes there
+    (output_file.hpp, write_results_file): made in the folder itself, never through a link."""
 
-    def __init__(self, path, option):
+    def __init__(self, path, option, in_folder=False):
         if path == "":
             raise Bad(2, f"{option} needs a file name (got an empty string)")
         self.path, self.shown = path, f"{option} {path}" if option else path
         self.stream, self.mode, self.tmp = False, None, None
         if path.endswith("/"):
             raise Bad(3, f"{self.shown} names a folder; give a file name")
+        if in_folder:
+            self.in_folder()
+            return
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -1139,6 +1144,35 @@ class Output:
             raise Bad(3, f"cannot write {self.shown}: it is {kind_of(st.st_mode)}; give a regular file (or a "
                          "character device or pipe, written in place)")
         self.real, self.mode = os.path.realpath(path), stat.S_IMODE(st.st_mode)
+        self.check_folder()
+
+    def in_folder(self):
+        """A results folder's page: the folder a real folder, the page missing or a regular file."""
+        folder = os.path.dirname(self.path) or "."
+        try:
+            fst = os.lstat(folder)
+        except OSError as e:
+            raise Bad(3, f"cannot write {self.shown}: folder {folder}: {e.strerror}") from None
+        if stat.S_ISLNK(fst.st_mode):
+            raise Bad(3, f"cannot write {self.shown}: its folder {folder} is a symbolic link (to "
+                         f"{os.path.realpath(folder)}); a results folder is written only where it is, never through "
+                         "a link: give that folder itself")
+        if not stat.S_ISDIR(fst.st_mode):
+            raise Bad(3, f"cannot write {self.shown}: its folder {folder} is {kind_of(fst.st_mode)}; results are "
+                         "written only in a real folder")
+        self.real = self.path
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            self.check_folder()
+            return
+        except OSError as e:
+            raise Bad(3, f"cannot write {self.shown}: {e.strerror}") from None
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
+            raise Bad(3, f"cannot write {self.shown}: it is {what}; a results folder's files are "
+                         "written there, never through a link or into a device: remove it")
+        self.mode = stat.S_IMODE(st.st_mode)
         self.check_folder()
 
     def check_folder(self):
@@ -1220,7 +1254,7 @@ def report(a, state):
     if not os.path.isdir(a.folder):
         raise Bad(2, f"{a.folder} is not a folder: give the results folder of a contrast or a study")
     if a.out is None:
-        state["out"] = Output(os.path.join(a.folder, "report.html"), "")
+        state["out"] = Output(os.path.join(a.folder, "report.html"), "", in_folder=True)
     out = state["out"]
     data = load_contrast(a.folder) or load_study(a.folder)
     if data is None:

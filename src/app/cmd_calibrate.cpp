@@ -13,6 +13,7 @@
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "scalebench/workloads/profile_lock.hpp"
 
 namespace scalebench::app {
 namespace {
@@ -54,6 +55,8 @@ int run_calibrate(const CalibrateCliOptions& o) {
         agree(comm, [&] {
           if (comm.is_root()) prepare_output(out);
         });
+        // Held until the profile is written: a calibration started meanwhile waits, then finds it current.
+        const ProfileLock lock(comm, path, o.quiet);
         if (o.if_stale) {
           const std::string why = comm.bcast_string(comm.is_root() ? why_calibrate(out) : "", 0);
           if (why.empty()) {

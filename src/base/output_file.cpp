@@ -192,4 +192,70 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 
 void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
 
+namespace {
+
+// What lstat finds at `path`, in words ("" when nothing is there).
+std::string lstat_kind(const std::string& path, struct stat& st) {
+  if (lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISLNK(st.st_mode)) {
+    char buf[PATH_MAX];
+    const ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+    return n > 0 ? fmt::format("a symbolic link (to {})", std::string(buf, static_cast<std::size_t>(n)))
+                 : std::string("a symbolic link");
+  }
+  if (S_ISREG(st.st_mode)) return "a regular file";
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device";
+  return "a socket";
+}
+
+}  // namespace
+
+void check_results_folder(const std::string& dir, std::string_view option) {
+  std::string bare = dir;  // "x/" names the link's target: lstat the link itself
+  while (bare.size() > 1 && bare.back() == '/') bare.pop_back();
+  struct stat st {};
+  const std::string kind = lstat_kind(bare, st);
+  if (kind.empty() || !S_ISLNK(st.st_mode)) return;  // missing, a folder, or what the callers' own checks refuse
+  char real[PATH_MAX];
+  const bool resolved = realpath(dir.c_str(), real) != nullptr;
+  throw ResourceError(fmt::format("{} {} is {}; a results folder is written only where it is, never through a link: "
+                                  "give {} itself",
+                                  option, dir, kind, resolved ? std::string(real) : "the folder it names"));
+}
+
+void check_results_file(const std::string& path) {
+  struct stat st {};
+  const std::string dir = folder_of(path);
+  const std::string dir_kind = lstat_kind(dir, st);
+  if (dir_kind != "a folder") {
+    throw ResourceError(fmt::format("cannot write {}: its folder {} is {}; results are written only in a real folder, "
+                                    "never through a link",
+                                    path, dir, dir_kind.empty() ? "missing" : dir_kind));
+  }
+  const std::string kind = lstat_kind(path, st);
+  if (kind.empty() || S_ISREG(st.st_mode)) return;
+  throw ResourceError(fmt::format("cannot write {}: it is {}; a results folder's files are written there, never "
+                                  "through a link or into a device: remove it",
+                                  path, kind));
+}
+
+void write_results_file(const std::string& path, const std::string& text) {
+  check_results_file(path);
+  OutputTarget t;
+  t.path = path;
+  t.shown = path;
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0) {
+    t.kind = TargetKind::regular;
+    t.mode = st.st_mode & 07777;
+  }
+  replace_atomically(t, text);
+}
+
+void write_results_json(const std::string& path, const nlohmann::json& j) {
+  write_results_file(path, j.dump(2) + "\n");
+}
+
 }  // namespace scalebench

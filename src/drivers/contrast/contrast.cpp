@@ -23,6 +23,7 @@
 #include "results/results_store.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/process.hpp"
 #include "scalebench/drivers/report.hpp"
 
@@ -30,6 +31,7 @@ namespace scalebench {
 namespace contrast {
 
 study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
+  study::prepare_step_files(s.record_path, s.log_path);  // never through a link; a killed run's leftover goes
   const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
   study::StepResult r = study::run_one_step(q);
   s.exit_code = r.exit_code;
@@ -80,8 +82,20 @@ bool take_from_earlier(const study::ResultsStore& store, const std::string& key,
   return true;
 }
 
+// A row run again (its earlier line failed) writes a record and log of new names: the files an
+// earlier line names are kept as they are (study::unnamed_stem).
+void give_unnamed_files(ContrastStep& s, const study::ResultsStore& store) {
+  const std::string stem = s.record_path.substr(0, s.record_path.size() - 5);  // less ".json"
+  const std::string fresh = study::unnamed_stem(stem, store.lines());
+  if (fresh == stem) return;
+  std::replace(s.argv.begin(), s.argv.end(), s.record_path, fresh + ".json");
+  s.record_path = fresh + ".json";
+  s.log_path = fresh + ".log";
+}
+
 // Runs one step, appends its line to the store.
 void run_and_keep(const ContrastOptions& o, ContrastStep& s, const std::string& key, study::ResultsStore& store) {
+  give_unnamed_files(s, store);
   const study::StepResult r = contrast::run_step_of(
       o, s,
       fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished "
@@ -156,6 +170,7 @@ void check_outputs(const ContrastOptions& o, const std::string& out_dir) {
   if (o.json_path) study::check_not_in_results_folder(*o.json_path, "--json", out_dir);
   if (o.csv_path) study::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
   if (o.dry_run) return;
+  check_results_folder(out_dir, "--out-dir");
   study::check_output_dir(out_dir, "--out-dir");
   if (!path_kind(out_dir + "/contrast.json").empty()) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
@@ -214,9 +229,13 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     contrast::check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
     store.emplace(out_dir, study::DriverKind::contrast, "--out-dir");
   }
+  // A folder run before: its plan continued (same host, same options) or refused, before any work.
+  nlohmann::json earlier = store ? contrast::continue_plan(sized, out_dir, store->lines().size())
+                                 : nlohmann::json::object();
   const contrast::StepContext ctx{&setup, o.binary.empty() ? study::self_binary() : o.binary, out_dir};
   const nlohmann::json calibration = contrast::calibrate_first(o, ctx);  // before the probes: the rows' predictions
-  contrast::SummaryContext summary{&topo, &setup, out_dir, contrast::choose_sizes(sized, ctx, plans), calibration};
+  contrast::SummaryContext summary{&topo, &setup, out_dir,
+                                   contrast::choose_sizes(sized, ctx, plans, std::move(earlier)), calibration};
   ContrastResult result;
   for (const auto& row : planned) {
     result.steps.push_back(contrast::make_step(sized, ctx, *row.workload, row.plan, row.label));

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "contrast/contrast_steps.hpp"
+#include "results/files.hpp"
+#include "results/results_dir.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench::contrast {
@@ -48,13 +50,18 @@ nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx)
     std::fprintf(stderr, "scalebench contrast: no current profile at %s (%s): calibrating quickly once (%s)\n",
                  source.path.c_str(), why.c_str(), log.c_str());
   }
+  study::prepare_step_files("", log);  // written in the folder, never through a link
   for (const auto& argv : calibrate_commands(ctx)) {
     const study::StepRequest q{argv, "", log, kCalibrateTimeoutS,
                                "the calibration was stopped; no contrast row was run: run the contrast again"};
     const study::StepResult r = study::run_one_step(q);
     out["command"] = join_args(argv);
     if (r.exit_code == 0) {
-      out["status"] = "calibrated";
+      // Another calibration held the profile's lock (ProfileLock) and made it meanwhile: taken as is.
+      const bool made_meanwhile = study::read_run_output(log, "calibrate log").find("; nothing timed") !=
+                                  std::string::npos;
+      out["status"] = made_meanwhile ? "current" : "calibrated";
+      if (made_meanwhile) out["why"] = "made meanwhile by another calibration of this host";
       return out;
     }
     out["reason"] = r.reason;

@@ -6,10 +6,6 @@
 #include <fmt/format.h>
 
 #include "contrast/contrast_steps.hpp"
-#include "scalebench/base/error.hpp"
-#include "scalebench/base/input_file.hpp"
-#include "scalebench/base/output_file.hpp"
-#include "scalebench/workloads/run_context.hpp"
 
 namespace scalebench::study {
 
@@ -99,54 +95,12 @@ void measure_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector
   }
 }
 
-// The sizes an earlier invocation on this folder ran (contrast-plan.json), taken for every size the
-// options leave open, so that a resumed contrast runs the rows it has not finished at the sizes of
-// those it has. A plan file that is not one is refused: its rows would be measured anew and no
-// longer compare with the rows kept.
-void read_saved_sizes(ContrastOptions& o, const std::string& out_dir, nlohmann::json& sizing) {
-  const std::string path = out_dir + "/" + kPlanFileName;
-  if (!check_input_file(path, std::string(kPlanFileName))) return;
-  const nlohmann::json plan = nlohmann::json::parse(read_input_file(path, kPlanFileName), nullptr, false);
-  if (!plan.is_object() || !plan.contains("sizes") || !plan["sizes"].is_object()) {
-    throw ResourceError(fmt::format("{} is not a contrast's plan (no object \"sizes\"); remove it, or the folder, and "
-                                    "run the contrast again",
-                                    path));
-  }
-  for (const Workload* w : o.workloads) {
-    const auto saved = plan["sizes"].find(name_of(*w));
-    if (saved == plan["sizes"].end() || !saved->is_object()) continue;
-    ContrastSizes& mine = o.sizes[name_of(*w)];
-    for (auto [field, value] : {std::pair{"cpu", &mine.cpu}, {"gpu", &mine.gpu}, {"naive", &mine.naive}}) {
-      const auto it = saved->find(field);
-      if (value->empty() && it != saved->end() && it->is_string()) *value = it->get<std::string>();
-    }
-    if (plan.contains("sizing") && plan["sizing"].is_object() && plan["sizing"].contains(name_of(*w))) {
-      sizing[name_of(*w)] = plan["sizing"][name_of(*w)];
-    }
-  }
-  if (!o.quiet) std::fprintf(stderr, "scalebench contrast: the sizes of the earlier rows, from %s\n", path.c_str());
-}
-
 }  // namespace
 
-nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans) {
-  nlohmann::json sizing = nlohmann::json::object();
-  if (!o.dry_run) read_saved_sizes(o, ctx.out_dir, sizing);
+nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans,
+                            nlohmann::json sizing) {
   measure_sizes(o, ctx, plans, sizing);
   return sizing;
-}
-
-void save_sizes(const ContrastOptions& o, const std::string& out_dir, const nlohmann::json& sizing) {
-  nlohmann::json sizes = nlohmann::json::object();
-  for (const Workload* w : o.workloads) {
-    const auto it = o.sizes.find(name_of(*w));
-    if (it == o.sizes.end()) continue;
-    sizes[name_of(*w)] = {{"cpu", it->second.cpu}, {"gpu", it->second.gpu}, {"naive", it->second.naive}};
-  }
-  write_json_atomic(out_dir + "/" + kPlanFileName, {{"schema_version", kSchemaVersion},
-                                                    {"subcommand", "contrast"},
-                                                    {"sizes", sizes},
-                                                    {"sizing", sizing}});
 }
 
 }  // namespace scalebench::contrast

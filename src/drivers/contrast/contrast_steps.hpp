@@ -67,10 +67,18 @@ nlohmann::json summarize(const ContrastStep& s);
 // the contrast during it.
 study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped);
 
-// The sizes the options leave open: read from the folder's contrast-plan.json when an earlier
-// invocation measured them, else measured (unless --dry-run); returns what the report shows.
-nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans);
-// Writes contrast-plan.json: the sizes every row of this contrast runs, kept for a resume.
+// The folder's contrast-plan.json, when an earlier invocation wrote one (contrast_plan.cpp): each
+// field checked (ResourceError naming the file and the field); the host that measured it must be
+// this one (ResourceError) and the options that decide the rows this invocation's (UsageError
+// naming the option that differs); its sizes then fill those the options leave open. Says on stdout
+// which host and options it continues. A folder whose runs.jsonl has `earlier_lines` lines but no
+// plan is refused. Returns the earlier sizing (for the report), an empty object without a plan.
+nlohmann::json continue_plan(ContrastOptions& o, const std::string& out_dir, std::size_t earlier_lines);
+// The sizes the options and the plan leave open, measured (unless --dry-run); returns `sizing`
+// with what was measured, for the report.
+nlohmann::json choose_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans,
+                            nlohmann::json sizing);
+// Writes contrast-plan.json: the host, the options and the sizes every row of this contrast runs.
 void save_sizes(const ContrastOptions& o, const std::string& out_dir, const nlohmann::json& sizing);
 inline constexpr const char* kPlanFileName = "contrast-plan.json";
 

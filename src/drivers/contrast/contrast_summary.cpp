@@ -262,8 +262,8 @@ void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx,
     std::fflush(stdout);
   }
   result.report = report_document(ctx, result, std::move(rows));
-  write_json_atomic(ctx.out_dir + "/contrast.json", result.report);
-  write_file_atomic(ctx.out_dir + "/contrast.csv", csv);
+  write_results_json(ctx.out_dir + "/contrast.json", result.report);
+  write_results_file(ctx.out_dir + "/contrast.csv", csv);
   if (o.json_path) write_json_atomic(*o.json_path, result.report);
   if (o.csv_path) write_file_atomic(*o.csv_path, csv);
 }

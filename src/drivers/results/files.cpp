@@ -15,6 +15,7 @@
 #include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/output_file.hpp"
 
 namespace scalebench::study {
 
@@ -122,6 +123,36 @@ void check_output_dir(const std::string& path, const std::string& option) {
   if (access(existing.c_str(), W_OK | X_OK) != 0) {
     throw ResourceError(fmt::format("{} {}: folder {} is not writable; choose another path", option, path, existing));
   }
+}
+
+void prepare_step_files(const std::string& record_path, const std::string& log_path) {
+  for (const std::string* path : {&record_path, &log_path}) {
+    if (path->empty()) continue;
+    check_results_file(*path);
+    struct stat st {};
+    if (lstat(path->c_str(), &st) == 0 && std::remove(path->c_str()) != 0) {
+      throw ResourceError(fmt::format("cannot replace {} (a stopped run's leftover): {}", *path, std::strerror(errno)));
+    }
+  }
+}
+
+std::string unnamed_stem(const std::string& stem, const std::vector<nlohmann::json>& lines) {
+  // By file name: a line names a file of this folder, whichever path the folder was given by.
+  const auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+  const auto named = [&](const std::string& s) {
+    for (const auto& l : lines) {
+      for (const char* field : {"record_path", "log_path"}) {
+        const auto it = l.find(field);
+        if (it == l.end() || !it->is_string()) continue;
+        const std::string name = base(it->get<std::string>());
+        if (name == base(s) + ".json" || name == base(s) + ".log") return true;
+      }
+    }
+    return false;
+  };
+  std::string out = stem;
+  for (int attempt = 2; named(out); ++attempt) out = fmt::format("{}-{}", stem, attempt);
+  return out;
 }
 
 std::string human_rate(double v, const std::string& unit) {

@@ -2,6 +2,7 @@
 // What the drivers (contrast, study) share: where the binary is, folders, reading records.
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,15 @@ std::string last_error_line(const std::string& log_path);
 void check_output_file(const std::string& path, const std::string& option);
 // The same for a folder the driver will create or fill (a file in its place, an unwritable parent).
 void check_output_dir(const std::string& path, const std::string& option);
+// A run's record and log, just before the run that writes them: each must be missing or a regular
+// file (check_results_file: never a link, never in a linked folder; ResourceError otherwise); a
+// regular file there is a killed run's leftover (no runs.jsonl line names it: the caller chose the
+// names so) and is removed, so that the run starts them anew. An empty path is skipped.
+void prepare_step_files(const std::string& record_path, const std::string& log_path);
+// `stem` when no line of `lines` names `stem`.json or `stem`.log (as "record_path" or "log_path"),
+// else the first of `stem`-2, `stem`-3, … that none names: a file an earlier line names is never
+// replaced.
+std::string unnamed_stem(const std::string& stem, const std::vector<nlohmann::json>& lines);
 // "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
 std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.

@@ -14,6 +14,7 @@
 #include "results/files.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/output_file.hpp"
 
 namespace scalebench::study {
 namespace {
@@ -49,15 +50,21 @@ bool write_all(int fd, const std::string& text) {
 }  // namespace
 
 void append_jsonl(const std::string& path, const nlohmann::json& line) {
-  const Fd f{::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+  check_results_file(path);  // a link or a device in its place is refused, and so is a linked folder
+  // O_NOFOLLOW: a link put there since is refused too (ELOOP), never appended through.
+  const Fd f{::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644)};
   if (f.fd < 0) {
-    throw ResourceError(
-        fmt::format("cannot append to {}: {}; check the folder is writable", path, std::strerror(errno)));
+    throw ResourceError(fmt::format("cannot append to {}: {}", path,
+                                    errno == ELOOP
+                                        ? "it is a symbolic link; remove it (results are never written "
+                                          "through a link)"
+                                        : std::string(std::strerror(errno)) + "; check the folder is writable"));
   }
   struct stat st {};
   if (::flock(f.fd, LOCK_EX) != 0 || ::fstat(f.fd, &st) != 0) {
     throw ResourceError(fmt::format("cannot lock {}: {}", path, std::strerror(errno)));
   }
+  if (!S_ISREG(st.st_mode)) throw ResourceError(fmt::format("cannot append to {}: it is not a regular file", path));
   std::string text;
   if (ends_without_newline(f.fd, st.st_size)) text += '\n';  // close a line an earlier crash cut
   text += line.dump();

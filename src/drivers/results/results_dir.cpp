@@ -217,19 +217,32 @@ FolderLock::~FolderLock() {
 }
 
 void check_own_file(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char target[4096];
+    const ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+    throw ResourceError(fmt::format("cannot write {} {}: it is a symbolic link{}; a results folder's files are written "
+                                    "there, never through a link: remove it or choose another --out-dir",
+                                    what, path,
+                                    n > 0 ? " (to " + std::string(target, static_cast<std::size_t>(n)) + ")" : ""));
+  }
   const std::string kind = path_kind(path);
-  if (!kind.empty() && kind != "a regular file" && kind != "a dangling symbolic link") {
+  if (!kind.empty() && kind != "a regular file") {
     throw ResourceError(fmt::format("cannot write {} {}: it is {}, not a regular file; remove it or choose another "
                                     "--out-dir",
                                     what, path, kind));
   }
+  check_results_file(path);  // its folder a real folder, not a link
   check_output_path(path, what);
 }
 
 void check_own_folder(const std::string& path, const std::string& what) {
-  const std::string kind = path_kind(path);
+  struct stat st {};
+  const bool link = lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+  const std::string kind = link ? "a symbolic link" : path_kind(path);
   if (!kind.empty() && kind != "a folder") {
-    throw ResourceError(fmt::format("cannot use {} {}: it is {}, not a folder; remove it or choose another --out-dir",
+    throw ResourceError(fmt::format("cannot use {} {}: it is {}, not a folder; results are written only in a real "
+                                    "folder: remove it or choose another --out-dir",
                                     what, path, kind));
   }
 }

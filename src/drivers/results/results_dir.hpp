@@ -39,12 +39,13 @@ class FolderLock {
   int fd_ = -1;
 };
 
-// A file the driver writes (and may read back) in its own folder: missing, or a regular file (a
-// link to one) whose folder takes new files. A folder, FIFO, device or socket there is refused
-// (ResourceError naming `what` and the kind), before any run: a FIFO would block the run that
-// writes it, a folder would be found only after the runs were spent.
+// A file the driver writes (and may read back) in its own folder: missing, or a regular file
+// whose folder takes new files. A symbolic link (never written through: check_results_file), a
+// folder, FIFO, device or socket there is refused (ResourceError naming `what` and the kind),
+// before any run: a FIFO would block the run that writes it, a folder would be found only after
+// the runs were spent.
 void check_own_file(const std::string& path, const std::string& what);
-// A folder the driver fills: missing or a folder.
+// A folder the driver fills: missing or a folder (not a symbolic link to one).
 void check_own_folder(const std::string& path, const std::string& what);
 
 // A run's record or log read back: the whole file when it is a regular file within the input

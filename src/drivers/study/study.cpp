@@ -20,7 +20,9 @@
 #include "results/results_dir.hpp"
 #include "results/results_store.hpp"
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/launch.hpp"
 #include "scalebench/drivers/process.hpp"
 #include "scalebench/drivers/report.hpp"
@@ -84,7 +86,7 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
     auto argv = l.argv(*r);
     argv.insert(argv.end(), {"--dry-run", "--quiet"});
     const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
-    std::remove(log.c_str());
+    study::prepare_step_files("", log);  // never through a link; an earlier check's log goes
     const StepOutcome out = run_step(argv, log, 120);
     throw_if_stopped("nothing was run");
     const bool own = has_scalebench_error(log);
@@ -121,6 +123,7 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   q.stopped = fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: run "
                           "the study again to go on",
                           r.index);
+  study::prepare_step_files(q.record_path, q.log_path);  // never through a link
   // A run not checked before (a large study checks a covering set) may still find that this
   // machine cannot hold it: skipped with the reason, as the check would have, not failed.
   nlohmann::json line = step_line(r.key, q, run_one_step(q), true);
@@ -181,6 +184,32 @@ void check_same_study(const StudySpec& spec, const std::string& out_dir, const s
                                       out_dir, l["study"].get<std::string>(), spec.name, spec.file));
     }
   }
+}
+
+// A study run again on its folder says on stdout what it continues: the study, how many runs
+// finished earlier and the hosts their records name, and this host. Another host is no refusal: a
+// study's runs may span allocations (each record names its hosts).
+void say_continuing(const StudySpec& spec, const std::string& out_dir, const std::vector<nlohmann::json>& earlier,
+                    std::size_t runs, std::size_t todo) {
+  std::set<std::string> hosts;
+  for (const auto& l : earlier) {
+    const auto record = l.find("record");
+    if (record == l.end() || !record->is_object() || !record->contains("hosts") || !(*record)["hosts"].is_array()) {
+      continue;
+    }
+    for (const auto& h : (*record)["hosts"]) {
+      if (h.is_string()) hosts.insert(h.get<std::string>());
+    }
+  }
+  std::string named;
+  for (const auto& h : hosts) {
+    if (!named.empty()) named += ',';
+    named += h;
+  }
+  std::printf("scalebench study: continuing %s (study %s, %s) on host %s: %zu of %zu runs finished earlier%s\n",
+              out_dir.c_str(), spec.name.c_str(), spec.file.c_str(), host_name().c_str(), runs - todo, runs,
+              named.empty() ? "" : (" on " + named).c_str());
+  std::fflush(stdout);
 }
 
 // Every path of the study's folder, checked by kind before anything is made or run: runs.jsonl
@@ -279,6 +308,7 @@ StudyResult run_study(const StudyOptions& o) {
   const auto runs = plan_study(spec);
   const StudyLauncher launcher = study::make_launcher(o, spec);
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
+  check_results_folder(out_dir, "--out-dir");
   study::check_output_dir(out_dir, "--out-dir");
   study::check_folder_is_ours(out_dir, study::DriverKind::study, "--out-dir");
   check_same_study(spec, out_dir, study::read_results(out_dir, study::DriverKind::study).lines);
@@ -290,6 +320,7 @@ StudyResult run_study(const StudyOptions& o) {
   study::make_dirs(out_dir + "/runs");
   check_same_study(spec, out_dir, store.lines());
   std::vector<const StudyRun*> todo = runs_to_do(o, runs, store.lines());
+  if (!store.lines().empty() && !o.quiet) say_continuing(spec, out_dir, store.lines(), runs.size(), todo.size());
   StudyResult result;
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
 

@@ -481,9 +481,9 @@ std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& ru
   result.exit_code = result.failed > 0 ? static_cast<int>(ExitCode::partial) : 0;
   result.summary = summary_document(spec, place, jsonl, result, std::move(out_rows), std::move(baseline));
   result.summary["optima"] = std::move(optima);
-  write_json_atomic(place.out_dir + "/summary.json", result.summary);
-  write_file_atomic(place.out_dir + "/summary.csv", out.csv);
-  write_file_atomic(place.out_dir + "/summary.md", out.md);
+  write_results_json(place.out_dir + "/summary.json", result.summary);
+  write_results_file(place.out_dir + "/summary.csv", out.csv);
+  write_results_file(place.out_dir + "/summary.md", out.md);
   return out.table;
 }
 
