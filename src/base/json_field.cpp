@@ -169,7 +169,8 @@ std::int64_t JsonField::whole_or(std::string_view key, std::int64_t lo, std::int
 }
 
 std::string JsonField::text_or(std::string_view key, std::string fallback) const {
-  return has(key) ? text(key) : fallback;
+  if (has(key)) return text(key);
+  return fallback;
 }
 
 bool JsonField::flag_or(std::string_view key, bool fallback) const { return has(key) ? flag(key) : fallback; }

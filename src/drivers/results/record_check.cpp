@@ -88,7 +88,8 @@ void check_context(const JsonField& r) {
 
 }  // namespace
 
-void check_run_record(const JsonField& r) {
+void check_run_record(const JsonField& record) {
+  const JsonField& r = record;
   if (!r.raw().is_object()) r.fail("", "must be an object (got " + json_kind(r.raw()) + ")");
   optional_text(r, "subcommand");
   optional_count(r, "ranks");
