@@ -43,7 +43,7 @@ namespace {
 // The run's record as the drivers read it back: one that cannot be read, or whose fields are not
 // of their kinds (record_check.hpp), counts as none.
 nlohmann::json read_back_record(const std::string& path) {
-  const nlohmann::json record = nlohmann::json::parse(read_run_output(path, "record"), nullptr, false);
+  nlohmann::json record = nlohmann::json::parse(read_run_output(path, "record"), nullptr, false);
   if (!record.is_object()) return nullptr;
   try {
     check_run_record(JsonField(record, JsonOrigin{"record " + path, ""}));
