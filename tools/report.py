@@ -680,6 +680,7 @@ def check_run_record(r):
         r.fail("", f"must be an object (got {json_kind(r.v)})")
     r.text_or("subcommand")
     r.count("ranks")
+    r.flag_or("ok")
     if r.has("config"):
         c = r.sub("config")
         c.text_or("backend")

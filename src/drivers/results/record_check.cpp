@@ -93,6 +93,7 @@ void check_run_record(const JsonField& record) {
   if (!r.raw().is_object()) r.fail("", "must be an object (got " + json_kind(r.raw()) + ")");
   optional_text(r, "subcommand");
   optional_count(r, "ranks");
+  (void)r.flag_or("ok", false);
   if (r.has("config")) {
     const JsonField c = r.sub("config");
     optional_text(c, "backend");
