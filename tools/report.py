@@ -27,9 +27,9 @@ checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and 
 included: the line names the field that holds it), a field of the wrong type, a negative or
 non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike) — each is one line
 naming the file and the field. A runs.jsonl line is used or left out by the drivers' rule
-(runs_line below; docs/output.md, "Reading runs.jsonl"); one left out is named in a warning. A record path outside the folder
-is not followed (the record of the same name inside the folder is read instead). Every string is
-drawn as plain text (no TeX) and escaped in the page.
+(runs_line below; docs/output.md, "Reading runs.jsonl"); one left out is named in a warning. A
+record path outside the folder is not followed (the record of the same name inside the folder is
+read instead). Every string is drawn as plain text (no TeX) and escaped in the page.
 
 Output (--out, default DIR/report.html), the rule of every scalebench output file: a regular file
 or a new path is replaced atomically (written beside it, then renamed; a link is followed); a
