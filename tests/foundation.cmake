@@ -6,6 +6,8 @@ scalebench_add_test(NAME comm_bound KIND unit SOURCES unit/test_comm_bound.cpp T
 scalebench_add_test(NAME parse KIND unit SOURCES unit/test_parse.cpp TIMEOUT 30)
 scalebench_add_test(NAME unit_checked_size KIND unit SOURCES unit/test_checked_size.cpp TIMEOUT 30)
 scalebench_add_test(NAME unit_input_file KIND unit SOURCES unit/test_input_file.cpp TIMEOUT 30)
+# The checked JSON accessor every field read from a file goes through.
+scalebench_add_test(NAME unit_json_field KIND unit SOURCES unit/test_json_field.cpp TIMEOUT 30)
 # Energy counters: a fake powercap tree (two sockets, DRAM, wrap-around, unreadable), NVML absent;
 # counters that step back, vanish, turn into FIFOs, huge files or garbage: not counted.
 scalebench_add_test(NAME energy KIND unit SOURCES unit/test_energy.cpp TIMEOUT 30)

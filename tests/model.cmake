@@ -13,6 +13,10 @@ scalebench_add_test(NAME energy_calibrate_cli KIND cli SOURCES ${_model}/cli/tes
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600)
 scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model.cpp ${_model}/cli/cli_runner.cpp
                     LABELS model TIMEOUT 600)
+# A profile with a field of the wrong kind: predict refuses it, contrast and calibrate --if-stale
+# take it for stale (one calibration, single process).
+scalebench_add_test(NAME profile_types_cli KIND cli SOURCES ${_model}/cli/test_cli_profile_types.cpp
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model

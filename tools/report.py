@@ -25,10 +25,11 @@ regular file (or a link to one) of at most 256 MiB; its kind is checked on the o
 blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused at once. Its shape is
 checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
 included: the line names the field that holds it), a field of the wrong type, a negative or
-non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike), a runs.jsonl line
-that is not an object — each is one line naming the file and the field. A record path outside the folder
-is not followed (the record of the same name inside the folder is read instead). Every string is
-drawn as plain text (no TeX) and escaped in the page.
+non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike) — each is one line
+naming the file and the field. A runs.jsonl line is used or left out by the drivers' rule
+(runs_line below; docs/output.md, "Reading runs.jsonl"); one left out is named in a warning. A
+record path outside the folder is not followed (the record of the same name inside the folder is
+read instead). Every string is drawn as plain text (no TeX) and escaped in the page.
 
 Output (--out, default DIR/report.html), the rule of every scalebench output file: a regular file
 or a new path is replaced atomically (written beside it, then renamed; a link is followed); a
@@ -160,6 +161,19 @@ def kind_of(mode):
 
 def read_input(path, origin=""):
     """The text of a regular file; None when nothing is there. Never blocks, never reads without end."""
+    data = read_input_bytes(path, origin)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        named = f"{path}{f' (named by {origin})' if origin else ''}"
+        raise Bad(2, f"{named} is not valid UTF-8 (byte {e.start}, line {line})") from None
+
+
+def read_input_bytes(path, origin=""):
+    """The bytes of a regular file; None when nothing is there (read_input's rules)."""
     named = f"{path}{f' (named by {origin})' if origin else ''}"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
@@ -193,12 +207,7 @@ def read_input(path, origin=""):
         raise Bad(3, f"cannot read {named}: {e.strerror}") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise Bad(2, f"{named} is not valid UTF-8 (byte {e.start}, line {line})") from None
+    return b"".join(chunks)
 
 
 class NotJsonNumber:
@@ -496,28 +505,313 @@ def load_contrast(folder):
             "command_line": command_line_of(doc), "finished": doc.text("finished_at"), "description": None}
 
 
+# ---------------------------------------------------------------------------------------------
+# The runs.jsonl rule, the same as the drivers' (src/drivers/results/jsonl.hpp, record_check.cpp;
+# docs/output.md, "Reading runs.jsonl"): a line both use, or both leave out with a warning.
+
+MAX_LINE_DEPTH = 64
+DOUBLE_MAX = sys.float_info.max
+
+
+class LineProblem(Exception):
+    """What makes one runs.jsonl line unusable."""
+
+
+def json_text_depth(text):
+    """The deepest nesting of objects and lists in JSON text, strings skipped (never recursing)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "{[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "}]":
+            depth -= 1
+    return deepest
+
+
+def json_kind(v):
+    if isinstance(v, bool):
+        return "true or false"
+    return {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number",
+            type(None): "null"}.get(type(v), "not a JSON value")
+
+
+def strict_loads(text):
+    """json.loads as the drivers' parser reads a line: no NaN or Infinity, no number beyond a double,
+    no key twice in one object, no lone surrogate (LineProblem or ValueError)."""
+
+    def no_constant(name):
+        raise LineProblem("is not valid JSON (NaN or Infinity)")
+
+    def finite(s):
+        v = float(s)
+        if not math.isfinite(v):
+            raise LineProblem("is not valid JSON (a number beyond a double's range)")
+        return v
+
+    def bounded(s):
+        v = int(s)
+        if abs(v) > DOUBLE_MAX:
+            raise LineProblem("is not valid JSON (a number beyond a double's range)")
+        return v
+
+    def pairs(items):
+        seen = set()
+        for k, _ in items:
+            if k in seen:
+                raise LineProblem(f'holds the key "{clip(k, 80)}" twice in one object')
+            seen.add(k)
+        return dict(items)
+
+    value = json.loads(text, parse_constant=no_constant, parse_float=finite, parse_int=bounded,
+                       object_pairs_hook=pairs)
+    no_lone_surrogate(value)
+    return value
+
+
+def no_lone_surrogate(v):
+    for s in ([v] if isinstance(v, str) else list(v) + list(v.values()) if isinstance(v, dict)
+              else v if isinstance(v, list) else ()):
+        if isinstance(s, str):
+            try:
+                s.encode("utf-8")
+            except UnicodeEncodeError:
+                raise LineProblem("is not valid JSON (a lone UTF-16 surrogate)") from None
+        else:
+            no_lone_surrogate(s)
+
+
+class Field:
+    """JsonField's checks (include/scalebench/base/json_field.hpp), LineProblem naming the field."""
+
+    def __init__(self, v, path=""):
+        self.v, self.path = v, path
+
+    def path_of(self, key):
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key, what):
+        raise LineProblem(f"{self.path_of(key) if key else (self.path or 'the top level')} {what}")
+
+    def has(self, key):
+        return isinstance(self.v, dict) and self.v.get(key) is not None
+
+    def at(self, key):
+        if not isinstance(self.v, dict):
+            self.fail("", f"must be an object (got {json_kind(self.v)})")
+        if key not in self.v:
+            self.fail(key, "is missing")
+        return self.v[key]
+
+    def sub(self, key):
+        v = self.at(key)
+        if not isinstance(v, dict):
+            self.fail(key, f"must be an object (got {json_kind(v)})")
+        return Field(v, self.path_of(key))
+
+    def list(self, key):
+        v = self.at(key)
+        if not isinstance(v, list):
+            self.fail(key, f"must be a list (got {json_kind(v)})")
+        return [Field(x, f"{self.path_of(key)}[{i}]") for i, x in enumerate(v)]
+
+    def text(self, key):
+        v = self.at(key)
+        if not isinstance(v, str):
+            self.fail(key, f"must be a string (got {json_kind(v)})")
+        return v
+
+    def flag(self, key):
+        v = self.at(key)
+        if not isinstance(v, bool):
+            self.fail(key, f"must be true or false (got {json_kind(v)})")
+        return v
+
+    def number(self, key):
+        v = self.at(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.fail(key, f"must be a number (got {json_kind(v)})")
+        return float(v)
+
+    def texts(self, key):
+        for e in self.list(key):
+            if not isinstance(e.v, str):
+                e.fail("", f"must be a string (got {json_kind(e.v)})")
+
+    def text_or(self, key):
+        if self.has(key):
+            self.text(key)
+
+    def flag_or(self, key):
+        return self.flag(key) if self.has(key) else False
+
+    def nonnegative(self, key):
+        if self.has(key):
+            d = self.number(key)
+            if not 0 <= d <= DOUBLE_MAX:
+                self.fail(key, f"must be a number in [0, {DOUBLE_MAX:g}] (got {clip(repr(self.v[key]), 40)})")
+
+    def count(self, key):
+        if self.has(key):
+            d = self.number(key)
+            if d != math.floor(d):
+                self.fail(key, f"must be a whole number (got {clip(repr(self.v[key]), 40)})")
+            if not 0 <= d <= 2**31 - 1:
+                self.fail(key, f"must be a whole number in [0, {2**31 - 1}] (got {clip(repr(self.v[key]), 40)})")
+
+    def text_or_texts(self, key):
+        if self.has(key) and not isinstance(self.v[key], str):
+            self.texts(key)
+
+
+def check_run_record(r):
+    """The fields of a run record the drivers and this script read back (record_check.cpp's list)."""
+    if not isinstance(r.v, dict):
+        r.fail("", f"must be an object (got {json_kind(r.v)})")
+    r.text_or("subcommand")
+    r.count("ranks")
+    r.flag_or("ok")
+    if r.has("config"):
+        c = r.sub("config")
+        c.text_or("backend")
+        c.nonnegative("threads_per_rank")
+    if r.has("phases"):
+        phases = r.sub("phases")
+        for name in phases.v:
+            phases.sub(name).nonnegative("median_s")
+    if r.has("rates"):
+        rates = r.sub("rates")
+        for k in ("compute_gflops", "end_to_end_gflops", "samples_per_s", "end_to_end_samples_per_s"):
+            rates.nonnegative(k)
+    check_record_prediction(r)
+    check_record_energy(r)
+    check_record_peers(r)
+    check_record_context(r)
+
+
+def check_record_prediction(r):
+    if not r.has("prediction"):
+        return
+    p = r.sub("prediction")
+    if not p.flag("available"):
+        return
+    e = p.sub("end_to_end")
+    e.nonnegative("predicted_s")
+    e.nonnegative("measured_s")
+    p.nonnegative("miss")
+    p.flag_or("flagged")
+    p.text_or("worst_phase")
+
+
+def check_record_energy(r):
+    if not r.has("energy"):
+        return
+    e = r.sub("energy")
+    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j"):
+        e.nonnegative(k)
+    for side in ("cpu", "gpu"):
+        if e.has(side):
+            s = e.sub(side)
+            s.flag_or("counted")
+            s.text_or("reason")
+
+
+def check_record_peers(r):
+    if not r.has("peers") or not r.sub("peers").has("scalapack"):
+        return
+    p = r.sub("peers").sub("scalapack")
+    p.text_or("call")
+    p.count("block_width")
+    variants = p.sub("variants")
+    for name in ("tuned", "shipped"):
+        v = variants.sub(name)
+        v.count("k_step")
+        v.sub("pre_distributed").nonnegative("median_s")
+        v.sub("end_to_end").nonnegative("median_s")
+        v.nonnegative("ratio_run_vs_peer")
+        v.nonnegative("ratio_end_to_end_run_vs_peer")
+
+
+def check_record_context(r):
+    r.text_or_texts("hosts")
+    r.text_or("cpu_model")
+    if r.has("gpu") and r.sub("gpu").has("devices"):
+        for d in r.sub("gpu").list("devices"):
+            if not isinstance(d.v, dict):
+                d.fail("", f"must be an object (got {json_kind(d.v)})")
+            d.text_or("name")
+    if r.has("versions"):
+        v = r.sub("versions")
+        for k in ("scalebench", "git", "mpi_library"):
+            v.text_or(k)
+        if v.has("openblas") and not isinstance(v.v["openblas"], str):
+            v.sub("openblas").text_or("config")
+    if r.has("comm_bound"):
+        r.sub("comm_bound").nonnegative("moved_to_bound")
+
+
+def check_line_fields(value):
+    f = Field(value)
+    f.text("key")
+    f.text("status")
+    for k in ("reason", "record_path", "study"):
+        f.text_or(k)
+    f.flag_or("launch_failed")
+    f.text_or_texts("command")
+    if f.has("record"):
+        check_run_record(f.sub("record"))
+
+
+def runs_line(part):
+    """(the line's value, None) when the line is used, else (None, what is wrong with it)."""
+    if part.startswith(b"\xef\xbb\xbf"):
+        return None, "starts with a byte-order mark"
+    try:
+        text = part.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "is not valid JSON (not UTF-8)"
+    depth = json_text_depth(text)
+    if depth > MAX_LINE_DEPTH:
+        return None, f"nests {depth} levels deep, more than {MAX_LINE_DEPTH}"
+    try:
+        value = strict_loads(text)
+        if not isinstance(value, dict):
+            return None, f"is {json_kind(value)}, not a JSON object"
+        check_line_fields(value)
+    except LineProblem as e:
+        return None, str(e)
+    except (ValueError, RecursionError) as e:
+        return None, f"is not valid JSON ({one_line(e, 120)})"
+    return value, None
+
+
 def load_runs_jsonl(folder):
-    """runs.jsonl's lines by record path. A last line without its newline that is not JSON is a line
-    cut by a crash (the study keeps it apart) and is left out; any other bad line is an error."""
+    """runs.jsonl's usable lines by record path. A line the rule (runs_line) refuses is left out
+    with a warning that names it, as the drivers leave it out; a blank line is skipped."""
     path = os.path.join(folder, "runs.jsonl")
-    text = read_input(path)
+    data = read_input_bytes(path)
     lines = {}
-    if text is None:
+    if data is None:
         return lines
-    parts = text.split("\n")
-    for n, part in enumerate(parts, 1):
-        if not part.strip():
+    for n, part in enumerate(data.split(b"\n"), 1):
+        if not part.strip(b" \t\r"):
             continue
-        where = f"{path} line {n}"
-        try:
-            value = loads_strict(part)
-        except RecursionError:
-            raise Bad(2, f"{where} is not valid JSON (nested too deeply)") from None
-        except ValueError as e:
-            if n == len(parts):  # no newline after it: cut
-                continue
-            raise Bad(2, f"{where} is not valid JSON ({one_line(e, 120)})") from None
-        line = Shape(value, where)
+        value, why = runs_line(part)
+        if why:
+            print(f"scalebench report: warning: {path} line {n} is cut or garbled, or not a driver's line: "
+                  f"{one_line(clip(why, 300))}; left in place and not used", file=sys.stderr)
+            continue
+        line = Shape(value, f"{path} line {n}")
         rec = line.d.get("record")
         lines[line.string("record_path")] = {
             "command": line.texts("command") or "",

@@ -40,6 +40,7 @@ Subcommand register_report(CLI::App& root) {
       // The page's place is checked before any work (the script checks it again, for tools/report).
       if (out->count() > 0) check_output_path(c->out, "--out");
       const ReportOutcome r = write_report(c->folder, c->out);
+      for (const std::string& w : r.warnings) std::fprintf(stderr, "%s\n", w.c_str());
       if (r.exit_code != 0) {
         print_error(r.message);
         return r.exit_code == 2 ? static_cast<int>(ExitCode::usage) : static_cast<int>(ExitCode::resource);

@@ -4,6 +4,7 @@
 // with a Python that has matplotlib. contrast and study write it at their end.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace scalebench {
 
@@ -17,6 +18,8 @@ struct ReportOutcome {
                         // be read (not a regular file), or the page cannot be written
   std::string path;     // the page written (it exists, and is not empty unless a device or FIFO)
   std::string message;  // one line: the report script's error, or what its Python did (exit_code != 0)
+  // The script's warning lines, as it printed them (a runs.jsonl line left out).
+  std::vector<std::string> warnings{};
 };
 
 // Writes `out` (empty: `folder`/report.html) by the output-file rule (output_file.hpp). The

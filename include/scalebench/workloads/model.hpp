@@ -190,8 +190,11 @@ std::string profile_mismatch(const Profile& p, const nlohmann::json& here);
 // "profile F is stale: <why>; run `scalebench calibrate` again".
 Profile load_current_profile(const ProfileSource& source);
 // Why a profile must be made at `source` ("" when the one there is current for this host and
-// build): there is none, it cannot be read, or it is stale (calibrate --if-stale's rule).
+// build): there is none, it cannot be read or used ("it cannot be used: gpu.name must be a string
+// (got a number)"), or it is stale (calibrate --if-stale's rule, and the contrast's).
 std::string why_calibrate(const ProfileSource& source);
+// why_calibrate's answer when no file is there.
+inline constexpr std::string_view kNoProfile = "there is none";
 
 // How the ranks sit on the machine: ranks are placed by blocks (ranks 0..R-1 on node 0, ...).
 struct MachineLayout {

@@ -42,6 +42,13 @@ nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx)
   // (docs/cluster.md); a profile made on this host alone would say nothing of the links.
   if (!o.calibrate || o.dry_run || !ctx.setup->hosts.empty() || ctx.setup->launcher != "mpirun") {
     out["status"] = "not asked";
+    // A profile that is there but stale or unusable is said once: the rows get no prediction from it.
+    if (!o.quiet && why != kNoProfile) {
+      std::fprintf(stderr,
+                   "scalebench contrast: no current profile at %s (%s): the rows carry no prediction; run "
+                   "`scalebench calibrate`\n",
+                   source.path.c_str(), why.c_str());
+    }
     return out;
   }
   const std::string log = ctx.out_dir + "/" + kCalibrateLogName;

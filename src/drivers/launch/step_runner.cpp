@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "results/files.hpp"
+#include "results/record_check.hpp"
 #include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
@@ -37,6 +38,23 @@ std::string StepResult::status(bool skip_cannot_run) const {
   return skip_cannot_run && cannot_run ? "skipped" : "failed";
 }
 
+namespace {
+
+// The run's record as the drivers read it back: one that cannot be read, or whose fields are not
+// of their kinds (record_check.hpp), counts as none.
+nlohmann::json read_back_record(const std::string& path) {
+  nlohmann::json record = nlohmann::json::parse(read_run_output(path, "record"), nullptr, false);
+  if (!record.is_object()) return nullptr;
+  try {
+    check_run_record(JsonField(record, JsonOrigin{"record " + path, ""}));
+  } catch (const JsonFieldError&) {
+    return nullptr;
+  }
+  return record;
+}
+
+}  // namespace
+
 StepResult run_one_step(const StepRequest& q) {
   StepResult r;
   r.started_at = utc_now_iso8601();
@@ -46,8 +64,7 @@ StepResult run_one_step(const StepRequest& q) {
   r.finished_at = utc_now_iso8601();
   r.timed_out = out.timed_out;
   r.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
-  r.record = nlohmann::json::parse(read_run_output(q.record_path, "record"), nullptr, false);
-  if (!r.record.is_object()) r.record = nullptr;
+  r.record = read_back_record(q.record_path);
   if (r.exit_code == 0) return r;
   r.own_error = !out.timed_out && has_scalebench_error(q.log_path);
   r.launch_failed = !out.timed_out && !r.own_error;

@@ -95,6 +95,16 @@ std::string script_error(const std::string& log) {
   return error;
 }
 
+// The script's warning lines ("scalebench report: warning: …").
+std::vector<std::string> script_warnings(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("scalebench report: warning: ", 0) == 0) out.push_back(line);
+  }
+  return out;
+}
+
 // The last line with something on it, for a Python that failed without the script's error line.
 std::string last_line(const std::string& log) {
   std::string last;
@@ -163,14 +173,20 @@ ReportOutcome write_report(const std::string& folder, const std::string& out) {
     if (step.timed_out) {
       return {3, "", fmt::format("the report script's Python {} did not finish in {:g} s", py.shown, kReportTimeoutS)};
     }
-    if (step.exit_code == 0) return check_written(py, page_path.path());
+    if (step.exit_code == 0) {
+      ReportOutcome written = check_written(py, page_path.path());
+      written.warnings = script_warnings(said);
+      return written;
+    }
     const std::string error = script_error(said);
     // Another Python may have matplotlib; any other failure is the folder's or the page's.
     if (step.exit_code == 3 && error.find("matplotlib is missing") != std::string::npos) {
       result = {3, "", error};
       continue;
     }
-    if ((step.exit_code == 2 || step.exit_code == 3) && !error.empty()) return {step.exit_code, "", error};
+    if ((step.exit_code == 2 || step.exit_code == 3) && !error.empty()) {
+      return {step.exit_code, "", error, script_warnings(said)};
+    }
     return {3, "", failed_python(py, step, said)};
   }
   return result;

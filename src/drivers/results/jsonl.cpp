@@ -7,13 +7,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "report/prediction_columns.hpp"
-#include "results/files.hpp"
+#include "results/record_check.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/base/output_file.hpp"
 
 namespace scalebench::study {
@@ -81,31 +83,62 @@ void append_jsonl(const std::string& path, const nlohmann::json& line) {
 
 namespace {
 
-// The summary's figures can be read from the record (its fields have their types).
-bool readable_record(const nlohmann::json& record) {
-  try {
-    run_figures(record);
-    predicted_figures(record);
+// Deeper than this, a line is not one a driver wrote (a record nests some 6 levels).
+constexpr int kMaxLineDepth = 64;
+
+// Nothing but JSON's whitespace: a line that is ignored, not counted.
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\r") == std::string::npos; }
+
+// The line parsed (discarded when it is not JSON); `twice` set to a key an object holds twice.
+nlohmann::json parse_line(const std::string& text, std::string& twice) {
+  std::vector<std::set<std::string>> keys;
+  const nlohmann::json::parser_callback_t note_keys = [&](int, nlohmann::json::parse_event_t e, nlohmann::json& v) {
+    if (e == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
+    if (e == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (e == nlohmann::json::parse_event_t::key && !keys.empty() && !keys.back().insert(v.get<std::string>()).second &&
+        twice.empty()) {
+      twice = v.get<std::string>();
+    }
     return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  };
+  return nlohmann::json::parse(text, note_keys, false);
 }
 
-// A line a study can use: an object whose fields the summary reads have their types (a line that
-// is JSON but of another shape, say written by hand or by another program, is not used).
-bool usable_line(const nlohmann::json& j) {
-  if (!j.is_object()) return false;
-  const auto is = [&](const char* k, bool (nlohmann::json::*test)() const noexcept) {
-    return !j.contains(k) || (j[k].*test)();
-  };
-  return j.contains("key") && j["key"].is_string() && j.contains("status") && j["status"].is_string() &&
-         is("reason", &nlohmann::json::is_string) && is("record_path", &nlohmann::json::is_string) &&
-         is("launch_failed", &nlohmann::json::is_boolean) &&
-         (!j.contains("record") || j["record"].is_null() || (j["record"].is_object() && readable_record(j["record"])));
+// The line's own fields, then its record's (record_check.hpp); JsonFieldError names the first wrong.
+void check_line_fields(const nlohmann::json& j) {
+  const JsonField f(j, JsonOrigin{"runs.jsonl line", ""});
+  (void)f.text("key");
+  (void)f.text("status");
+  for (const char* k : {"reason", "record_path", "study"}) (void)f.text_or(k, "");
+  (void)f.flag_or("launch_failed", false);
+  if (f.has("command") && !f.at("command").is_string()) (void)f.texts("command");
+  if (f.has("record")) check_run_record(f.sub("record"));
 }
 
 }  // namespace
+
+std::string runs_line_problem(const std::string& text, nlohmann::json& line) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) return "starts with a byte-order mark";
+  if (const int depth = json_text_depth(text); depth > kMaxLineDepth) {
+    return fmt::format("nests {} levels deep, more than {}", depth, kMaxLineDepth);
+  }
+  std::string twice;
+  line = parse_line(text, twice);
+  if (line.is_discarded()) {
+    return "is not valid JSON (cut short, garbled, not UTF-8, NaN or Infinity, or a number beyond a double's range)";
+  }
+  if (!twice.empty()) return fmt::format("holds the key \"{}\" twice in one object", twice.substr(0, 80));
+  if (!line.is_object()) return fmt::format("is {}, not a JSON object", json_kind(line));
+  try {
+    check_line_fields(line);
+  } catch (const JsonFieldError& e) {
+    return e.field();
+  }
+  // Absent is null or false: the readers index these without looking first.
+  if (!line.contains("record")) line["record"] = nullptr;
+  if (!line.contains("launch_failed") || line["launch_failed"].is_null()) line["launch_failed"] = false;
+  return "";
+}
 
 JsonlContents read_jsonl(const std::string& path, const std::string& origin) {
   JsonlContents out;
@@ -117,12 +150,13 @@ JsonlContents read_jsonl(const std::string& path, const std::string& origin) {
     const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     start = end == std::string::npos ? text.size() : end + 1;
     ++number;
-    if (line.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (usable_line(j)) {
+    if (blank(line)) continue;
+    nlohmann::json j;
+    if (std::string why = runs_line_problem(line, j); why.empty()) {
       out.lines.push_back(std::move(j));
     } else {
       out.unusable.push_back(number);
+      out.why.push_back(std::move(why));
     }
   }
   return out;

@@ -15,14 +15,23 @@ namespace scalebench::study {
 void append_jsonl(const std::string& path, const nlohmann::json& line);
 
 struct JsonlContents {
-  std::vector<nlohmann::json> lines;  // every complete line that is a usable JSON object (below)
-  std::vector<int> unusable;          // 1-based numbers of the lines that do not (cut, garbled)
+  std::vector<nlohmann::json> lines;  // every line that is used (below)
+  std::vector<int> unusable;          // 1-based numbers of the lines that are not (cut, garbled, wrong)
+  std::vector<std::string> why;       // for each of those, what is wrong with it
 };
+// The one rule for a runs.jsonl line, shared with tools/report.py (docs/output.md, "Reading
+// runs.jsonl"): a line is used when it is, on its own, valid JSON (UTF-8, no NaN or Infinity, no
+// number beyond a double's range, no key twice in one object, no byte-order mark, at most 64
+// levels deep) and an object whose "key" and "status" are strings, whose "reason", "record_path",
+// "study" are strings, "launch_failed" a boolean, "command" a string or a list of strings, and
+// "record" an object (its fields as record_check.hpp checks them), each when present and not null.
+// "" when `text` is used (and `line` is it, "record" null and "launch_failed" false when absent),
+// else what is wrong with it ("status must be a string (got a number)").
+std::string runs_line_problem(const std::string& text, nlohmann::json& line);
 // Reads `path` (missing: empty) as input_file.hpp reads any file (a folder, FIFO or device is
-// refused with ResourceError naming `origin`, e.g. "runs.jsonl of results/x"). A torn last line (no
-// newline, not valid JSON) counts as unusable, and so does a line that is JSON but not an object
-// with a string "key" and "status" (and, when present, a string "reason" and "record_path", a
-// boolean "launch_failed", an object or null "record").
+// refused with ResourceError naming `origin`, e.g. "runs.jsonl of results/x"). Every line
+// runs_line_problem refuses (a torn last line among them) is counted in `unusable`, with why; a
+// line of nothing but spaces, tabs or carriage returns is skipped and not counted.
 JsonlContents read_jsonl(const std::string& path, const std::string& origin);
 
 }  // namespace scalebench::study

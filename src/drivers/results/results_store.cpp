@@ -27,11 +27,12 @@ JsonlContents read_results(const std::string& dir, DriverKind kind) {
 
 ResultsStore::ResultsStore(const std::string& dir, DriverKind kind, const std::string& option)
     : lock_(made(dir), kind, option), jsonl_(results_jsonl(dir)), contents_(read_results(dir, kind)) {
-  for (int n : contents_.unusable) {
+  for (std::size_t i = 0; i < contents_.unusable.size(); ++i) {
     std::fprintf(stderr,
-                 "scalebench: warning: %s line %d is cut or garbled, or not a %s's line (a crash or a full "
+                 "scalebench: warning: %s line %d is cut or garbled, or not a %s's line: %s (a crash or a full "
                  "disk mid-write, an edit); left in place and not used\n",
-                 jsonl_.c_str(), n, kind == DriverKind::study ? "study" : "contrast");
+                 jsonl_.c_str(), contents_.unusable[i], kind == DriverKind::study ? "study" : "contrast",
+                 contents_.why[i].c_str());
   }
 }
 

@@ -12,6 +12,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -42,73 +43,19 @@ json rates_json(const std::vector<ThreadRate>& rates) {
   return a;
 }
 
-// The deepest nesting of objects and lists in JSON text (strings skipped), so that a hostile
-// file is refused before the parser and the value's destructor recurse through it.
-int json_nesting(const std::string& text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-// Reading: every value is checked for kind and range, and every message names the file and the
-// value's JSON path ("mpi.intra_node.bandwidth_GBps"), so a hand-edited or damaged profile fails
-// with one clear line instead of giving negative or infinite predictions.
-class Reader {
+// Reading: every value goes through JsonField (json_field.hpp), checked for kind and range, and
+// every message names the file and the value's JSON path ("mpi.intra_node.bandwidth_GBps"), so a
+// hand-edited or damaged profile fails with one clear line instead of giving negative or infinite
+// predictions. Reader adds the profile's own figures (rates, latencies, watts, spreads).
+class Reader : public JsonField {
  public:
-  Reader(const json& j, const std::string& file, std::string path) : j_(j), file_(file), path_(std::move(path)) {}
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw UsageError(fmt::format("profile {}: {} {}; run `scalebench calibrate` again", file_, path_of(key), what));
-  }
-  std::string path_of(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-  const json& at(const std::string& key) const {
-    if (!j_.is_object()) throw UsageError(fmt::format("profile {}: {} must be an object", file_, where()));
-    if (!j_.contains(key)) fail(key, "is missing");
-    return j_.at(key);
-  }
-  Reader sub(const std::string& key) const {
-    const json& v = at(key);
-    if (!v.is_object()) fail(key, fmt::format("must be an object (got {})", kind_of(v)));
-    check_size(key, v);
-    return Reader(v, file_, path_of(key));
-  }
+  explicit Reader(JsonField f) : JsonField(std::move(f)) {}
+  Reader sub(const std::string& key) const { return Reader(JsonField::sub(key)); }
   // A list's entries, each a Reader named "key[i]".
   std::vector<Reader> list(const std::string& key) const {
-    const json& v = at(key);
-    if (!v.is_array()) fail(key, fmt::format("must be a list (got {})", kind_of(v)));
-    check_size(key, v);
     std::vector<Reader> out;
-    for (std::size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], file_, fmt::format("{}[{}]", path_of(key), i));
+    for (JsonField& f : JsonField::list(key)) out.emplace_back(std::move(f));
     return out;
-  }
-  // The keys of an object (precisions, problems, backends, collectives).
-  std::vector<std::string> keys() const {
-    std::vector<std::string> out;
-    for (const auto& [k, v] : j_.items()) out.push_back(k);
-    return out;
-  }
-  double number(const std::string& key) const {
-    const json& v = at(key);
-    if (!v.is_number()) fail(key, fmt::format("must be a number (got {})", kind_of(v)));
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(key, "must be a finite number");
-    return d;
   }
   // A rate (GFLOP/s, GB/s, units/s): finite, > 0 and within the model's arithmetic.
   double rate(const std::string& key) const {
@@ -129,13 +76,7 @@ class Reader {
     return d;
   }
   // Mean watts: finite, in [0, kProfileMaxWatts] (a counter that did not move while idle reads 0).
-  double watts(const std::string& key) const {
-    const double d = number(key);
-    if (d < 0 || d > kProfileMaxWatts) {
-      fail(key, fmt::format("must be watts in [0, {:g}] (got {})", kProfileMaxWatts, at(key).dump()));
-    }
-    return d;
-  }
+  double watts(const std::string& key) const { return number_in(key, 0, kProfileMaxWatts, "watts"); }
   // An object of watts by name (precision, problem).
   std::map<std::string, double> watts_by_name(const std::string& key) const {
     std::map<std::string, double> out;
@@ -145,37 +86,11 @@ class Reader {
     return out;
   }
   // A whole number in [lo, hi].
-  std::int64_t count(const std::string& key, std::int64_t lo, std::int64_t hi) const {
-    const double d = number(key);
-    if (d != std::floor(d)) fail(key, fmt::format("must be a whole number (got {})", at(key).dump()));
-    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      fail(key, fmt::format("must be a whole number in [{}, {}] (got {})", lo, hi, at(key).dump()));
-    }
-    return static_cast<std::int64_t>(d);
-  }
+  std::int64_t count(const std::string& key, std::int64_t lo, std::int64_t hi) const { return whole(key, lo, hi); }
   int threads(const std::string& key) const { return static_cast<int>(count(key, 1, kProfileMaxThreads)); }
   std::int64_t side(const std::string& key) const { return count(key, 1, kInt32Max); }
-  std::string text(const std::string& key) const {
-    const json& v = at(key);
-    if (!v.is_string()) fail(key, fmt::format("must be a string (got {})", kind_of(v)));
-    return v.get<std::string>();
-  }
-  bool flag(const std::string& key) const {
-    const json& v = at(key);
-    if (!v.is_boolean()) fail(key, fmt::format("must be true or false (got {})", kind_of(v)));
-    return v.get<bool>();
-  }
-  bool has(const std::string& key) const { return j_.is_object() && j_.contains(key) && !j_.at(key).is_null(); }
-  const json& raw() const { return j_; }
-  std::string where() const { return path_.empty() ? "the top level" : path_; }
   // A fraction in [0, kProfileMaxSpread].
-  double fraction(const std::string& key) const {
-    const double d = number(key);
-    if (d < 0 || d > kProfileMaxSpread) {
-      fail(key, fmt::format("must be a fraction in [0, {:g}] (got {})", kProfileMaxSpread, at(key).dump()));
-    }
-    return d;
-  }
+  double fraction(const std::string& key) const { return number_in(key, 0, kProfileMaxSpread, "a fraction"); }
   // The optional "spread" of this figure (zero when absent: a profile written before spreads).
   Spread spread() const {
     if (!has("spread")) return {};
@@ -205,21 +120,17 @@ class Reader {
     for (const Reader& r : list(key)) out.emplace_back(r.side("n"), r.rate("gflops"));
     return out;
   }
-
- private:
-  static std::string kind_of(const json& v) {
-    if (v.is_number()) return "a number";
-    return v.type_name();
-  }
-  void check_size(const std::string& key, const json& v) const {
-    if (v.size() > kProfileMaxEntries) {
-      fail(key, fmt::format("holds {} entries; a profile holds at most {}", v.size(), kProfileMaxEntries));
-    }
-  }
-  const json& j_;
-  const std::string& file_;
-  std::string path_;
 };
+
+// What profile_mismatch reads of "valid_for": its GPU's name and driver as strings (the versions are
+// compared as JSON text, whatever their kind).
+void check_valid_for(const Reader& v) {
+  (void)v.text_or("host", "");
+  if (!v.has("gpu")) return;
+  const Reader g = v.sub("gpu");
+  (void)g.text_or("name", "");
+  (void)g.text_or("driver_version", "");
+}
 
 // (n, GFLOP/s) points with the spread kept beside them.
 json sized_json(const std::vector<std::pair<std::int64_t, double>>& list,
@@ -403,8 +314,8 @@ json to_json(const Profile& p) {
 }
 
 Profile profile_from_json(const json& j, const std::string& source) {
-  const Reader r(j, source, "");
-  if (!j.is_object()) throw UsageError(fmt::format("profile {} must be a JSON object (got {})", source, j.type_name()));
+  const Reader r(JsonField(j, {"profile " + source, "run `scalebench calibrate` again", kProfileMaxEntries}));
+  if (!j.is_object()) throw UsageError(fmt::format("profile {} must be a JSON object (got {})", source, json_kind(j)));
   const json& version = r.at("profile_version");
   if (!version.is_number_integer() || version.get<std::int64_t>() != kProfileVersion) {
     throw UsageError(
@@ -416,7 +327,9 @@ Profile profile_from_json(const json& j, const std::string& source) {
   p.host = r.text("host");
   p.created_at = r.text("created_at");
   p.versions = r.at("versions");
-  if (!p.versions.is_object() && !p.versions.is_null()) r.fail("versions", "must be an object");
+  if (!p.versions.is_object() && !p.versions.is_null()) {
+    r.fail("versions", fmt::format("must be an object (got {})", json_kind(p.versions)));
+  }
   p.hwloc = r.has("hwloc") ? r.sub("hwloc").raw() : json::object();
   p.cores = r.threads("cores");
   const Reader blas = r.sub("blas");
@@ -461,13 +374,13 @@ Profile profile_from_json(const json& j, const std::string& source) {
   } else {
     p.gpu.reason = "not calibrated";
   }
-  if (r.has("valid_for")) p.valid_for = r.sub("valid_for").raw();
+  if (r.has("valid_for")) {
+    check_valid_for(r.sub("valid_for"));
+    p.valid_for = r.sub("valid_for").raw();
+  }
   if (r.has("launch")) p.launch = r.sub("launch").raw();
   if (r.has("warnings")) {
-    for (const Reader& w : r.list("warnings")) {
-      if (!w.raw().is_string()) r.fail("warnings", "must be a list of strings");
-      p.warnings.push_back(w.raw().get<std::string>());
-    }
+    p.warnings = r.texts("warnings");
   }
   if (r.has("checks")) {
     (void)r.list("checks");
@@ -485,7 +398,7 @@ Profile load_profile(const std::string& path, std::string_view origin) {
     if (!path_kind(path).empty()) throw;  // there, but not a readable regular file: said as is
     throw ResourceError(std::string(e.what()) + "; run `scalebench calibrate` or pass --profile FILE");
   }
-  if (const int depth = json_nesting(text); depth > kProfileMaxDepth) {
+  if (const int depth = json_text_depth(text); depth > kProfileMaxDepth) {
     throw UsageError(fmt::format("profile {} (from {}) nests {} levels deep; a profile nests at most {}; run "
                                  "`scalebench calibrate` again",
                                  path, origin, depth, kProfileMaxDepth));
@@ -571,7 +484,7 @@ std::string profile_mismatch(const Profile& p, const json& here) {
                     : p.gpu.present             ? json{{"name", p.gpu.name}}
                                                 : json(nullptr);
   const auto text = [](const json& g, const char* key) {
-    return g.is_object() && g.contains(key) ? g.at(key).get<std::string>() : std::string();
+    return g.is_object() && g.contains(key) && g.at(key).is_string() ? g.at(key).get<std::string>() : std::string();
   };
   if (then.is_null() && !now.is_null()) {
     return fmt::format("it was calibrated without a GPU; this machine has a {}", text(now, "name"));
@@ -602,9 +515,12 @@ Profile load_current_profile(const ProfileSource& source) {
 
 std::string why_calibrate(const ProfileSource& source) {
   std::error_code ec;
-  if (!std::filesystem::exists(std::filesystem::symlink_status(source.path, ec))) return "there is none";
+  if (!std::filesystem::exists(std::filesystem::symlink_status(source.path, ec))) return std::string(kNoProfile);
+  // A profile that cannot be used is as stale as an old one: the calibration that follows replaces it.
   try {
     return profile_mismatch(load_profile(source.path, source.origin), profile_valid_for_here());
+  } catch (const JsonFieldError& e) {
+    return "it cannot be used: " + e.field();
   } catch (const Error& e) {
     return e.what();
   }

@@ -1,0 +1,115 @@
+#include "results/record_check.hpp"
+
+#include <limits>
+
+#include "scalebench/base/phases.hpp"
+
+namespace scalebench::study {
+namespace {
+
+constexpr double kMax = std::numeric_limits<double>::max();
+constexpr std::int64_t kMaxCount = std::numeric_limits<int>::max();
+
+void nonnegative(const JsonField& f, std::string_view key) { (void)f.number_in_or(key, 0, kMax, "a number", 0); }
+void optional_text(const JsonField& f, std::string_view key) { (void)f.text_or(key, ""); }
+void optional_count(const JsonField& f, std::string_view key) { (void)f.whole_or(key, 0, kMaxCount, 0); }
+
+// A string, or a list of strings.
+void text_or_texts(const JsonField& f, std::string_view key) {
+  if (f.has(key) && !f.at(key).is_string()) (void)f.texts(key);
+}
+
+// {"median_s": seconds} objects by name ("phases"; a peer's pre_distributed, end_to_end).
+void timed(const JsonField& t) { nonnegative(t, "median_s"); }
+
+void check_phases(const JsonField& r) {
+  if (!r.has("phases")) return;
+  const JsonField phases = r.sub("phases");
+  for (const std::string& name : phases.keys()) timed(phases.sub(name));
+}
+
+void check_prediction(const JsonField& r) {
+  if (!r.has("prediction")) return;
+  const JsonField p = r.sub("prediction");
+  if (!p.flag("available")) return;
+  const JsonField e = p.sub(phase::end_to_end);
+  nonnegative(e, "predicted_s");
+  nonnegative(e, "measured_s");
+  nonnegative(p, "miss");
+  (void)p.flag_or("flagged", false);
+  optional_text(p, "worst_phase");
+}
+
+void check_energy(const JsonField& r) {
+  if (!r.has("energy")) return;
+  const JsonField e = r.sub("energy");
+  for (const char* k : {"run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j"}) nonnegative(e, k);
+  for (const char* side : {"cpu", "gpu"}) {
+    if (!e.has(side)) continue;
+    const JsonField s = e.sub(side);
+    (void)s.flag_or("counted", false);
+    optional_text(s, "reason");
+  }
+}
+
+void check_peers(const JsonField& r) {
+  if (!r.has("peers") || !r.sub("peers").has("scalapack")) return;
+  const JsonField p = r.sub("peers").sub("scalapack");
+  optional_text(p, "call");
+  optional_count(p, "block_width");
+  const JsonField variants = p.sub("variants");
+  for (const char* v : {"tuned", "shipped"}) {
+    const JsonField variant = variants.sub(v);
+    optional_count(variant, "k_step");
+    timed(variant.sub("pre_distributed"));
+    timed(variant.sub(phase::end_to_end));
+    nonnegative(variant, "ratio_run_vs_peer");
+    nonnegative(variant, "ratio_end_to_end_run_vs_peer");
+  }
+}
+
+// What the report shows of the machine and build.
+void check_context(const JsonField& r) {
+  text_or_texts(r, "hosts");
+  optional_text(r, "cpu_model");
+  if (r.has("gpu") && r.sub("gpu").has("devices")) {
+    for (const JsonField& d : r.sub("gpu").list("devices")) {
+      if (!d.raw().is_object()) d.fail("", "must be an object (got " + json_kind(d.raw()) + ")");
+      optional_text(d, "name");
+    }
+  }
+  if (r.has("versions")) {
+    const JsonField v = r.sub("versions");
+    for (const char* k : {"scalebench", "git", "mpi_library"}) optional_text(v, k);
+    if (v.has("openblas") && !v.at("openblas").is_string()) optional_text(v.sub("openblas"), "config");
+  }
+  if (r.has("comm_bound")) nonnegative(r.sub("comm_bound"), "moved_to_bound");
+}
+
+}  // namespace
+
+void check_run_record(const JsonField& record) {
+  const JsonField& r = record;
+  if (!r.raw().is_object()) r.fail("", "must be an object (got " + json_kind(r.raw()) + ")");
+  optional_text(r, "subcommand");
+  optional_count(r, "ranks");
+  (void)r.flag_or("ok", false);
+  if (r.has("config")) {
+    const JsonField c = r.sub("config");
+    optional_text(c, "backend");
+    nonnegative(c, "threads_per_rank");
+  }
+  check_phases(r);
+  if (r.has("rates")) {
+    const JsonField rates = r.sub("rates");
+    for (const char* k : {"compute_gflops", "end_to_end_gflops", "samples_per_s", "end_to_end_samples_per_s"}) {
+      nonnegative(rates, k);
+    }
+  }
+  check_prediction(r);
+  check_energy(r);
+  check_peers(r);
+  check_context(r);
+}
+
+}  // namespace scalebench::study
