@@ -59,6 +59,20 @@ TEST(FailureLostHost, StartUpTextAfterTheRunStartedIsALostHost) {
   EXPECT_EQ(scalebench::failure_lines(silent.path).rfind("a remote host was lost during the run", 0), 0u);
 }
 
+TEST(FailureLostHost, RemoteShellsTimeoutAloneIsALostHost) {
+  // Without a progress line (a short or quiet run): the remote shell's keepalive giving up, then
+  // Open MPI's start-up text, as docs/cluster.md measured with ssh and the test cluster's agent.
+  const std::string tail = std::string(kRule) +
+                           "ORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n" +
+                           kRule;
+  const LogFile ssh("Timeout, server node2 not responding.\n" + tail);
+  EXPECT_EQ(scalebench::failure_lines(ssh.path).rfind("host node2 was lost during the run", 0), 0u)
+      << scalebench::failure_lines(ssh.path);
+  const LogFile agent("tests/cluster/rsh: host node2 (10.77.1.2) did not answer for 5 s; closing its session\n" + tail);
+  EXPECT_EQ(scalebench::failure_lines(agent.path).rfind("host node2 was lost during the run", 0), 0u)
+      << scalebench::failure_lines(agent.path);
+}
+
 TEST(FailureLostHost, OlderDaemonDiedTextNamesItsNode) {
   const LogFile died(std::string(kRule) +
                      "The system has lost communication with the following daemon:\n\nDaemon: [[1234,0],1]\n"

@@ -192,24 +192,29 @@ std::string lost_host_named(const std::string& m) {
   }
   if (m.find(" closed") != npos) return word_after(m, "Connection to ");
   if (m.find("not responding") != npos) return word_after(m, "Timeout, server ");
+  if (m.find("did not answer for") != npos) return word_after(m, "host ");  // the test cluster's agent
   return "";
 }
 
 // A host lost while the run was under way, as one line naming it. Open MPI 4.1 says so directly
 // when its daemon's link drops ("ORTE has lost communication with a remote daemon"); when the
 // remote shell that holds the daemon ends, it prints its start-up text ("ORTE was unable to
-// reliably start one or more daemons") even mid-run, which is a loss when the run had started: a
-// progress line of scalebench's ("scalebench gemm: repeat 2/6 done") came before it.
+// reliably start one or more daemons") even mid-run (docs/cluster.md), which is a loss when the
+// run was under way: the remote shell said its connection timed out or closed, or a progress line
+// of scalebench's ("scalebench gemm: repeat 2/6 done") came before it.
 std::optional<std::string> lost_host_line(const std::vector<std::string>& messages) {
-  bool started = false, daemon_ended = false, lost = false;
+  bool under_way = false, daemon_ended = false, lost = false;
   std::string host;
   for (const auto& m : messages) {
-    if (m.starts_with("scalebench ") && m.find(": repeat ") != npos) started = true;
+    if (m.starts_with("scalebench ") && m.find(": repeat ") != npos) under_way = true;
     if (m.find("lost communication with") != npos) lost = true;
-    if (started && m.find("unable to reliably start one or more daemons") != npos) daemon_ended = true;
-    if (const std::string h = lost_host_named(m); !h.empty() && host.empty()) host = h;
+    if (m.find("unable to reliably start one or more daemons") != npos) daemon_ended = true;
+    if (const std::string h = lost_host_named(m); !h.empty() && host.empty()) {
+      host = h;
+      under_way = true;  // a connection that timed out or closed was made first
+    }
   }
-  if (!lost && !daemon_ended) return std::nullopt;
+  if (!lost && !(daemon_ended && under_way)) return std::nullopt;
   const std::string cause = "the host went down, or its network link or Open MPI's daemon there failed";
   if (host.empty()) return "a remote host was lost during the run (" + cause + "; the launcher named no host)";
   return "host " + host + " was lost during the run (" + cause + ")";
