@@ -3,3 +3,6 @@
 scalebench_add_test(NAME launch KIND unit SOURCES unit/test_launch.cpp TIMEOUT 30)
 scalebench_add_test(NAME cli_launch KIND cli SOURCES cli/test_cli_launch.cpp cli/cli_runner.cpp TIMEOUT 600)
 target_compile_definitions(test_launch PRIVATE SCALEBENCH_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+# A host lost mid-run named in one line, from Open MPI's texts (unit).
+scalebench_add_test(NAME failure_lost_host KIND unit SOURCES unit/test_failure_lost_host.cpp TIMEOUT 30)
+target_compile_definitions(test_failure_lost_host PRIVATE SCALEBENCH_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")

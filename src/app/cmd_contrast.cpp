@@ -1,5 +1,6 @@
 // `scalebench contrast`: the main job — every execution mode side by side.
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <utility>
 
@@ -7,6 +8,7 @@
 
 #include "commands.hpp"
 #include "run_support.hpp"
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/drivers/contrast.hpp"
@@ -106,9 +108,10 @@ int run(const ContrastCli& c) {
     }
     o.modes_explicit = !o.modes.empty();
     for (const Workload* w : workloads()) check_sizes(*w, o.sizes[std::string(w->name())]);
-    if (o.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", o.reps));
-    if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", o.warmup));
-    if (!(o.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+    check_repeats(o.reps, o.warmup);  // every row runs them: reps + warmup within one run's limit
+    if (!(o.timeout_s > 0 && std::isfinite(o.timeout_s))) {
+      throw UsageError(fmt::format("--timeout must be a finite number of seconds > 0 (got {})", o.timeout_s));
+    }
     o.mpirun_args = split_words(c.mpirun_args);
     o.srun_args = split_words(c.srun_args);
     if (!c.json.empty()) o.json_path = c.json;
@@ -141,8 +144,8 @@ Subcommand register_contrast(CLI::App& root) {
       ->check([](const std::string& v) {
         return v == "scalapack" || v == "none" ? std::string() : "unknown --peer '" + v + "'; use scalapack or none";
       });
-  app->add_option("--reps", c->o.reps, "Timed repeats per run [3]");
-  app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run [1]");
+  app->add_option("--reps", c->o.reps, "Timed repeats per run, 1 to 2^30 with --warmup [3]");
+  app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run, 0 to 2^30 with --reps [1]");
   app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");
   auto* out_dir = app->add_option("--out-dir", c->o.out_dir,
                                   "Folder for the runs' records and logs; must not hold earlier results (a study's, a "

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "run_support.hpp"
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/base/parse.hpp"
@@ -51,6 +52,38 @@ double energy_price_of(const PredictOptions& o) {
   }
   if (!(price > 0 && price <= kMaxPrice)) throw bad();
   return price;
+}
+
+// --price-per-hour: a finite number in [0, kMaxPrice] (money per node-hour); none: nullopt.
+std::optional<double> price_per_hour_of(const PredictOptions& o) {
+  if (o.price_per_hour.empty()) return std::nullopt;
+  const auto bad = [&] {
+    return UsageError(fmt::format("--price-per-hour {} must be in [0, {:g}], a finite price per node-hour",
+                                  o.price_per_hour, kMaxPrice));
+  };
+  double price = 0;
+  try {
+    price = parse_real("--price-per-hour", o.price_per_hour);
+  } catch (const UsageError&) {
+    throw bad();
+  }
+  if (!(price >= 0 && price <= kMaxPrice)) throw bad();
+  return price;
+}
+
+// Every figure of the answer is a finite number: one that is not (a size, repeat count and price
+// whose product a double cannot hold) is refused by its field, never printed as inf or nan.
+void check_finite(const json& j, const std::string& path) {
+  if (j.is_number_float()) {
+    finite_within("predict: " + path, j.get<double>(),
+                  "; use a smaller size, fewer --reps or --warmup, fewer --nodes, or a smaller --price-per-hour or "
+                  "--energy-price");
+  }
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) check_finite(v, path.empty() ? k : path + "." + k);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) check_finite(j[i], fmt::format("{}[{}]", path, i));
+  }
 }
 
 void add_predict_options(CLI::App* app, PredictOptions& o) {
@@ -223,12 +256,9 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
   const std::string cross = w.crossover();
   out["crossover"] = cross;
   text += fmt::format("CPU/GPU crossover: {}\n", cross);
-  if (!o.price_per_hour.empty()) {
-    const double price = parse_real("--price-per-hour", o.price_per_hour);
-    if (!(price >= 0 && price <= kMaxPrice)) {
-      throw UsageError(fmt::format("--price-per-hour {} must be in [0, {:g}]", o.price_per_hour, kMaxPrice));
-    }
-    const double job_h = e2e * w.repeats / 3600.0;
+  if (const std::optional<double> hourly = price_per_hour_of(o)) {
+    const double price = *hourly;
+    const double job_h = e2e * static_cast<double>(w.repeats) / 3600.0;
     const double node_h = m.nodes * job_h, gpu_h = w.gpu ? gpus * job_h : 0.0;
     out["cost"] = {{"job_repeats", w.repeats},
                    {"node_hours", node_h},
@@ -239,6 +269,7 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
                         w.repeats, node_h, gpu_h, node_h * price, price);
   }
   text += energy_report(w, p, m, pred, energy_price_of(o), out);
+  check_finite(out, "");
   std::fputs(text.c_str(), stdout);
   if (json_path) write_json_atomic(*json_path, out);
   return 0;
@@ -248,6 +279,7 @@ int run_predict(const PredictOptions& o, WorkloadCommand& command) {
   try {
     command.configure();
     (void)energy_price_of(o);  // a bad price is refused before any profile is read
+    (void)price_per_hour_of(o);
     const std::optional<std::string> json_path = command.json_path();
     if (json_path) check_output_path(*json_path);
     const auto [p, m] = machine_of(o);
@@ -269,6 +301,7 @@ PredictedWorkload predict_run(const Workload& workload, const StudyRun& run, con
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  refuse_empty_values(parser);
   command->configure();
   return command->predict(p, m);
 }

@@ -1,4 +1,6 @@
 // `scalebench study FILE`: a scaling study from a study file (jobs/*.yaml).
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -37,8 +39,8 @@ Subcommand register_study(CLI::App& root) {
       "mpirun's hosts, comma-separated, each optionally host:slots; overrides the file's hosts/hostfile");
   auto* hostfile = app->add_option("--hostfile", o->hostfile,
                                    "mpirun's Open MPI hostfile; overrides the file's hosts/hostfile");
-  app->add_option("--timeout", o->timeout_s,
-                  "Seconds one run may take before it is killed [the file's timeout_s, 900]");
+  auto* timeout = app->add_option("--timeout", o->timeout_s,
+                                  "Seconds one run may take before it is killed [the file's timeout_s, 900]");
   app->add_flag("--rerun", o->rerun,
                 "Run again the runs already in runs.jsonl (appended beside the earlier ones, never replacing them)");
   app->add_flag("--dry-run", o->dry_run, "Print every run's command and whether it is done; run nothing");
@@ -52,7 +54,7 @@ Subcommand register_study(CLI::App& root) {
   auto* profile = app->add_option("--profile", predict->second,
                                   "With --predict: the machine profile [SCALEBENCH_PROFILE, else the "
                                   "default place]");
-  return {app, [o, predict, out_dir, hosts, hostfile, profile] {
+  return {app, [o, predict, out_dir, hosts, hostfile, profile, timeout] {
             if (predict->first) {
               return run_reporting([&] {
                 refuse_empty(profile, predict->second, "a profile file");
@@ -60,7 +62,10 @@ Subcommand register_study(CLI::App& root) {
               });
             }
             return run_reporting([&] {
-              if (o->timeout_s < 0) throw UsageError("--timeout must be > 0 seconds");
+              if (timeout->count() > 0 && !(o->timeout_s > 0 && std::isfinite(o->timeout_s))) {
+                throw UsageError(
+                    fmt::format("--timeout must be a finite number of seconds > 0 (got {})", o->timeout_s));
+              }
               // Given but empty is an error, never the default (nor, for the hosts, this host alone).
               refuse_empty(out_dir, o->out_dir, "a folder");
               refuse_empty(hosts, o->hosts, "a comma-separated list of hosts, e.g. node1,node2");

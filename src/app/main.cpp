@@ -1,6 +1,8 @@
 // scalebench: how much faster does a computation get on more cores, NUMA domains, GPUs and
 // nodes — and why. One binary, one subcommand per job.
 #include <cstdio>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,6 +15,24 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/gpu/device.hpp"
 #include "scalebench/workloads/workload.hpp"
+
+namespace {
+
+// refuse_empty_values (command.hpp) before parsing, for "--name=": CLI11 would read it as "--name
+// <the next word>", or say "1 required TEXT missing" without the name of a hidden option.
+void refuse_empty_assignments(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return;  // what follows is not options
+    if (arg.size() > 3 && arg.starts_with("--") && arg.find('=') == arg.size() - 1) {
+      const std::string name(arg.substr(0, arg.size() - 1));
+      throw scalebench::UsageError(
+          fmt::format("{} is empty; give it a value, or leave {} out for its default", name, name));
+    }
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace scalebench;
@@ -43,6 +63,12 @@ int main(int argc, char** argv) {
   }
 
   try {
+    refuse_empty_assignments(argc, argv);
+  } catch (const Error& e) {
+    if (is_launch_root()) print_error(e.what());
+    return static_cast<int>(e.code());
+  }
+  try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     if (is_launch_root()) return root.exit(e);
@@ -58,6 +84,12 @@ int main(int argc, char** argv) {
       print_error(fmt::format("{}; run `scalebench --help` or `scalebench <subcommand> --help`", e.what()));
     }
     return static_cast<int>(ExitCode::usage);
+  }
+  try {
+    refuse_empty_values(root);
+  } catch (const Error& e) {
+    if (is_launch_root()) print_error(e.what());
+    return static_cast<int>(e.code());
   }
   for (auto& s : subs) {
     if (s.app->parsed()) return app::run_guarded(s.run);

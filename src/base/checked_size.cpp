@@ -1,6 +1,7 @@
 #include "scalebench/base/checked_size.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,6 +82,22 @@ void value_within(const std::string& what, std::int64_t value, std::int64_t limi
                   const std::string& advice) {
   if (value <= limit) return;
   throw UsageError(fmt::format("{} = {} exceeds {} ({}){}", what, value, limit_name, limit, advice));
+}
+
+void check_repeats(std::int64_t reps, std::int64_t warmup) {
+  if (reps < 1 || reps > kMaxRepeats) {
+    throw UsageError(fmt::format("--reps must be a whole number in [1, {}] (got {})", kMaxRepeats, reps));
+  }
+  if (warmup < 0 || warmup > kMaxRepeats) {
+    throw UsageError(fmt::format("--warmup must be a whole number in [0, {}] (got {})", kMaxRepeats, warmup));
+  }
+  sum_within("--reps + --warmup", {reps, warmup}, kMaxRepeats, "the most repeats of one run",
+             "; give fewer --reps or --warmup");
+}
+
+double finite_within(const std::string& what, double value, const std::string& advice) {
+  if (std::isfinite(value)) return value;
+  throw UsageError(fmt::format("{} is not a finite number ({}){}", what, value, advice));
 }
 
 }  // namespace scalebench

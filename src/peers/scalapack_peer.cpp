@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/mpi/mpi.hpp"
@@ -288,20 +289,32 @@ void check_scalapack_peer(const ScalapackPeerSettings& settings, int ranks) {
     throw UsageError(
         fmt::format("--peer scalapack: a {}x{} grid needs {} ranks, the run has {}", gr, gc, gr * gc, ranks));
   }
-  if (settings.block_width < 1 || settings.reps < 1 || settings.warmup < 0) {
-    throw UsageError(fmt::format("--peer scalapack: block width {} and repeats {} must be >= 1", settings.block_width,
-                                 settings.reps));
+  if (settings.block_width < 1) {
+    throw UsageError(
+        fmt::format("--peer scalapack: its block width (--panel-width) must be >= 1 (got {})", settings.block_width));
   }
+  check_repeats(settings.reps, settings.warmup);
   const auto& sh = settings.shape;
-  for (const std::int64_t d : {sh.m, sh.n, sh.k}) as_int(d, "the dimension");
-  as_int(settings.block_width, "the block width");
+  for (const auto& [d, option] : {std::pair{sh.m, "--m"}, {sh.n, "--n"}, {sh.k, "--k"}}) {
+    if (d > INT_MAX) {
+      throw UsageError(fmt::format("--peer scalapack: {} {} exceeds ScaLAPACK's integer ({}); give a smaller {} or "
+                                   "drop --peer",
+                                   option, d, INT_MAX, option));
+    }
+  }
+  if (settings.block_width > INT_MAX) {
+    throw UsageError(fmt::format("--peer scalapack: its block width (--panel-width {}) exceeds ScaLAPACK's integer "
+                                 "({}); give a smaller --panel-width",
+                                 settings.block_width, INT_MAX));
+  }
   // PBLAS indexes a rank's piece with its integer: the largest piece (process (0, 0)'s) must fit.
   for (const auto& [rows, cols] : {std::pair{sh.m, sh.k}, std::pair{sh.k, sh.n}, std::pair{sh.m, sh.n}}) {
     const std::int64_t r = local_count(rows, settings.block_width, 0, gr);
     const std::int64_t c = local_count(cols, settings.block_width, 0, gc);
     if (c > 0 && r > INT_MAX / c) {
       throw UsageError(fmt::format("--peer scalapack: one rank's block-cyclic piece of {}x{} elements exceeds "
-                                   "ScaLAPACK's integer ({}); use a smaller size or more ranks",
+                                   "ScaLAPACK's integer ({}); give a smaller --n (--m, --k), more ranks, or drop "
+                                   "--peer",
                                    r, c, INT_MAX));
     }
   }

@@ -126,14 +126,30 @@ void check_peer_library(const GemmConfig& cfg) {
   }
 }
 
+// row1d has neither a k-panel nor a lookahead: either given is refused whatever its value (the
+// default's value too), with one message (under --algorithm auto the row1d alternative is refused
+// instead).
+void check_summa_options(const GemmConfig& cfg) {
+  if (cfg.algorithm != GemmAlgorithm::row1d || cfg.autos.algorithm) return;
+  if (cfg.panel_width_given || cfg.panel_width != kDefaultPanelWidth) {
+    throw UsageError(fmt::format("--panel-width is the k-panel of --algorithm summa2d; row1d has none (got "
+                                 "--panel-width {}): add --algorithm summa2d or drop --panel-width",
+                                 cfg.panel_width));
+  }
+  if (cfg.lookahead_given || cfg.lookahead != kDefaultLookahead) {
+    throw UsageError(fmt::format("--lookahead is the panel pipeline of --algorithm summa2d; row1d has none (got "
+                                 "--lookahead {}): add --algorithm summa2d, or drop --lookahead (or give it as auto)",
+                                 cfg.lookahead));
+  }
+}
+
 }  // namespace
 
 void validate(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) throw UsageError("matrix sizes must be > 0; e.g. --n 4096");
   check_sizes(cfg);
-  if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
-  if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
+  check_repeats(cfg.reps, cfg.warmup);
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
   if (cfg.panel_width < 1) throw UsageError(fmt::format("--panel-width must be >= 1 (got {})", cfg.panel_width));
   if (cfg.algorithm == GemmAlgorithm::summa2d) {
@@ -147,17 +163,12 @@ void validate(const GemmConfig& cfg) {
                       s.k, cfg.panel_width, panels, kMaxSummaPanels, (s.k + kMaxSummaPanels - 1) / kMaxSummaPanels));
     }
   }
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.panel_width != kDefaultPanelWidth && !cfg.autos.algorithm) {
-    throw UsageError("--panel-width is the k-panel of --algorithm summa2d; add --algorithm summa2d or drop it");
-  }
   check_peer_library(cfg);
   if (cfg.lookahead < 0 || cfg.lookahead > kMaxLookahead) {
     throw UsageError(fmt::format("--lookahead {} is out of range; give 0 (blocking broadcasts) to {}, or auto",
                                  cfg.lookahead, kMaxLookahead));
   }
-  if (cfg.algorithm == GemmAlgorithm::row1d && cfg.lookahead != kDefaultLookahead && !cfg.autos.algorithm) {
-    throw UsageError("--lookahead is the panel pipeline of --algorithm summa2d; add --algorithm summa2d or drop it");
-  }
+  check_summa_options(cfg);
   if (cfg.algorithm == GemmAlgorithm::summa2d && cfg.overlap && cfg.lookahead == 0) {
     throw UsageError("--overlap with summa2d is its lookahead, but --lookahead 0 turns it off; drop one of them");
   }
@@ -197,7 +208,7 @@ void validate(const GemmConfig& cfg) {
   if (cfg.backend == GemmBackendKind::naive && !cfg.force) {
     // The triple loop runs at about 1 GFLOP/s: refuse runs that would take minutes.
     const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) *
-                         (cfg.reps + cfg.warmup);
+                         static_cast<double>(cfg.reps + cfg.warmup);
     if (flops > 120e9) {
       throw UsageError(fmt::format("--backend naive on {}x{}x{} with {} repeats would take minutes (about {:.0f} s at "
                                    "1 GFLOP/s); use --n 1024 or less, fewer --reps, or --force",
@@ -240,7 +251,7 @@ std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool 
   const auto e = static_cast<std::int64_t>(host_element_bytes(cfg.precision));
   const auto& s = cfg.shape;
   const std::string limit = "the largest 64-bit byte count";
-  const std::string advice = "; use a smaller size";
+  const std::string advice = "; use a smaller --n (--m, --k)";
   // A_i + B + C_i; rank 0 holds all of A and C instead (its own rows stay in place).
   const std::int64_t a_rows = is_root ? s.m : rows;
   const std::int64_t a = product_within("bytes of A (rows x k x element size)", {a_rows, s.k, e}, kInt64Max, limit,

@@ -120,8 +120,7 @@ void validate(const MonteCarloConfig& cfg) {
   // Chunk counts round samples up to whole chunks: samples + chunk_size must fit in 64 bits.
   value_within("--samples", cfg.samples, kInt64Max - cfg.chunk_size,
                fmt::format("the largest count whole chunks of {} can cover", cfg.chunk_size));
-  if (cfg.reps < 1) throw UsageError(fmt::format("--reps must be >= 1 (got {})", cfg.reps));
-  if (cfg.warmup < 0) throw UsageError(fmt::format("--warmup must be >= 0 (got {})", cfg.warmup));
+  check_repeats(cfg.reps, cfg.warmup);
   if (cfg.threads < 0) throw UsageError(fmt::format("--threads must be >= 1 (got {})", cfg.threads));
   if (cfg.share_gpu && !uses_gpu(cfg.backend)) throw UsageError("--share-gpu needs --backend cuda or curand");
   validate_curand(cfg);

@@ -1,6 +1,7 @@
 // The workload subcommands' shared options and their run under MPI (command.hpp).
 #include "scalebench/workloads/command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/mpi/peer_watchdog.hpp"
@@ -34,14 +36,27 @@ void print_error(const std::string& message) {
   std::fflush(stderr);
 }
 
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0) continue;  // a flag given has a value ("true")
+    const auto& results = option->results();
+    if (std::any_of(results.begin(), results.end(), [](const std::string& r) { return r.empty(); })) {
+      // By its long name: CLI11 names a hidden option (--auto-memory-per-node) "".
+      const std::string name = option->get_lnames().empty() ? option->get_name() : "--" + option->get_lnames().front();
+      throw UsageError(fmt::format("{} is empty; give it a value, or leave {} out for its default", name, name));
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) refuse_empty_values(*sub);
+}
+
 void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
   app->add_option("--threads", o.threads, help.threads);
   app->add_option("--pin", o.pin,
                   "Bind each rank: none | core (its share of the node's cores) | numa (its NUMA domain, memory "
                   "bound) | gpu (cores near its GPU) | auto (gpu with a GPU, else numa when ranks fill the "
                   "domains, else core); a binding the launcher made is kept [auto]");
-  app->add_option("--reps", o.reps, "Timed repeats, 1 to 2^30; medians are reported [5]");
-  app->add_option("--warmup", o.warmup, "Untimed warm-up repeats, 0 to 2^30 [1]");
+  app->add_option("--reps", o.reps, "Timed repeats, 1 to 2^30 with --warmup; medians are reported [5]");
+  app->add_option("--warmup", o.warmup, "Untimed warm-up repeats, 0 to 2^30 with --reps [1]");
   app->add_option("--seed", o.seed, help.seed);
   app->add_option(
       "--json", o.json,
@@ -58,9 +73,12 @@ ParsedRunOptions parse_run_options(const RunOptions& o, const CLI::App& app) {
   if (app.count("--threads")) {
     p.threads = static_cast<int>(parse_integer("--threads", o.threads, 1, kMaxThreads));
   }
-  // Each at most 2^30, so that repeats + warm-up fit an int.
-  p.reps = static_cast<int>(parse_integer("--reps", o.reps, 1, std::int64_t{1} << 30));
-  p.warmup = static_cast<int>(parse_integer("--warmup", o.warmup, 0, std::int64_t{1} << 30));
+  // Together at most 2^30 (check_repeats), so that repeats + warm-up fit an int.
+  const std::int64_t reps = parse_integer("--reps", o.reps, 1, kMaxRepeats);
+  const std::int64_t warmup = parse_integer("--warmup", o.warmup, 0, kMaxRepeats);
+  check_repeats(reps, warmup);
+  p.reps = static_cast<int>(reps);
+  p.warmup = static_cast<int>(warmup);
   p.seed = parse_unsigned("--seed", o.seed);
   if (app.count("--json")) {
     if (o.json.empty()) throw UsageError("--json needs a file name (got an empty string)");

@@ -187,3 +187,23 @@ INSTANTIATE_TEST_SUITE_P(Cli, ChoiceRefused,
                          [](const testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
 
 }  // namespace
+
+namespace {
+
+// Every alternative refused for memory alone: the machine cannot hold the run, exit 3 as for a
+// pinned run (docs/model.md), each refusal with its real figures (never "0.00 GiB"); in the run and
+// in `predict`.
+TEST(CliChoice, AllRefusedForMemoryIsExitThreeWithRealFigures) {
+  for (const std::string& args :
+       {std::string("gemm --threads 1 --n 64 --distribution auto --auto-memory-per-node 1000 --dry-run"),
+        "predict gemm --n 64 --distribution auto --auto-memory-per-node 1000 --profile " + synthetic_profile()}) {
+    SCOPED_TRACE(args);
+    const CliRun r = args.starts_with("predict") ? run_scalebench(args) : run_scalebench_mpi(1, args);
+    EXPECT_TRUE(is_refusal(r, 3, "found no alternative this run accepts")) << r.output;
+    EXPECT_EQ(r.output.find("0.00 GiB"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1000 bytes is free"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("KiB of host memory"), std::string::npos) << r.output;
+  }
+}
+
+}  // namespace

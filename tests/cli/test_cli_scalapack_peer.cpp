@@ -74,3 +74,30 @@ TEST(CliScalapackPeer, ContrastRowsCarryThePeer) {
   }
   EXPECT_EQ(with_peer, 1) << report.dump();
 }
+
+// row1d has no panel: the peer's blocks are m / ranks rows (at most 512), so that every process of
+// its Px1 grid holds rows of A and C; the record says where the width came from.
+TEST(CliScalapackPeer, Row1dBlocksGiveEveryRankRows) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(4, "gemm --n 64 --reps 1 --warmup 0 --threads 1 --peer scalapack --json " + dir +
+                                             "/r.json");
+  if (r.exit_code == 3 && r.output.find("built without it") != std::string::npos) {
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("peer scalapack: pdgemm on a 4x1 grid, blocks 16"), std::string::npos) << r.output;
+  const nlohmann::json peer = nlohmann::json::parse(read_file(dir + "/r.json"))["peers"]["scalapack"];
+  EXPECT_EQ(peer["block_width"].get<int>(), 16) << peer.dump(2);
+  EXPECT_NE(peer["block_width_source"].get<std::string>().find("every rank holds rows"), std::string::npos)
+      << peer.dump(2);
+  EXPECT_EQ(peer["variants"]["tuned"]["k_step"].get<int>(), 16) << peer.dump(2);
+}
+
+// The peer's block width beyond ScaLAPACK's integer is --panel-width's: the line names it.
+TEST(CliScalapackPeer, BlockWidthRefusalNamesPanelWidth) {
+  const CliRun r = run_scalebench("gemm --n 64 --algorithm summa2d --panel-width 3e9 --peer scalapack --dry-run");
+  if (r.exit_code == 3 && r.output.find("built without it") != std::string::npos) {
+    GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  }
+  EXPECT_TRUE(is_refusal(r, 2, "--panel-width")) << r.output;
+}

@@ -126,7 +126,11 @@ TEST(ScalapackPeer, GemmRecordHasBothVariantsVerified) {
     if (comm.is_root()) {
       const auto& p = r.record.at("peers").at("scalapack");
       const auto& grid = r.record.at("distribution").at("grid");
-      fields = p.at("grid") == grid && p.at("block_width") == cfg.panel_width && p.at("call") == "pdgemm" &&
+      // row1d has no panel: its peer's blocks are m / ranks rows (at most 512), every rank holding rows.
+      const std::int64_t block = alg == GemmAlgorithm::summa2d
+                                     ? cfg.panel_width
+                                     : std::clamp<std::int64_t>(cfg.shape.m / comm.size(), 1, kDefaultPanelWidth);
+      fields = p.at("grid") == grid && p.at("block_width") == block && p.at("call") == "pdgemm" &&
                r.record.at("config").at("peer_library") == "scalapack";
       for (const char* v : {"shipped", "tuned"}) {
         const auto& variant = p.at("variants").at(v);
@@ -136,7 +140,7 @@ TEST(ScalapackPeer, GemmRecordHasBothVariantsVerified) {
                      variant.at("pre_distributed").at("min_s").get<double>() &&
                  variant.at("ratio_run_vs_peer").get<double>() > 0;
       }
-      fields = fields && p.at("variants").at("tuned").at("k_step") == std::min(cfg.panel_width, cfg.shape.k) &&
+      fields = fields && p.at("variants").at("tuned").at("k_step") == std::min(block, cfg.shape.k) &&
                p.at("variants").at("shipped").at("k_step") == 32;
     }
     EXPECT_TRUE(all_ranks(r.ok)) << to_string(alg);

@@ -1,6 +1,8 @@
 // Size arithmetic: overflow is detected, and the messages carry exact figures.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/problem/gemm.hpp"
@@ -46,4 +48,33 @@ TEST(CheckedSize, GemmMemoryEstimateIsTheTrueFigureOrAnError) {
   cfg.shape = {3037000500, 1, 3037000500};
   cfg.backend = GemmBackendKind::openblas;
   EXPECT_THROW(validate(cfg), UsageError);
+}
+
+TEST(CheckedSize, RepeatsAndWarmUpTogetherFitOneRun) {
+  EXPECT_NO_THROW(check_repeats(1, 0));
+  EXPECT_NO_THROW(check_repeats(kMaxRepeats - 1, 1));
+  EXPECT_NO_THROW(check_repeats(kMaxRepeats, 0));
+  // Each within its range, the sum beyond: the message names both and gives the exact sum.
+  try {
+    check_repeats(kMaxRepeats, kMaxRepeats);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--reps + --warmup = 1073741824 + 1073741824 = 2147483648 exceeds the most repeats of one "
+                           "run (1073741824); give fewer --reps or --warmup");
+  }
+  EXPECT_THROW(check_repeats(0, 0), UsageError);
+  EXPECT_THROW(check_repeats(1, -1), UsageError);
+  EXPECT_THROW(check_repeats(kInt32Max, 1), UsageError);  // once wrapped to a negative int
+  EXPECT_THROW(check_repeats(kInt64Max, kInt64Max), UsageError);
+}
+
+TEST(CheckedSize, FiniteFiguresPassOthersAreRefusedByName) {
+  EXPECT_EQ(finite_within("cost", 1e300, ""), 1e300);
+  try {
+    finite_within("cost.cost", 1e300 * 1e300, "; use a smaller --price-per-hour");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "cost.cost is not a finite number (inf); use a smaller --price-per-hour");
+  }
+  EXPECT_THROW(finite_within("x", std::nan(""), ""), UsageError);
 }

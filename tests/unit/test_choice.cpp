@@ -104,6 +104,24 @@ TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
   EXPECT_THROW(choose_gemm(c, f, &synthetic()), ResourceError);
 }
 
+TEST(GemmChoice, MemoryRefusalsGiveRealFiguresNeverZeroGiB) {
+  // Small sizes and a small free figure: each in a unit that keeps it non-zero, exit 3 when memory
+  // alone refuses every alternative (docs/model.md).
+  GemmConfig c = square(64);  // 32 KiB per matrix in fp64
+  c.autos.distribution = true;
+  ChoiceFacts f = facts(1, 2);
+  f.host_bytes_per_node = 1000;
+  try {
+    choose_gemm(c, f, nullptr);
+    ADD_FAILURE() << "expected a ResourceError";
+  } catch (const ResourceError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("0.00 GiB"), std::string::npos) << what;
+    EXPECT_NE(what.find("1000 bytes is free"), std::string::npos) << what;
+    EXPECT_NE(what.find(" KiB of host memory"), std::string::npos) << what;
+  }
+}
+
 TEST(GemmChoice, GpusWithNcclFiguresTakeNccl) {
   GemmConfig c = square(4000, GemmBackendKind::cublas);
   c.autos.transport = c.autos.overlap = true;

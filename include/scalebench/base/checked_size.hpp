@@ -30,4 +30,15 @@ std::int64_t sum_within(const std::string& what, std::initializer_list<std::int6
 void value_within(const std::string& what, std::int64_t value, std::int64_t limit, const std::string& limit_name,
                   const std::string& advice = "");
 
+// The most repeats one run takes, warm-up included: reps + warmup then fits an int everywhere
+// (the repeat loop, the record, a prediction's job) and a product with it stays far from 2^63.
+inline constexpr std::int64_t kMaxRepeats = std::int64_t{1} << 30;
+// --reps in [1, kMaxRepeats], --warmup in [0, kMaxRepeats] and their sum at most kMaxRepeats;
+// UsageError naming the option(s) otherwise.
+void check_repeats(std::int64_t reps, std::int64_t warmup);
+
+// `value` when it is finite; else UsageError "<what> is not a finite number<advice>". For
+// figures computed from options in doubles (times, costs, energies) before they are printed.
+double finite_within(const std::string& what, double value, const std::string& advice);
+
 }  // namespace scalebench

@@ -105,9 +105,12 @@ struct GemmConfig {
   bool overlap = false;    // pipeline transfers and multiplies (OverlapPlan in gpu.hpp)
   // Distribution (distributed_gemm.hpp)
   GemmAlgorithm algorithm = GemmAlgorithm::row1d;
-  int grid_rows = 0, grid_cols = 0;                              // --grid PRxPC for summa2d; 0 = the most square grid
-  std::int64_t panel_width = kDefaultPanelWidth;                 // summa2d: widest k-panel broadcast at once
-  int lookahead = kDefaultLookahead;                             // summa2d: panels in flight while one multiplies
+  int grid_rows = 0, grid_cols = 0;               // --grid PRxPC for summa2d; 0 = the most square grid
+  std::int64_t panel_width = kDefaultPanelWidth;  // summa2d: widest k-panel broadcast at once
+  int lookahead = kDefaultLookahead;              // summa2d: panels in flight while one multiplies
+  // --panel-width and --lookahead given as numbers: summa2d's, so row1d refuses them whatever the
+  // value (the default's value included; `--lookahead auto` is the rule and not "given").
+  bool panel_width_given = false, lookahead_given = false;
   GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
   GemmAutoOptions autos;                                         // options left to the model (`auto`)
   nlohmann::json choice;  // rank 0: the record's "choice" once `auto` was resolved (null otherwise)

@@ -43,6 +43,11 @@ char**& main_argv();
 int run_mpi_command(int& argc, char**& argv, const std::function<void()>& validate,
                     const std::function<int(const Communicator&)>& body);
 
+// An option given an empty value ("--lookahead ''", "--auto-memory-per-node="): UsageError naming
+// it ("<option> is empty"), for `app` and every subcommand parsed under it. One rule for every
+// option that takes a value: an empty one never means "as if not given"; a bare `--overlap` is on.
+void refuse_empty_values(const CLI::App& app);
+
 // The options every workload subcommand takes, declared and checked once. Numbers are kept as
 // given and parsed by parse.hpp (decimal, ranges checked, "-1" is no seed).
 struct RunOptions {

@@ -75,7 +75,12 @@ nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx)
   }
   out["status"] = "failed";
   if (!o.quiet) {
-    std::fprintf(stderr, "scalebench contrast: the calibration failed (%s; %s); the rows run without predictions\n",
+    // The reason is calibrate's own line: the options it names are calibrate's, so the advice
+    // here names only what the contrast offers.
+    std::fprintf(stderr,
+                 "scalebench contrast: the calibration failed (`scalebench calibrate` said: %s; %s); the rows run "
+                 "without predictions: run `scalebench calibrate --quick` to see and fix its cause, set "
+                 "SCALEBENCH_PROFILE to a profile, or give --no-calibrate\n",
                  out.value("reason", std::string()).c_str(), log.c_str());
   }
   return out;

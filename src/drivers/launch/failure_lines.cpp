@@ -167,6 +167,59 @@ std::string join_distinct(const std::vector<const std::string*>& picked, bool fr
   return out.size() > kMaxChars ? out.substr(0, kMaxChars) + "…" : out;
 }
 
+// The word of `m` after the first `marker` (after `after`, when given), without the punctuation
+// that ends it; "" when there is none.
+std::string word_after(const std::string& m, std::string_view marker, std::string_view after = "") {
+  const auto from = after.empty() ? 0 : m.find(after);
+  if (from == npos) return "";
+  const auto at = m.find(marker, from);
+  if (at == npos) return "";
+  std::istringstream rest(m.substr(at + marker.size()));
+  std::string word;
+  rest >> word;
+  while (!word.empty() && std::string_view(".,;:)").find(word.back()) != std::string_view::npos) word.pop_back();
+  return word;
+}
+
+// The host a message says was lost: Open MPI 4.1's "lost communication with a remote daemon"
+// ("Remote daemon: [[1,0],1] on node node2") and "... with the following daemon" ("Node: node2"),
+// or the remote shell's words for a connection that died ("Connection to node2 closed by remote
+// host.", "Timeout, server node2 not responding."); "" when it names none.
+std::string lost_host_named(const std::string& m) {
+  if (m.find("lost communication with") != npos) {
+    const std::string remote = word_after(m, " on node ", "Remote daemon");
+    return remote.empty() ? word_after(m, "Node: ") : remote;
+  }
+  if (m.find(" closed") != npos) return word_after(m, "Connection to ");
+  if (m.find("not responding") != npos) return word_after(m, "Timeout, server ");
+  if (m.find("did not answer for") != npos) return word_after(m, "host ");  // the test cluster's agent
+  return "";
+}
+
+// A host lost while the run was under way, as one line naming it. Open MPI 4.1 says so directly
+// when its daemon's link drops ("ORTE has lost communication with a remote daemon"); when the
+// remote shell that holds the daemon ends, it prints its start-up text ("ORTE was unable to
+// reliably start one or more daemons") even mid-run (docs/cluster.md), which is a loss when the
+// run was under way: the remote shell said its connection timed out or closed, or a progress line
+// of scalebench's ("scalebench gemm: repeat 2/6 done") came before it.
+std::optional<std::string> lost_host_line(const std::vector<std::string>& messages) {
+  bool under_way = false, daemon_ended = false, lost = false;
+  std::string host;
+  for (const auto& m : messages) {
+    if (m.starts_with("scalebench ") && m.find(": repeat ") != npos) under_way = true;
+    if (m.find("lost communication with") != npos) lost = true;
+    if (m.find("unable to reliably start one or more daemons") != npos) daemon_ended = true;
+    if (const std::string h = lost_host_named(m); !h.empty() && host.empty()) {
+      host = h;
+      under_way = true;  // a connection that timed out or closed was made first
+    }
+  }
+  if (!lost && !(daemon_ended && under_way)) return std::nullopt;
+  const std::string cause = "the host went down, or its network link or Open MPI's daemon there failed";
+  if (host.empty()) return "a remote host was lost during the run (" + cause + "; the launcher named no host)";
+  return "host " + host + " was lost during the run (" + cause + ")";
+}
+
 }  // namespace
 
 std::string failure_lines(const std::string& log_path) {
@@ -174,6 +227,7 @@ std::string failure_lines(const std::string& log_path) {
   if (!own.empty()) return own;
   std::istringstream in(study::read_run_output(log_path, "run log"));
   const std::vector<std::string> messages = log_messages(in);
+  if (std::optional<std::string> lost = lost_host_line(messages)) return *lost;
   std::vector<const std::string*> causes, all;
   for (const auto& m : messages) {
     all.push_back(&m);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -25,10 +26,11 @@ std::string TimeLeft::text(double work_to_come) const {
   return fmt::format("about {:.0f} h {:.0f} min left", std::floor(s / 3600), std::floor(std::fmod(s, 3600) / 60));
 }
 
-double run_work(const std::string& name, const std::string& size, int repeats, int workers) {
+double run_work(const std::string& name, const std::string& size, double repeats, double workers) {
   const double v = size_value(size);
   const double per_repeat = v <= 0 ? 1.0 : workload(name).work_per_repeat(v);
-  return per_repeat * std::max(repeats, 1) / std::max(workers, 1);
+  const double work = per_repeat * std::max(repeats, 1.0) / std::max(workers, 1.0);
+  return std::isfinite(work) ? work : std::numeric_limits<double>::max();
 }
 
 }  // namespace scalebench::study

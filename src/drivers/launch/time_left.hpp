@@ -18,7 +18,8 @@ class TimeLeft {
 
 // The work of a run: the workload's work per repeat at `size` (Workload::work_per_repeat: n^3 for
 // gemm, the samples for Monte Carlo), times the repeats, over the workers (ranks x threads). A size
-// that does not parse counts as 1.
-double run_work(const std::string& name, const std::string& size, int repeats, int workers);
+// that does not parse counts as 1. In doubles: the counts come from options and study files and
+// are never converted to an integer type (a huge one stays a finite, large estimate).
+double run_work(const std::string& name, const std::string& size, double repeats, double workers);
 
 }  // namespace scalebench::study

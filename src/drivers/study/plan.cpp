@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/drivers/study.hpp"
 #include "scalebench/workloads/workload.hpp"
@@ -17,12 +18,15 @@ namespace study {
 // The keys that place ranks (the launcher's), not options of the workload.
 bool placement_key(const std::string& k) { return k == "ranks" || k == "nodes" || k == "ranks_per_node"; }
 
-// ranks, nodes, ranks_per_node: whole numbers >= 1.
+// The largest ranks, nodes or ranks_per_node a study names.
+constexpr std::int64_t kMaxCount = 1'000'000;
+
+// ranks, nodes, ranks_per_node: whole numbers in [1, kMaxCount].
 int parse_count(const std::string& file, const std::string& key, const std::string& v) {
   char* end = nullptr;
   const long r = std::strtol(v.c_str(), &end, 10);
-  if (end == v.c_str() || *end != '\0' || r < 1 || r > 1'000'000) {
-    throw UsageError(fmt::format("{}: {} must be whole numbers >= 1 (got '{}')", file, key, v));
+  if (end == v.c_str() || *end != '\0' || r < 1 || r > kMaxCount) {
+    throw UsageError(fmt::format("{}: {} must be whole numbers >= 1, at most {} (got '{}')", file, key, kMaxCount, v));
   }
   return static_cast<int>(r);
 }
@@ -38,6 +42,10 @@ using study::placement_key;
 void place_run(const std::string& file, StudyRun& r, int ranks, int nodes, int per_node) {
   r.placed = nodes > 0 || per_node > 0;
   r.nodes = nodes > 0 ? nodes : 1;
+  // Each count is at most kMaxCount, their product too (an int, never overflowed).
+  if (per_node > 0) {
+    product_within(file + ": nodes x ranks_per_node", {r.nodes, per_node}, study::kMaxCount, "the most ranks of a run");
+  }
   if (per_node > 0 && ranks > 0 && ranks != r.nodes * per_node) {
     throw UsageError(fmt::format("{}: ranks {} is not nodes {} x ranks_per_node {}; give two of the three", file, ranks,
                                  r.nodes, per_node));

@@ -143,9 +143,9 @@ double run_work(const StudySpec& spec, const StudyRun& r) {
     if (k == "warmup") warmup = v;
     if (k == "threads") threads = v;
   }
-  const int repeats = static_cast<int>(study::size_value(reps) + study::size_value(warmup));
-  return study::run_work(spec.workload, size, repeats,
-                         r.ranks * std::max(1, static_cast<int>(study::size_value(threads))));
+  // Doubles throughout: a study file's counts are not yet checked by the workload here.
+  const double repeats = study::size_value(reps) + study::size_value(warmup);
+  return study::run_work(spec.workload, size, repeats, r.ranks * std::max(1.0, study::size_value(threads)));
 }
 
 std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,

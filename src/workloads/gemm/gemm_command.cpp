@@ -86,10 +86,14 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
     cfg.grid_rows = g.rows;
     cfg.grid_cols = g.cols;
   }
-  if (!o.panel_width.empty()) cfg.panel_width = parse_positive_count("--panel-width", o.panel_width);
+  if (!o.panel_width.empty()) {
+    cfg.panel_width = parse_positive_count("--panel-width", o.panel_width);
+    cfg.panel_width_given = true;
+  }
   // `auto`: the stated rule (kDefaultLookahead); the model does not rank lookaheads yet.
   if (!o.lookahead.empty() && o.lookahead != "auto") {
     cfg.lookahead = static_cast<int>(parse_integer("--lookahead", o.lookahead, 0, kMaxLookahead));
+    cfg.lookahead_given = true;
   }
   apply_run_options(o.run, app, cfg);
   cfg.force = o.force;

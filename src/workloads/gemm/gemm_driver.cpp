@@ -210,7 +210,7 @@ class GemmRun final : public RankWorkload {
     const std::int64_t avail = mem_available_bytes();
     if (avail > 0 && node_need > static_cast<double>(avail)) {
       throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} ({}) but only {} is available; use a "
-                                      "smaller size or more nodes",
+                                      "smaller --n (--m, --k) or more nodes",
                                       s.m, s.n, s.k, to_string(cfg_.precision), gib(node_need), host_name(),
                                       alg_desc_.held_text(cfg_, fallback_), gib(static_cast<double>(avail))));
     }

@@ -78,6 +78,15 @@ std::int64_t scalapack_peer_host_bytes(const GemmConfig& cfg, int ranks, int ran
 
 namespace {
 
+// The peer's square block: summa2d's k-panel (--panel-width); row1d has none, and the default 512
+// on a Px1 grid leaves the processes past ceil(m / 512) without a row of A and C (the ratio would
+// compare the run on P ranks with the peer on fewer), so row1d's peer takes m / P rows a block, at
+// most 512: every process holds at least one block of rows (row1d runs only with ranks <= m).
+std::int64_t peer_block_width(const GemmConfig& cfg, const ProcessGrid& grid) {
+  if (cfg.algorithm == GemmAlgorithm::summa2d) return cfg.panel_width;
+  return std::clamp<std::int64_t>(cfg.shape.m / std::max(1, grid.rows), 1, kDefaultPanelWidth);
+}
+
 // The shipped variant's settings for this run on `grid` (the tuned one sets k_step).
 ScalapackPeerSettings peer_settings(const GemmConfig& cfg, const GemmTestHooks& hooks, const ProcessGrid& grid) {
   ScalapackPeerSettings s;
@@ -85,7 +94,7 @@ ScalapackPeerSettings peer_settings(const GemmConfig& cfg, const GemmTestHooks& 
   s.precision = cfg.precision;
   s.grid_rows = grid.rows;
   s.grid_cols = grid.cols;
-  s.block_width = cfg.panel_width;
+  s.block_width = peer_block_width(cfg, grid);
   s.warmup = cfg.warmup;
   s.reps = cfg.reps;
   s.mpi_chunk = hooks.mpi_chunk;
@@ -108,10 +117,10 @@ ScalapackPeerRun run_scalapack_peer(const GemmConfig& cfg, const GemmTestHooks& 
   if (held == 0) throw UsageError("--peer scalapack starts from rank 0's A and B, which this run keeps on no host");
   ScalapackPeerRun run;
   run.grid = grid;
-  run.block_width = cfg.panel_width;
   ScalapackPeerSettings s = peer_settings(cfg, hooks, grid);
+  run.block_width = s.block_width;
   run.shipped = time_scalapack_peer(s, comm, whole.a, whole.b, x);
-  s.k_step = static_cast<int>(std::min<std::int64_t>(cfg.panel_width, cfg.shape.k));
+  s.k_step = static_cast<int>(std::min<std::int64_t>(s.block_width, cfg.shape.k));
   run.tuned = time_scalapack_peer(s, comm, whole.a, whole.b, x);
   return run;
 }
@@ -127,7 +136,9 @@ nlohmann::json scalapack_peer_json(const ScalapackPeerRun& run, const GemmConfig
           {"grid", {run.grid.rows, run.grid.cols}},
           {"grid_source", summa ? "the run's summa2d grid" : "Px1: row1d's grid (rows of A and C over the ranks)"},
           {"block_width", run.block_width},
-          {"block_width_source", summa ? "--panel-width (summa2d's k-panel)" : "the default --panel-width"},
+          {"block_width_source", summa ? "--panel-width (summa2d's k-panel)"
+                                       : "row1d: m / ranks rows, at most 512, so that every rank holds rows of A "
+                                         "and C"},
           {"layout", "block-cyclic square blocks from process (0,0), inputs scattered from rank 0 before timing"},
           {"repeats", cfg.reps},
           {"warmup", cfg.warmup},

@@ -4,10 +4,12 @@
 #include "scalebench/workloads/choice.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -19,7 +21,26 @@
 namespace scalebench {
 namespace {
 
-std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1 << 30)); }
+// Bytes in the unit that keeps three significant figures (512 bytes, 1.50 MiB, 12.0 GiB): a
+// small figure is never rounded to "0.00 GiB".
+std::string bytes_text(double bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return fmt::format("{:.0f} bytes", bytes);
+  std::size_t unit = 0;
+  double v = bytes / 1024;
+  while (v >= 1024 && unit + 1 < kUnits.size()) {
+    v /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.3g} {}", v, kUnits[unit]);
+}
+
+// "<need> ... <have>": both in bytes_text, or as exact byte counts when those read the same.
+std::pair<std::string, std::string> need_and_have(double need, double have) {
+  std::string n = bytes_text(need), h = bytes_text(have);
+  if (n == h) return {fmt::format("{:.0f} bytes", need), fmt::format("{:.0f} bytes", have)};
+  return {n, h};
+}
 
 // The factorisations PR x PC of `ranks`, the most square first (rows <= columns first on a tie).
 std::vector<ProcessGrid> grids_of(int ranks) {
@@ -94,7 +115,7 @@ std::string option_refusal(const GemmConfig& alt, const MachineLayout& m) {
       return fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", alt.grid_rows, alt.grid_cols,
                          ranks);
     }
-    if (ranks > alt.shape.m) return fmt::format("{} ranks but only {} rows of A", ranks, alt.shape.m);
+    if (ranks > alt.shape.m) return fmt::format("{} ranks but only {} rows of A (--m)", ranks, alt.shape.m);
   } else {
     if (alt.resident) return "summa2d has no --resident schedule";
     // Its --overlap is its lookahead, on by default: the same run as the alternative without it.
@@ -161,14 +182,15 @@ std::string gemm_refusal(const GemmConfig& alt, const ChoiceFacts& facts) {
     if (facts.host_bytes_per_node) {
       const double need = root_node_host_bytes(alt, m);
       if (need > *facts.host_bytes_per_node) {
-        return fmt::format("needs {} of host memory on rank 0's node, {} is free", gib(need),
-                           gib(*facts.host_bytes_per_node));
+        const auto [n, h] = need_and_have(need, *facts.host_bytes_per_node);
+        return fmt::format("needs {} of host memory on rank 0's node, {} is free", n, h);
       }
     }
     if (facts.gpu_bytes && alt.backend == GemmBackendKind::cublas && alt.algorithm == GemmAlgorithm::row1d) {
       const double need = root_gpu_bytes(alt, m);
       if (need > *facts.gpu_bytes) {
-        return fmt::format("needs {} of GPU memory on rank 0's GPU, it has {}", gib(need), gib(*facts.gpu_bytes));
+        const auto [n, h] = need_and_have(need, *facts.gpu_bytes);
+        return fmt::format("needs {} of GPU memory on rank 0's GPU, it has {}", n, h);
       }
     }
   } catch (const UsageError& e) {

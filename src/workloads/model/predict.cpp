@@ -410,7 +410,9 @@ Prediction predict_gemm_at(const Profile& p, const GemmConfig& cfg, const Machin
   check_layout(m);
   if (m.ranks() > cfg.shape.m) {
     throw UsageError(
-        fmt::format("{} ranks but only {} rows of A: every rank needs at least one row", m.ranks(), cfg.shape.m));
+        fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; use fewer ranks or a larger "
+                    "--m",
+                    m.ranks(), cfg.shape.m));
   }
   const std::string what = fmt::format("gemm {}x{}x{}", cfg.shape.m, cfg.shape.n, cfg.shape.k);
   if (cfg.algorithm == GemmAlgorithm::summa2d) return check_prediction(predict_summa2d(p, cfg, m), what);
