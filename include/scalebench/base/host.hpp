@@ -7,7 +7,7 @@ namespace scalebench {
 
 std::string host_name();
 std::string cpu_model();
-std::vector<int> allowed_cpus();                            // sched_getaffinity of this process
+std::vector<int> allowed_cpus();  // sched_getaffinity of this process
 // CPUs this process may run on, at least 1: the threads of a rank's host-side work (generation,
 // checks, digests; base/parallel.hpp).
 int host_threads();
