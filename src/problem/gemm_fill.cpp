@@ -6,7 +6,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "scalebench/base/host.hpp"
 #include "scalebench/base/parallel.hpp"
 
 namespace scalebench {
@@ -74,7 +73,5 @@ int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::u
 
 void fill_zero(double* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
 void fill_zero(float* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }
-
-int host_fill_threads() { return host_threads(); }
 
 }  // namespace scalebench

@@ -231,7 +231,7 @@ TEST(GemmFill, FillingInPiecesWithOffsetsGivesTheWhole) {
 }
 
 TEST(GemmFill, HostThreadsAreTheAllowedCpus) {
-  const int t = host_fill_threads();
+  const int t = host_threads();
   EXPECT_GE(t, 1);
   EXPECT_EQ(static_cast<std::size_t>(t), std::max<std::size_t>(1, allowed_cpus().size()));
 }

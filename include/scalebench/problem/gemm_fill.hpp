@@ -89,9 +89,4 @@ struct UninitializedAllocator : std::allocator<T> {
 template <class T>
 using HostMatrix = std::vector<T, UninitializedAllocator<T>>;
 
-// Threads for rank 0's host generation: the CPUs in this process's affinity mask
-// (sched_getaffinity), at least 1 — one on a rank bound to one core, the node under
-// `mpirun --bind-to none`.
-int host_fill_threads();
-
 }  // namespace scalebench

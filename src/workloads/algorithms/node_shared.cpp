@@ -313,7 +313,7 @@ void NodeSharedMatrices<T>::prefault() const {
 template <class T>
 int NodeSharedMatrices<T>::generate() {
   const auto& s = cfg_.shape;
-  const int threads = host_fill_threads();
+  const int threads = host_threads();
   const Block mine = rows_.block(comm_.rank());
   // Each rank's rows are first written by the rank that multiplies them: their pages land on its
   // NUMA domain. The values depend only on the element's index (gemm_fill.hpp).

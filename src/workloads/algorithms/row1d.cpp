@@ -287,7 +287,7 @@ class Row1D final : public DistributedGemm {
     } else if (host_moves()) {
       // B arrives by broadcast (with transport nccl it goes device to device: no host copy).
       b_.resize(static_cast<std::size_t>(s.k * s.n));
-      fill_zero(b_.data(), s.k * s.n, host_fill_threads());
+      fill_zero(b_.data(), s.k * s.n, host_threads());
     }
     if (!comm_.is_root()) {
       a_i_.assign(static_cast<std::size_t>(mine_.count * s.k), T(0));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/algorithms.hpp"
+#include "scalebench/base/host.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
@@ -14,7 +15,7 @@ int generate_inputs(const GemmConfig& cfg, HostMatrix<T>& a, HostMatrix<T>& b, H
   a.resize(static_cast<std::size_t>(s.m * s.k));
   b.resize(static_cast<std::size_t>(s.k * s.n));
   c.resize(static_cast<std::size_t>(s.m * s.n));
-  const int threads = host_fill_threads();
+  const int threads = host_threads();
   fill_zero(c.data(), s.m * s.n, threads);
   fill_matrix(a.data(), s.m * s.k, 0, gemm_input_key(cfg.seed, GemmInput::a), cfg.fill, cfg.precision, threads);
   fill_matrix(b.data(), s.k * s.n, 0, gemm_input_key(cfg.seed, GemmInput::b), cfg.fill, cfg.precision, threads);

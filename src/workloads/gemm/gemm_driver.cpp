@@ -263,7 +263,7 @@ class GemmRun final : public RankWorkload {
   // the same threads (the algorithm's network peers too).
   void after_repeats(const RepeatLoop& loop, PhaseRecorder& peer) override {
     const HostMatrices whole = alg_->full();
-    generate_threads_ = comm_.is_root() && whole.a != nullptr ? host_fill_threads() : 0;
+    generate_threads_ = comm_.is_root() && whole.a != nullptr ? host_threads() : 0;
     const bool fp64 = cfg_.precision == Precision::fp64;
     if (cfg_.verify == VerifyMode::full) {
       full_ = fp64 ? full_verification<double>(cfg_, comm_, whole) : full_verification<float>(cfg_, comm_, whole);
