@@ -132,11 +132,13 @@ TEST(EnergyCli, ACounterRisingPastWhatAPackageCanDrawIsNotCounted) {
 }
 
 // A counter that turns to garbage, a negative number or an empty file after a few steps: however
-// soon the run reads it (when opening the counters or between two readings), no joules.
+// soon the run reads it (when opening the counters or between two readings), no joules. The empty
+// file takes the counter's place at once (mv), so the run never sees the file missing.
 TEST(EnergyCli, ACounterThatTurnsToGarbageIsNotCounted) {
   const std::string file = "/pc/intel-rapl:0/energy_uj";
   for (const std::string& bad :
-       std::vector<std::string>{"next=12abc", "next=-5", "rm -f D" + file + " && : > D" + file}) {
+       std::vector<std::string>{"next=12abc", "next=-5",
+                                ": > D" + file + ".empty && mv D" + file + ".empty D" + file}) {
     const std::string dir = make_temp_dir();
     const CliRun r =
         run_with_counter(dir, "1000000",
