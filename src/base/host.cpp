@@ -49,6 +49,17 @@ int host_threads() {
   return std::max(1, CPU_COUNT(&set));
 }
 
+std::int64_t memory_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return -1;
+}
+
 std::string format_cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t i = 0; i < cpus.size();) {

@@ -1,5 +1,6 @@
 #pragma once
 // Facts about the machine and the process as the OS reports them.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ std::vector<int> allowed_cpus();  // sched_getaffinity of this process
 // CPUs this process may run on, at least 1: the threads of a rank's host-side work (generation,
 // checks, digests; base/parallel.hpp).
 int host_threads();
+// The memory the kernel says this host can give without swapping (MemAvailable), in bytes; -1
+// where it does not say.
+std::int64_t memory_available_bytes();
 std::string format_cpu_list(const std::vector<int>& cpus);  // "0-3,8"
 std::string utc_now_iso8601();
 

@@ -8,11 +8,11 @@ namespace scalebench::study {
 namespace {
 
 constexpr double kMax = std::numeric_limits<double>::max();
-constexpr std::int64_t kMaxCount = std::numeric_limits<int>::max();
+constexpr std::int64_t kMaxRecordCount = std::numeric_limits<int>::max();
 
 void nonnegative(const JsonField& f, std::string_view key) { (void)f.number_in_or(key, 0, kMax, "a number", 0); }
 void optional_text(const JsonField& f, std::string_view key) { (void)f.text_or(key, ""); }
-void optional_count(const JsonField& f, std::string_view key) { (void)f.whole_or(key, 0, kMaxCount, 0); }
+void optional_count(const JsonField& f, std::string_view key) { (void)f.whole_or(key, 0, kMaxRecordCount, 0); }
 
 // A string, or a list of strings.
 void text_or_texts(const JsonField& f, std::string_view key) {

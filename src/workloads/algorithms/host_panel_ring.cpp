@@ -16,16 +16,13 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/mpi_element_type.hpp"
 #include "algorithms/summa_panels.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
 namespace {
-
-MPI_Datatype mpi_type_of(ElementType t) {
-  return t == ElementType::f64 ? MPI_DOUBLE : t == ElementType::f32 ? MPI_FLOAT : MPI_UINT16_T;
-}
 
 // One direction of the ring: the parts of every panel along one communicator.
 class Lane {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "algorithms/mpi_element_type.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/transport.hpp"
@@ -10,10 +11,6 @@
 namespace scalebench {
 namespace {
 
-// bf16 moves bit for bit as 16-bit words.
-MPI_Datatype mpi_type_of(ElementType t) {
-  return t == ElementType::f64 ? MPI_DOUBLE : t == ElementType::f32 ? MPI_FLOAT : MPI_UINT16_T;
-}
 std::size_t bytes_of(ElementType t) { return element_bytes(t); }
 
 // MPI is not assumed to read device memory (no CUDA-aware MPI): device views are a bug here.

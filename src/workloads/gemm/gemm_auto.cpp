@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -17,16 +16,6 @@
 
 namespace scalebench {
 namespace {
-
-double mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  double kb = 0;
-  while (in >> key >> kb >> unit) {
-    if (key == "MemAvailable:") return kb * 1024;
-  }
-  return -1;
-}
 
 // This host's profile when it is there and current; otherwise none and why (rank 0 only).
 std::optional<Profile> current_profile(std::string& why) {
@@ -67,7 +56,7 @@ ChoiceFacts machine_facts(const GemmConfig& cfg, const std::vector<GemmConfig>& 
   }
   if (cfg.autos.host_bytes_per_node > 0) {
     f.host_bytes_per_node = static_cast<double>(cfg.autos.host_bytes_per_node);
-  } else if (const double least_free = comm.min(mem_available_bytes()); least_free > 0) {
+  } else if (const double least_free = comm.min(static_cast<double>(memory_available_bytes())); least_free > 0) {
     f.host_bytes_per_node = least_free;
   }
   if (cfg.backend == GemmBackendKind::cublas && f.layout.gpus_per_node > 0) {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <set>
 
@@ -37,17 +36,6 @@
 
 namespace scalebench {
 namespace {
-
-std::int64_t mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::int64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit) {
-    if (key == "MemAvailable:") return kb * 1024;
-  }
-  return -1;
-}
 
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1 << 30)); }
 
@@ -207,7 +195,7 @@ class GemmRun final : public RankWorkload {
     const Communicator& node = comm.node();
     // Summed as doubles: many ranks' shares may exceed 64 bits together.
     const double node_need = node.sum(static_cast<double>(host_bytes_));
-    const std::int64_t avail = mem_available_bytes();
+    const std::int64_t avail = memory_available_bytes();
     if (avail > 0 && node_need > static_cast<double>(avail)) {
       throw ResourceError(fmt::format("{}x{}x{} {} needs {} of host memory on {} ({}) but only {} is available; use a "
                                       "smaller --n (--m, --k) or more nodes",
