@@ -121,8 +121,7 @@ TEST(CliChoice, DryRunShowsTheChoice) {
   const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --threads 1 --algorithm auto --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("auto (algorithm,grid,distribution,lookahead) by "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(asked: algorithm; not given: grid,distribution,lookahead)"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("(asked: algorithm; not given: grid,distribution,lookahead)"), std::string::npos) << r.output;
   // The whole ranking, not its first line alone: every alternative with its verdict.
   EXPECT_NE(r.output.find("summa2d 2x1 replicated lookahead 2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--dry-run: nothing is computed"), std::string::npos) << r.output;

@@ -83,7 +83,10 @@ TEST(CommBoundCli, SharedDistributionCountsWhatItsLayoutMovesBetweenNodes) {
 
 TEST(CommBoundCli, ATransportsCountsSayTheirSource) {
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --reps 1 --threads 1 --json " + dir + "/r.json");
+  // Pinned: the replicated scheme moves its blocks through the host transport.
+  const CliRun r =
+      run_scalebench_mpi(2, "gemm --n 128 --reps 1 --threads 1 --algorithm row1d --distribution replicated --json " +
+                                dir + "/r.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
   EXPECT_EQ(rec["comm_bound"]["moved_source"], "transport") << rec["comm_bound"].dump();

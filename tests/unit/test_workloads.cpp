@@ -67,15 +67,15 @@ TEST(WorkloadCommand, GemmLeavesTheScheduleOptionsNotGivenToTheModel) {
   const sb::PredictedWorkload gpu =
       configured(sb::workload("gemm"), {"--n", "4096", "--backend", "cublas"})->predict(p, gpus);
   EXPECT_EQ(gpu.choice["defaulted"], "algorithm,grid,distribution,transport,overlap,lookahead");
-  const sb::PredictedWorkload row =
-      configured(sb::workload("gemm"), {"--n", "2048", "--algorithm", "row1d", "--distribution", "auto"})
-          ->predict(p, four);
+  const sb::PredictedWorkload row = configured(sb::workload("gemm"),
+                                               {"--n", "2048", "--algorithm", "row1d", "--distribution", "auto"})
+                                        ->predict(p, four);
   EXPECT_EQ(row.choice["options"], "distribution");
   EXPECT_EQ(row.choice["asked"], "distribution");
   for (const auto& a : row.choice["alternatives"]) EXPECT_EQ(a["algorithm"], "row1d");
-  const sb::PredictedWorkload pinned =
-      configured(sb::workload("gemm"), {"--n", "2048", "--algorithm", "row1d", "--distribution", "replicated"})
-          ->predict(p, four);
+  const sb::PredictedWorkload pinned = configured(sb::workload("gemm"), {"--n", "2048", "--algorithm", "row1d",
+                                                                         "--distribution", "replicated"})
+                                           ->predict(p, four);
   EXPECT_TRUE(pinned.choice.is_null()) << pinned.choice.dump();
   EXPECT_THROW(configured(sb::workload("gemm"), {"--overlap", "sometimes"}), sb::UsageError);
 }

@@ -129,7 +129,7 @@ struct Profile {
   std::vector<ThreadRate> triad_Bps;                        // STREAM triad bandwidth by threads
   Link intra_node;                                          // MPI point-to-point, two ranks on one node
   std::optional<Link> inter_node;                           // MPI point-to-point between nodes (absent: not measured)
-  std::map<std::string, std::vector<CollectiveFit>> collectives;                     // bcast, scatterv, gatherv, reduce
+  std::map<std::string, std::vector<CollectiveFit>> collectives;  // bcast, scatterv, gatherv, reduce
   std::vector<LookaheadFit> lookahead;  // mpi.lookahead: Summa2D's host lookahead (empty: not measured)
   std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
   GpuProfile gpu;

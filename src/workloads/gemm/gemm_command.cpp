@@ -90,8 +90,8 @@ void resolve_schedule_options(const GemmOptions& o, GemmConfig& cfg) {
   if (o.overlap == "on" || o.overlap == "off") {
     cfg.overlap = o.overlap == "on";
   } else if (!o.overlap.empty() && !asked.overlap) {
-    throw UsageError(fmt::format(
-        "unknown --overlap '{}'; give --overlap alone (on), --overlap off, or --overlap auto", o.overlap));
+    throw UsageError(
+        fmt::format("unknown --overlap '{}'; give --overlap alone (on), --overlap off, or --overlap auto", o.overlap));
   }
 }
 

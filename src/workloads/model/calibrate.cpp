@@ -643,6 +643,13 @@ void calibrate_lookahead(Profile& p, const Communicator& comm, const CalibrateOp
   threads = comm.max(threads);
   const LookaheadMeasure lm = measure_lookahead(comm, n, static_cast<int>(threads), o.quick ? 3 : 5);
   if (!comm.is_root()) return;
+  if (!lm.verified) {
+    const std::string w = "Summa2D's lookahead runs gave a wrong product (Freivalds' check failed): their times are "
+                          "not kept, and the model predicts no lookahead; please report it";
+    say.line("warning: {}", w);
+    p.warnings.push_back(w);
+    return;
+  }
   std::string depths;
   for (const auto& d : lm.depths) {
     p.lookahead.push_back({comm.size(), nodes, d.depth, d.hidden});

@@ -7,6 +7,7 @@
 
 #include "calibrate_steps.hpp"
 #include "scalebench/base/phases.hpp"
+#include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
@@ -76,6 +77,10 @@ LookaheadMeasure measure_lookahead(const Communicator& comm, std::int64_t n, int
       if (d == 0) broadcast.push_back(b);
     }
   }
+  // Each schedule's last product checked (Freivalds), which also takes the host ring's last sends
+  // back before its buffers go.
+  const std::vector<double> x = freivalds_vector(cfgs[0].seed, n);
+  for (const auto& alg : algs) out.verified = alg->verify(x).ok && out.verified;
   out.blocking_s = median_of(seconds[0]);
   out.broadcast_s = median_of(broadcast);
   const bool tells = out.broadcast_s > kLeastBroadcastShare * out.blocking_s && out.broadcast_s > 0;

@@ -51,7 +51,8 @@ BlasSeries time_blas_series(const std::string& what, int threads, const std::vec
 // time is the slowest rank's from a common start. What lookahead D hides is (blocking - D) /
 // (the blocking broadcast phase), medians over the repeats, within [kLookaheadMinHidden,
 // kLookaheadMaxHidden]; 0 where the broadcasts are under 2% of a blocking repeat (too small here
-// to tell from the noise). Valid on every rank.
+// to tell from the noise). Each schedule's last product is checked (Freivalds). Valid on every
+// rank.
 struct LookaheadMeasure {
   struct Depth {
     int depth = 0;
@@ -62,6 +63,7 @@ struct LookaheadMeasure {
   ProcessGrid grid;
   double blocking_s = 0, broadcast_s = 0;  // lookahead 0: its median repeat and broadcast phase
   std::vector<Depth> depths;               // 1..kMaxAutoLookahead
+  bool verified = true;                    // every schedule's product passed Freivalds' check
 };
 LookaheadMeasure measure_lookahead(const Communicator& comm, std::int64_t n, int threads, int reps);
 

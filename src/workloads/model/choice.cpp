@@ -277,8 +277,8 @@ void nothing_feasible(GemmChoice& c, const GemmConfig& cfg, const MachineLayout&
   }
   std::string all;
   for (const auto& a : c.alternatives) all += fmt::format("; {}: {}", alternative_text(a.cfg, m.ranks()), a.why);
-  const std::string what =
-      fmt::format("auto ({}) found no alternative this run accepts{}", auto_option_names(cfg.autos), all);
+  const std::string what = fmt::format("auto ({}) found no alternative this run accepts{}",
+                                       auto_option_names(cfg.autos), all);
   // Every alternative refused for memory: the machine cannot hold the run (as for a pinned run).
   const bool memory_only = std::all_of(c.alternatives.begin(), c.alternatives.end(), [](const GemmAlternative& a) {
     return a.why.rfind("refused: needs ", 0) == 0 && a.why.find(" memory ") != std::string::npos;
@@ -391,7 +391,7 @@ nlohmann::json choice_json(const GemmChoice& c, const GemmAutoOptions& autos) {
                     {"transport", to_string(a.cfg.transport)},
                     {"overlap", a.cfg.overlap},
                     {"lookahead", a.cfg.algorithm == GemmAlgorithm::summa2d ? nlohmann::json(a.cfg.lookahead)
-                                                                              : nlohmann::json(nullptr)},
+                                                                            : nlohmann::json(nullptr)},
                     {"predicted_s", a.seconds ? nlohmann::json(*a.seconds) : nlohmann::json(nullptr)},
                     {"verdict", verdict_of(c, i)},
                     {"why", a.why}});
