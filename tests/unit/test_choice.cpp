@@ -63,7 +63,7 @@ void expect_consistent(const GemmChoice& c) {
 
 TEST(GemmChoice, EnumeratesEveryCombinationOfTheAutoOptionsOnly) {
   GemmConfig c = square(1024, GemmBackendKind::cublas);
-  c.autos = {true, true, true, true, true};
+  c.autos.algorithm = c.autos.grid = c.autos.distribution = c.autos.transport = c.autos.overlap = true;
   // row1d: 2 distributions x 2 transports x 2 overlaps; summa2d on 4 ranks: 3 grids x 2 transports
   // (its overlap is its lookahead, not enumerated).
   EXPECT_EQ(gemm_alternatives(c, 4).size(), 8u + 6u);
@@ -95,7 +95,7 @@ TEST(GemmChoice, SlowInterNodeLinkTakesTheSharedDistribution) {
 
 TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
   GemmConfig c = square(4096);  // 128 MiB per matrix in fp64
-  c.autos.distribution = true;
+  c.autos.distribution = c.autos.asked.distribution = true;  // --distribution auto
   ChoiceFacts f = facts(1, 8);
   f.host_bytes_per_node = 700.0 * (1 << 20);  // shared needs 3 x 128 + C_i peers 128; replicated about 1.4 GiB
   for (const Profile* p : {&synthetic(), static_cast<const Profile*>(nullptr)}) {
@@ -115,7 +115,7 @@ TEST(GemmChoice, MemoryRefusalsGiveRealFiguresNeverZeroGiB) {
   // Small sizes and a small free figure: each in a unit that keeps it non-zero, exit 3 when memory
   // alone refuses every alternative (docs/model.md).
   GemmConfig c = square(64);  // 32 KiB per matrix in fp64
-  c.autos.distribution = true;
+  c.autos.distribution = c.autos.asked.distribution = true;
   ChoiceFacts f = facts(1, 2);
   f.host_bytes_per_node = 1000;
   try {
@@ -201,6 +201,7 @@ TEST(GemmChoice, NeverTakesWhatTheRunRefuses) {
   // 8 ranks on a 2x2 C: row1d has too few rows, no grid of 8 fits; the message names each.
   GemmConfig tiny = square(2);
   tiny.autos.algorithm = tiny.autos.grid = true;
+  tiny.autos.asked = {true, true, false, false, false, false};  // --algorithm auto --grid auto
   try {
     choose_gemm(tiny, facts(1, 8), &synthetic());
     ADD_FAILURE() << "expected a UsageError";
@@ -304,7 +305,9 @@ TEST(GemmChoice, TheLookaheadIsRankedFromWhatCalibrateMeasured) {
   const GemmChoice unmeasured = choose_gemm(c, facts(1, 4), &old);
   EXPECT_EQ(unmeasured.chosen().lookahead, 0);
   for (const auto& a : unmeasured.alternatives) {
-    if (a.cfg.lookahead > 0) EXPECT_NE(a.why.find("not predicted"), std::string::npos) << a.why;
+    if (a.cfg.lookahead > 0) {
+      EXPECT_NE(a.why.find("not predicted"), std::string::npos) << a.why;
+    }
   }
 }
 
