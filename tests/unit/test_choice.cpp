@@ -94,7 +94,7 @@ TEST(GemmChoice, SlowInterNodeLinkTakesTheSharedDistribution) {
 }
 
 TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
-  GemmConfig c = square(4096);  // 128 MiB per matrix in fp64
+  GemmConfig c = square(4096);                               // 128 MiB per matrix in fp64
   c.autos.distribution = c.autos.asked.distribution = true;  // --distribution auto
   ChoiceFacts f = facts(1, 8);
   f.host_bytes_per_node = 700.0 * (1 << 20);  // shared needs 3 x 128 + C_i peers 128; replicated about 1.4 GiB
