@@ -217,33 +217,51 @@ void validate(const GemmConfig& cfg) {
   }
 }
 
-std::string auto_option_names(const GemmAutoOptions& a) {
+namespace {
+// The flags of `o` that `keep` lets through, as words.
+template <class Options>
+std::string option_names(const Options& o, const GemmScheduleOptions& keep) {
   std::string out;
   auto add = [&out](bool on, const char* name) {
     if (!on) return;
     if (!out.empty()) out += ',';
     out += name;
   };
-  add(a.algorithm, "algorithm");
-  add(a.grid, "grid");
-  add(a.distribution, "distribution");
-  add(a.transport, "transport");
-  add(a.overlap, "overlap");
+  add(o.algorithm && keep.algorithm, "algorithm");
+  add(o.grid && keep.grid, "grid");
+  add(o.distribution && keep.distribution, "distribution");
+  add(o.transport && keep.transport, "transport");
+  add(o.overlap && keep.overlap, "overlap");
+  add(o.lookahead && keep.lookahead, "lookahead");
   return out;
+}
+constexpr GemmScheduleOptions kEvery{true, true, true, true, true, true};
+}  // namespace
+
+std::string auto_option_names(const GemmAutoOptions& a) { return option_names(a, kEvery); }
+std::string asked_option_names(const GemmAutoOptions& a) { return option_names(a, a.asked); }
+std::string defaulted_option_names(const GemmAutoOptions& a) {
+  const GemmScheduleOptions& k = a.asked;
+  return option_names(a, {!k.algorithm, !k.grid, !k.distribution, !k.transport, !k.overlap, !k.lookahead});
 }
 
 std::string configuration_fields(const GemmConfig& cfg) {
   const auto& s = cfg.shape;
-  // `auto` options are resolved before the run; while they are not, they are part of what ranks agree on.
-  const std::string autos = cfg.autos.any() ? " auto=" + auto_option_names(cfg.autos) : std::string();
+  const GemmAutoOptions& a = cfg.autos;
+  // An option left to `auto` is "auto" until resolved (its value is a placeholder), so that two
+  // ranks that differ in it are told apart by name.
+  auto value = [](bool open, const std::string& v) { return open ? std::string("auto") : v; };
+  const std::string autos = a.any() ? " auto=" + auto_option_names(a) : std::string();
   return fmt::format("m={} n={} k={} precision={} backend={} reps={} warmup={} seed={} fill={} verify={} force={} "
                      "dry_run={} peer={} transport={} resident={} share_gpu={} "
-                     "overlap={} algorithm={} grid={}x{} panel_width={} lookahead={} distribution={} peer_library={}",
+                     "overlap={} algorithm={} grid={} panel_width={} lookahead={} distribution={} peer_library={}",
                      s.m, s.n, s.k, to_string(cfg.precision), to_string(cfg.backend), cfg.reps, cfg.warmup, cfg.seed,
                      to_string(cfg.fill), to_string(cfg.verify), cfg.force, cfg.dry_run, cfg.peer,
-                     to_string(cfg.transport), cfg.resident, cfg.share_gpu, cfg.overlap, to_string(cfg.algorithm),
-                     cfg.grid_rows, cfg.grid_cols, cfg.panel_width, cfg.lookahead, to_string(cfg.distribution),
-                     to_string(cfg.peer_library)) +
+                     value(a.transport, to_string(cfg.transport)), cfg.resident, cfg.share_gpu,
+                     value(a.overlap, cfg.overlap ? "true" : "false"), value(a.algorithm, to_string(cfg.algorithm)),
+                     value(a.grid, fmt::format("{}x{}", cfg.grid_rows, cfg.grid_cols)), cfg.panel_width,
+                     value(a.lookahead, std::to_string(cfg.lookahead)),
+                     value(a.distribution, to_string(cfg.distribution)), to_string(cfg.peer_library)) +
          autos;
 }
 

@@ -67,12 +67,16 @@ TEST(CliChoice, RulesWithoutAProfileThenTheModelWithOne) {
   const CliRun rules = mpi_with(none, std::string(kRun) + "--algorithm auto --distribution auto --json " + dir +
                                           "/rules.json");
   ASSERT_EQ(rules.exit_code, 0) << rules.output;
-  EXPECT_NE(rules.output.find("auto (algorithm,distribution) by rules: no profile at " + dir + "/none.json"),
+  EXPECT_NE(rules.output.find("auto (algorithm,grid,distribution,lookahead) by rules: no profile at " + dir +
+                              "/none.json"),
             std::string::npos)
       << rules.output;
   const json r = read_json(dir + "/rules.json");
   EXPECT_EQ(r["choice"]["by"], "rules");
-  EXPECT_EQ(r["choice"]["alternatives"].size(), 3u);  // row1d x {replicated, shared}, summa2d
+  EXPECT_EQ(r["choice"]["asked"], "algorithm,distribution");
+  EXPECT_EQ(r["choice"]["defaulted"], "grid,lookahead");
+  // row1d x {replicated, shared}; summa2d on 1x2 and 2x1, each with lookahead 0, 1 and 2.
+  EXPECT_EQ(r["choice"]["alternatives"].size(), 8u);
   expect_ran_the_choice(r);
 
   // The same run with a current profile: every feasible alternative predicted, the fastest taken.
@@ -97,7 +101,7 @@ TEST(CliChoice, RulesWithoutAProfileThenTheModelWithOne) {
   // Host memory for the shared copy but not for every rank's B and C_i: replicated is refused.
   // n=1024 fp64: 8 MiB a matrix; replicated needs 48 MiB on the node, shared 32 MiB.
   const CliRun mem = mpi_with("SCALEBENCH_PROFILE=" + profile,
-                              "gemm --n 1024 --threads 1 --reps 1 --warmup 0 --distribution auto "
+                              "gemm --n 1024 --threads 1 --reps 1 --warmup 0 --algorithm row1d --distribution auto "
                               "--auto-memory-per-node 41943040 --json " +
                                   dir + "/mem.json");
   ASSERT_EQ(mem.exit_code, 0) << mem.output;
@@ -116,14 +120,17 @@ TEST(CliChoice, RulesWithoutAProfileThenTheModelWithOne) {
 TEST(CliChoice, DryRunShowsTheChoice) {
   const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --threads 1 --algorithm auto --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("auto (algorithm) by "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("auto (algorithm,grid,distribution,lookahead) by "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(asked: algorithm; not given: grid,distribution,lookahead)"), std::string::npos) << r.output;
+  // The whole ranking, not its first line alone: every alternative with its verdict.
+  EXPECT_NE(r.output.find("summa2d 2x1 replicated lookahead 2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--dry-run: nothing is computed"), std::string::npos) << r.output;
 }
 
 TEST(CliChoice, PredictRanksTheAlternatives) {
   const std::string dir = make_temp_dir();
   // A slow link between nodes: the shared distribution sends fewer bytes across.
-  const CliRun slow = run_scalebench("predict gemm --n 4096 --distribution auto --nodes 4 "
+  const CliRun slow = run_scalebench("predict gemm --n 4096 --algorithm row1d --distribution auto --nodes 4 "
                                      "--ranks-per-node 4 --inter-node-gbps 0.08 --profile " +
                                      synthetic_profile() + " --json " + dir + "/slow.json");
   ASSERT_EQ(slow.exit_code, 0) << slow.output;
@@ -139,11 +146,11 @@ TEST(CliChoice, PredictRanksTheAlternatives) {
                                      synthetic_profile());
   ASSERT_EQ(both.exit_code, 0) << both.output;
   EXPECT_EQ(count_of(both.output, " s  row1d 16x1 "), 2) << both.output;
-  EXPECT_EQ(count_of(both.output, " s  summa2d 4x4 replicated"), 1) << both.output;
+  EXPECT_EQ(count_of(both.output, " s  summa2d 4x4 replicated lookahead "), 3) << both.output;  // 0, 1, 2
 
   // Four GPUs with NCCL figures: NCCL.
-  const std::string gpu_args = "predict gemm --n 4000 --backend cublas --transport auto --overlap auto "
-                               "--ranks-per-node 4 --gpus-per-node 4 --profile ";
+  const std::string gpu_args = "predict gemm --n 4000 --backend cublas --algorithm row1d --distribution replicated "
+                               "--transport auto --overlap auto --ranks-per-node 4 --gpus-per-node 4 --profile ";
   const CliRun nccl = run_scalebench(gpu_args + synthetic_profile());
   ASSERT_EQ(nccl.exit_code, 0) << nccl.output;
   EXPECT_NE(nccl.output.find("(auto: row1d 4x1 replicated transport nccl"), std::string::npos) << nccl.output;
@@ -157,6 +164,51 @@ TEST(CliChoice, PredictRanksTheAlternatives) {
   EXPECT_NE(staged.output.find("(auto: row1d 4x1 replicated transport mpi no-overlap)"), std::string::npos)
       << staged.output;
   EXPECT_NE(staged.output.find("not predicted: profile"), std::string::npos) << staged.output;
+}
+
+// No schedule option given: each is `auto` by default. Without a profile the rules decide (two
+// ranks on a node: row1d, shared), the record's choice names the options as not given, and one
+// line says so before the table; with every option pinned there is nothing to choose.
+TEST(CliChoice, APlainGemmRecordsTheDefaultedChoice) {
+  const std::string dir = make_temp_dir();
+  const std::string none = "SCALEBENCH_PROFILE=" + dir + "/none.json ";
+  const CliRun plain = mpi_with(none, std::string(kRun) + "--json " + dir + "/plain.json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(count_of(plain.output, "not given: auto by default"), 1) << plain.output;
+  const json r = read_json(dir + "/plain.json");
+  const json& c = r["choice"];
+  EXPECT_EQ(c["options"], "algorithm,grid,distribution,lookahead") << c.dump(2);
+  EXPECT_EQ(c["defaulted"], "algorithm,grid,distribution,lookahead");
+  EXPECT_EQ(c["asked"], "");
+  EXPECT_EQ(c["by"], "rules");
+  EXPECT_NE(c["basis"].get<std::string>().find("no profile at " + dir + "/none.json"), std::string::npos);
+  EXPECT_EQ(c["taken"], "row1d 2x1 shared");
+  const json* taken = taken_of(c);
+  ASSERT_NE(taken, nullptr);
+  EXPECT_NE((*taken)["why"].get<std::string>().find("the rules' order"), std::string::npos) << taken->dump();
+  expect_ran_the_choice(r);
+  EXPECT_EQ(r["distribution"]["scheme"], "shared") << r["distribution"].dump();
+
+  const CliRun pinned = mpi_with(none, std::string(kRun) + "--algorithm row1d --distribution replicated --json " + dir +
+                                           "/pinned.json");
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.output;
+  EXPECT_EQ(pinned.output.find("auto ("), std::string::npos) << pinned.output;
+  const json q = read_json(dir + "/pinned.json");
+  EXPECT_TRUE(!q.contains("choice") || q["choice"].is_null()) << q.dump();
+  EXPECT_EQ(q["config"]["distribution"], "replicated");
+}
+
+// Options that belong to one schedule keep their refusal where it is pinned, and pick the schedule
+// where the algorithm is left open: --lookahead 2 alone runs summa2d with it.
+TEST(CliChoice, ASchedulesOwnOptionPicksItsSchedule) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(2, std::string(kRun) + "--lookahead 2 --json " + dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json rec = read_json(dir + "/r.json");
+  EXPECT_EQ(rec["config"]["algorithm"], "summa2d");
+  EXPECT_EQ(rec["config"]["lookahead"], 2);
+  EXPECT_TRUE(is_refusal(run_scalebench_mpi(2, std::string(kRun) + "--algorithm row1d --lookahead 2"), 2,
+                         "--lookahead is the panel pipeline of --algorithm summa2d"));
 }
 
 struct Bad {

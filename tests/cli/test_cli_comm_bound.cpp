@@ -20,8 +20,10 @@ struct Case {
 
 void expect_bound(const Case& c) {
   const std::string dir = make_temp_dir();
+  // The schedule pinned whole: row1d's replicated blocks, summa2d's 2x2 grid.
+  const std::string pinned = std::string(c.algorithm) == "row1d" ? " --distribution replicated" : " --grid 2x2";
   const CliRun r = run_scalebench_mpi(4, std::string("gemm --n 256 --reps 1 --threads 1 --algorithm ") + c.algorithm +
-                                             " --json " + dir + "/r.json");
+                                             pinned + " --json " + dir + "/r.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
   const auto& b = rec["comm_bound"];
@@ -83,7 +85,10 @@ TEST(CommBoundCli, SharedDistributionCountsWhatItsLayoutMovesBetweenNodes) {
 
 TEST(CommBoundCli, ATransportsCountsSayTheirSource) {
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --reps 1 --threads 1 --json " + dir + "/r.json");
+  // Pinned: the replicated scheme moves its blocks through the host transport.
+  const CliRun r =
+      run_scalebench_mpi(2, "gemm --n 128 --reps 1 --threads 1 --algorithm row1d --distribution replicated --json " +
+                                dir + "/r.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
   EXPECT_EQ(rec["comm_bound"]["moved_source"], "transport") << rec["comm_bound"].dump();

@@ -48,7 +48,7 @@ const BadInput kBadInputs[] = {
     {"n_not_a_number", "--n abc", 2, 2, "--n must be a whole number > 0 (got 'abc')"},
     {"m_not_a_number", "--n 64 --m x12", 2, 2, "--m must be a whole number > 0"},
     {"k_not_a_number", "--n 64 --k 1.5", 2, 2, "--k must be a whole number > 0"},
-    {"more_ranks_than_rows", "--n 64 --m 1", 2, 2, "2 ranks but only 1 rows of A"},
+    {"more_ranks_than_rows", "--n 64 --m 1 --algorithm row1d", 2, 2, "2 ranks but only 1 rows of A"},
     {"memory_exceeds_machine", "--n 2000000", 2, 3, "of host memory"},
     {"unknown_backend", "--n 64 --backend magma", 2, 2, "unknown --backend 'magma'"},
     {"unknown_precision", "--n 64 --precision fp8", 2, 2, "unknown --precision 'fp8'"},

@@ -50,18 +50,18 @@ INSTANTIATE_TEST_SUITE_P(
                             "--grid 3x2 has 6 processes but the run has 4 ranks; give PR*PC = 4 (e.g. --grid 2x2)"},
                     Refusal{"grid_product_differs_dry_run", 3, "--n 32 --algorithm summa2d --grid 2x2 --dry-run",
                             "--grid 2x2 has 4 processes but the run has 3 ranks"},
-                    Refusal{"grid_with_row1d", 2, "--n 32 --grid 1x2",
+                    Refusal{"grid_with_row1d", 2, "--n 32 --algorithm row1d --grid 1x2",
                             "--grid 1x2 needs --algorithm summa2d (row1d runs on 2x1)"},
                     Refusal{"grid_beyond_rows", 4, "--m 3 --n 32 --k 32 --algorithm summa2d --grid 4x1",
                             "--grid 4x1 needs at least 4 rows and 1 columns of C"},
                     Refusal{"panel_zero", 1, "--n 32 --algorithm summa2d --panel-width 0", "--panel-width"},
-                    Refusal{"panel_with_row1d", 1, "--n 32 --panel-width 64",
+                    Refusal{"panel_with_row1d", 1, "--n 32 --algorithm row1d --panel-width 64",
                             "--panel-width is the k-panel of --algorithm summa2d"},
                     Refusal{"summa_with_nccl", 1, "--n 32 --algorithm summa2d --transport nccl",
                             "--transport nccl, --resident and --overlap need --backend cublas"},
                     Refusal{"lookahead_beyond_range", 1, "--n 32 --algorithm summa2d --lookahead 17", "--lookahead"},
                     Refusal{"lookahead_not_a_number", 1, "--n 32 --algorithm summa2d --lookahead two", "--lookahead"},
-                    Refusal{"lookahead_with_row1d", 1, "--n 32 --lookahead 2",
+                    Refusal{"lookahead_with_row1d", 1, "--n 32 --algorithm row1d --lookahead 2",
                             "--lookahead is the panel pipeline of --algorithm summa2d"},
                     Refusal{"summa_overlap_without_lookahead", 1, "--n 32 --algorithm summa2d --overlap --lookahead 0",
                             "--overlap with summa2d is its lookahead, but --lookahead 0 turns it off"},
@@ -87,7 +87,8 @@ TEST(AlgorithmCli, HelpListsAlgorithmGridAndPanelWidth) {
 TEST(AlgorithmCli, DryRunShowsTheMostSquareGridAndEveryRanksBlock) {
   const CliRun r = run_scalebench_mpi(6, "gemm --n 100 --threads 1 --algorithm summa2d --dry-run");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("algorithm summa2d  grid 2x3  panel width 512, lookahead 1"), std::string::npos) << r.output;
+  // The grid and the lookahead not given: by the rules (no profile), the most square and 0 on the host.
+  EXPECT_NE(r.output.find("algorithm summa2d  grid 2x3  panel width 512, lookahead 0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("grid (1,2) C block     50 x 33"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("verification"), std::string::npos) << r.output;
 }
@@ -129,7 +130,7 @@ TEST(AlgorithmCli, SharedDistributionTableRecordAndDryRun) {
 // differ in them must stop with the field named, not hang.
 TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
   const std::string launch = "timeout 60 " + mpiexec() + " --oversubscribe -np 1 " + binary();
-  CliRun r = run_command(launch + " gemm --n 32 --reps 1 --quiet : -np 1 " + binary() +
+  CliRun r = run_command(launch + " gemm --n 32 --reps 1 --quiet --algorithm row1d : -np 1 " + binary() +
                          " gemm --n 32 --reps 1 --quiet --algorithm summa2d");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("rank 0 has algorithm=row1d, rank 1 has algorithm=summa2d"), std::string::npos) << r.output;
@@ -140,7 +141,8 @@ TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
   r = run_command(launch + " gemm --n 32 --reps 1 --quiet : -np 1 " + binary() +
                   " gemm --n 32 --reps 1 --quiet --distribution shared");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("rank 0 has distribution=replicated, rank 1 has distribution=shared"), std::string::npos)
+  // Not given on rank 0: auto (by default), named so.
+  EXPECT_NE(r.output.find("rank 0 has distribution=auto, rank 1 has distribution=shared"), std::string::npos)
       << r.output;
 }
 

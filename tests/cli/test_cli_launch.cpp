@@ -161,8 +161,9 @@ sweep:
 
 TEST(LaunchCli, RecordsSayNodesAndWhichPhasesCrossTheNetwork) {
   const std::string dir = make_temp_dir();
-  const CliRun g = run_scalebench_mpi(3,
-                                      "gemm --n 96 --threads 1 --reps 2 --warmup 1 --quiet --json " + dir + "/g.json");
+  const CliRun g = run_scalebench_mpi(3, "gemm --n 96 --threads 1 --reps 2 --warmup 1 --quiet --algorithm row1d "
+                                         "--distribution replicated --json " +
+                                             dir + "/g.json");
   ASSERT_EQ(g.exit_code, 0) << g.output;
   const json r = json::parse(read_file(dir + "/g.json"));
   EXPECT_EQ(r["nodes"].get<int>(), 1);

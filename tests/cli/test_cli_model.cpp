@@ -38,6 +38,15 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   EXPECT_GT(p["mpi"]["intra_node"]["bandwidth_GBps"].get<double>(), 0.0);
   EXPECT_EQ(p["mpi"]["collectives"]["bcast"][0]["ranks"], 2);
   EXPECT_GT(p["montecarlo"]["pi"]["cpu"][0]["per_s"].get<double>(), 0.0);
+  // What Summa2D's lookahead 1 and 2 hid on these 2 ranks, as measured (a fraction of the blocking
+  // broadcasts, negative where it cost time).
+  ASSERT_EQ(p["mpi"]["lookahead"].size(), 2u) << p["mpi"].dump();
+  for (const auto& f : p["mpi"]["lookahead"]) {
+    EXPECT_EQ(f["ranks"], 2) << f;
+    EXPECT_GE(f["hidden"].get<double>(), -10.0) << f;
+    EXPECT_LE(f["hidden"].get<double>(), 1.0) << f;
+  }
+  EXPECT_NE(cal.output.find("Summa2D lookahead on 2 ranks"), std::string::npos) << cal.output;
   // No GPU here (or built without CUDA): recorded as absent with the reason.
   if (!p["gpu"]["present"].get<bool>()) {
     EXPECT_FALSE(p["gpu"]["reason"].get<std::string>().empty());
@@ -53,9 +62,9 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
   }
 
   const std::string env = "SCALEBENCH_PROFILE=" + profile + " ";
-  const CliRun g = run_command(env + std::getenv("SCALEBENCH_MPIEXEC") + " -np 2 --oversubscribe " +
-                               std::getenv("SCALEBENCH_BINARY") + " gemm --n 256 --reps 2 --quiet --json " + dir +
-                               "/g.json 2>&1");
+  const CliRun g = run_command(
+      env + std::getenv("SCALEBENCH_MPIEXEC") + " -np 2 --oversubscribe " + std::getenv("SCALEBENCH_BINARY") +
+      " gemm --n 256 --reps 2 --quiet --algorithm row1d --distribution replicated --json " + dir + "/g.json 2>&1");
   ASSERT_EQ(g.exit_code, 0) << g.output;
   const json rec = read_json(dir + "/g.json");
   ASSERT_TRUE(rec["prediction"]["available"].get<bool>()) << rec["prediction"].dump();

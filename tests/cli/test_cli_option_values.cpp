@@ -2,7 +2,7 @@
 // empty one (each subcommand's --help list, walked); sums and products of option values that do
 // not fit are exit 2 naming the options, never a wrapped count; `predict` answers a huge finite
 // value with exit 2 or a finite answer, never exit 1, a negative or a non-finite figure; row1d
-// refuses --lookahead and --panel-width whatever their value.
+// (given) refuses --lookahead and --panel-width whatever their value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -143,20 +143,22 @@ TEST(OptionValues, PredictHugeValuesAreRefusedOrFinite) {
 }
 
 TEST(OptionValues, Row1dRefusesEveryLookaheadAndPanelWidthAlike) {
-  // row1d has neither: every value is refused with the same line (1, the default's value, too);
-  // `auto` takes the rule and is accepted.
+  // row1d has neither: with --algorithm row1d every value is refused with the same line (1, the
+  // placeholder's value, too); `auto` is accepted. With the algorithm not given, the option picks
+  // summa2d, the schedule that has it (auto by default).
   for (const char* value : {"0", "1", "2", "16"}) {
     SCOPED_TRACE(value);
-    expect_refused(std::string("gemm --n 32 --dry-run --lookahead ") + value, 2,
-                   "--lookahead is the panel pipeline of --algorithm summa2d; row1d has none");
     expect_refused(std::string("gemm --n 32 --dry-run --algorithm row1d --lookahead ") + value, 2,
                    "--lookahead is the panel pipeline of --algorithm summa2d; row1d has none");
+    const CliRun picked = run_scalebench(std::string("gemm --n 32 --dry-run --lookahead ") + value);
+    EXPECT_EQ(picked.exit_code, 0) << picked.output;
+    EXPECT_NE(picked.output.find("algorithm summa2d"), std::string::npos) << picked.output;
   }
   for (const char* value : {"1", "512", "64"}) {
-    expect_refused(std::string("gemm --n 32 --dry-run --panel-width ") + value, 2,
+    expect_refused(std::string("gemm --n 32 --dry-run --algorithm row1d --panel-width ") + value, 2,
                    "--panel-width is the k-panel of --algorithm summa2d; row1d has none");
   }
-  const CliRun automatic = run_scalebench("gemm --n 32 --dry-run --lookahead auto");
+  const CliRun automatic = run_scalebench("gemm --n 32 --dry-run --algorithm row1d --lookahead auto");
   EXPECT_EQ(automatic.exit_code, 0) << automatic.output;
   const CliRun summa = run_scalebench("gemm --n 32 --dry-run --algorithm summa2d --lookahead 1 --panel-width 512");
   EXPECT_EQ(summa.exit_code, 0) << summa.output;

@@ -17,7 +17,8 @@ TEST(CliScalapackPeer, UnknownPeerAndPrecisionsScalapackLacksAreUsageErrors) {
 }
 
 TEST(CliScalapackPeer, TableShowsBothVariantsOrTheBuildSaysItHasNone) {
-  const CliRun r = run_scalebench_mpi(2, "gemm --n 64 --reps 2 --algorithm summa2d --panel-width 16 --peer scalapack");
+  const CliRun r =
+      run_scalebench_mpi(2, "gemm --n 64 --reps 2 --algorithm summa2d --grid 1x2 --panel-width 16 --peer scalapack");
   if (r.exit_code == 3) {
     EXPECT_TRUE(is_refusal(r, 3, "ScaLAPACK"));
     EXPECT_NE(r.output.find("built without it"), std::string::npos) << r.output;
@@ -79,8 +80,9 @@ TEST(CliScalapackPeer, ContrastRowsCarryThePeer) {
 // its Px1 grid holds rows of A and C; the record says where the width came from.
 TEST(CliScalapackPeer, Row1dBlocksGiveEveryRankRows) {
   const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(4, "gemm --n 64 --reps 1 --warmup 0 --threads 1 --peer scalapack --json " + dir +
-                                             "/r.json");
+  const CliRun r =
+      run_scalebench_mpi(4, "gemm --n 64 --reps 1 --warmup 0 --threads 1 --algorithm row1d --peer scalapack --json " +
+                                dir + "/r.json");
   if (r.exit_code == 3 && r.output.find("built without it") != std::string::npos) {
     GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
   }

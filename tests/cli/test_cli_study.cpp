@@ -714,8 +714,9 @@ timeout_s: 60
   }
 }
 
-// What a study file does not pin is left to the model: its gemm runs get `auto` for the schedule
-// options, and their records say what was chosen among what; an option the file sets stays as set.
+// What a study file does not pin is left to the model: its gemm runs are given no schedule option
+// (each is `auto` by default), and their records say what was chosen among what, as not given;
+// an option the file sets stays as set.
 TEST(StudyCli, UnpinnedOptionsAreLeftToTheModelAndPinnedOnesKept) {
   const std::string dir = make_temp_dir();
   const std::string body = R"(description: test study
@@ -738,7 +739,10 @@ timeout_s: 120
   const json free_line = only_line("free", body);
   const json& free_rec = free_line["record"];
   ASSERT_TRUE(free_rec.contains("choice") && free_rec["choice"].is_object()) << free_rec.dump();
-  EXPECT_EQ(free_rec["choice"]["options"], "algorithm,grid,distribution,transport,overlap") << free_rec["choice"];
+  EXPECT_EQ(free_rec["choice"]["options"], "algorithm,grid,distribution,lookahead") << free_rec["choice"];
+  EXPECT_EQ(free_rec["choice"]["defaulted"], "algorithm,grid,distribution,lookahead") << free_rec["choice"];
+  EXPECT_EQ(free_rec["choice"]["asked"], "") << free_rec["choice"];
+  EXPECT_EQ(free_rec["command_line"].dump().find("=auto"), std::string::npos) << free_rec["command_line"];
   EXPECT_FALSE(free_rec["choice"]["alternatives"].empty());
   // The key names what the file asked for: the defaults are not in it.
   EXPECT_EQ(free_line["key"].get<std::string>().find("auto"), std::string::npos) << free_line.dump();

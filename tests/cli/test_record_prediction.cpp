@@ -47,18 +47,23 @@ struct Case {
 
 const std::vector<Case> kCases = {
     {"row1d_1", 1, "gemm", "--n 48", ""},
-    {"row1d_2", 2, "gemm", "--n 48", ""},
-    {"row1d_3_fp32_uneven", 3, "gemm", "--m 50 --n 40 --k 30 --precision fp32", ""},
-    {"row1d_naive_2", 2, "gemm", "--n 32 --backend naive", ""},
-    {"row1d_shared_2", 2, "gemm", "--n 48 --distribution shared", ""},
-    {"row1d_shared_3", 3, "gemm", "--m 50 --n 40 --k 30 --distribution shared", ""},
+    {"row1d_2", 2, "gemm", "--n 48 --algorithm row1d --distribution replicated", ""},
+    {"row1d_3_fp32_uneven", 3, "gemm", "--m 50 --n 40 --k 30 --precision fp32 --algorithm row1d", ""},
+    {"row1d_naive_2", 2, "gemm", "--n 32 --backend naive --algorithm row1d", ""},
+    {"row1d_shared_2", 2, "gemm", "--n 48 --algorithm row1d --distribution shared", ""},
+    {"row1d_shared_3", 3, "gemm", "--m 50 --n 40 --k 30 --algorithm row1d --distribution shared", ""},
     // No windows: shared runs as replicated, and is predicted as it ran.
-    {"row1d_shared_fallback_2", 2, "gemm", "--n 48 --distribution shared", "SCALEBENCH_NO_SHARED_WINDOWS=1"},
-    {"summa2d_2x2", 4, "gemm", "--n 48 --algorithm summa2d", ""},
+    {"row1d_shared_fallback_2", 2, "gemm", "--n 48 --algorithm row1d --distribution shared",
+     "SCALEBENCH_NO_SHARED_WINDOWS=1"},
+    {"summa2d_2x2", 4, "gemm", "--n 48 --algorithm summa2d --grid 2x2", ""},
     {"summa2d_1x4", 4, "gemm", "--n 48 --algorithm summa2d --grid 1x4 --panel-width 8", ""},
     {"summa2d_4x1", 4, "gemm", "--n 48 --algorithm summa2d --grid 4x1", ""},
-    {"summa2d_1x3_uneven", 3, "gemm", "--m 50 --n 40 --k 30 --algorithm summa2d --panel-width 7", ""},
+    {"summa2d_1x3_uneven", 3, "gemm", "--m 50 --n 40 --k 30 --algorithm summa2d --grid 1x3 --panel-width 7", ""},
     {"summa2d_2x1_naive", 2, "gemm", "--n 32 --algorithm summa2d --grid 2x1 --backend naive", ""},
+    // Summa2D's lookahead from the profile's measured figures (pinned, and left to the model).
+    {"summa2d_2x2_lookahead_2", 4, "gemm", "--n 48 --algorithm summa2d --grid 2x2 --lookahead 2", ""},
+    // Nothing given: the schedule the model takes, the same in the run and in predict.
+    {"defaulted_4", 4, "gemm", "--n 48", ""},
     {"montecarlo_pi_2", 2, "montecarlo", "--samples 100000", ""},
     {"montecarlo_european_naive_3", 3, "montecarlo", "--problem european --backend naive --samples 100000", ""},
     {"montecarlo_asian_1", 1, "montecarlo", "--problem asian --samples 10000", ""},

@@ -29,7 +29,7 @@ void validate(const json& v, const json& schema, const std::string& where, std::
   static const std::set<std::string> known = {"$schema",  "title",      "description",
                                               "type",     "const",      "enum",
                                               "required", "properties", "additionalProperties",
-                                              "items",    "minimum"};
+                                              "items",    "minimum",    "minItems"};
   for (auto it = schema.begin(); it != schema.end(); ++it) {
     if (!known.count(it.key())) errors.push_back(where + ": schema keyword not supported by the test: " + it.key());
   }
@@ -69,6 +69,9 @@ void validate(const json& v, const json& schema, const std::string& where, std::
         validate(it.value(), schema["additionalProperties"], where + "." + it.key(), errors);
       }
     }
+  }
+  if (v.is_array() && schema.contains("minItems") && v.size() < schema["minItems"].get<std::size_t>()) {
+    errors.push_back(where + ": " + std::to_string(v.size()) + " items, fewer than " + schema["minItems"].dump());
   }
   if (v.is_array() && schema.contains("items")) {
     for (std::size_t i = 0; i < v.size(); ++i)

@@ -45,7 +45,8 @@ TEST(GemmCliGpu, MoreRanksThanGpusNeedShareGpu) {
 
 TEST(GemmCliGpu, NcclWithOneRankNotesThatNothingMoves) {
   SKIP_WITHOUT_A_GPU();
-  const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 128 --reps 1 --transport nccl");
+  const CliRun r = run_scalebench_mpi(1, "gemm --backend cublas --n 128 --reps 1 --algorithm row1d --distribution "
+                                         "replicated --transport nccl --overlap off");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("nothing to move"), std::string::npos) << r.output;
 }

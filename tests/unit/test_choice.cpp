@@ -1,13 +1,17 @@
 // `auto` (choice.hpp) on synthetic profiles whose answer is known: a slow inter-node link takes
 // the shared distribution (fewer bytes across nodes), a host-memory limit refuses replicated,
 // GPUs with NCCL figures take NCCL and without them (or in a build without NCCL) staged MPI; the
-// rules without a profile; never a refused alternative; the record's list of alternatives.
+// rules without a profile; never a refused alternative; the record's list of alternatives. The
+// options not given (auto by default): the fastest predicted, lookaheads from what calibrate
+// measured they hide, a pinned option kept, the rules without a profile, and a run that nothing
+// fits left to the run's own check.
 #include <algorithm>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/phases.hpp"
 #include "scalebench/workloads/choice.hpp"
 #include "scalebench/workloads/model.hpp"
 
@@ -59,9 +63,12 @@ void expect_consistent(const GemmChoice& c) {
 
 TEST(GemmChoice, EnumeratesEveryCombinationOfTheAutoOptionsOnly) {
   GemmConfig c = square(1024, GemmBackendKind::cublas);
-  c.autos = {true, true, true, true, true};
-  // row1d: 2 distributions x 2 transports x 2 overlaps; summa2d on 4 ranks: 3 grids x 2 x 2.
-  EXPECT_EQ(gemm_alternatives(c, 4).size(), 8u + 12u);
+  c.autos.algorithm = c.autos.grid = c.autos.distribution = c.autos.transport = c.autos.overlap = true;
+  // row1d: 2 distributions x 2 transports x 2 overlaps; summa2d on 4 ranks: 3 grids x 2 transports
+  // (its overlap is its lookahead, not enumerated).
+  EXPECT_EQ(gemm_alternatives(c, 4).size(), 8u + 6u);
+  c.autos.lookahead = true;  // and its lookaheads 0, 1, 2; row1d has none
+  EXPECT_EQ(gemm_alternatives(c, 4).size(), 8u + 18u);
   GemmConfig cpu = square(1024);
   cpu.autos.distribution = true;
   const auto alts = gemm_alternatives(cpu, 4);
@@ -87,8 +94,8 @@ TEST(GemmChoice, SlowInterNodeLinkTakesTheSharedDistribution) {
 }
 
 TEST(GemmChoice, HostMemoryLimitRefusesReplicated) {
-  GemmConfig c = square(4096);  // 128 MiB per matrix in fp64
-  c.autos.distribution = true;
+  GemmConfig c = square(4096);                               // 128 MiB per matrix in fp64
+  c.autos.distribution = c.autos.asked.distribution = true;  // --distribution auto
   ChoiceFacts f = facts(1, 8);
   f.host_bytes_per_node = 700.0 * (1 << 20);  // shared needs 3 x 128 + C_i peers 128; replicated about 1.4 GiB
   for (const Profile* p : {&synthetic(), static_cast<const Profile*>(nullptr)}) {
@@ -108,7 +115,7 @@ TEST(GemmChoice, MemoryRefusalsGiveRealFiguresNeverZeroGiB) {
   // Small sizes and a small free figure: each in a unit that keeps it non-zero, exit 3 when memory
   // alone refuses every alternative (docs/model.md).
   GemmConfig c = square(64);  // 32 KiB per matrix in fp64
-  c.autos.distribution = true;
+  c.autos.distribution = c.autos.asked.distribution = true;
   ChoiceFacts f = facts(1, 2);
   f.host_bytes_per_node = 1000;
   try {
@@ -194,6 +201,7 @@ TEST(GemmChoice, NeverTakesWhatTheRunRefuses) {
   // 8 ranks on a 2x2 C: row1d has too few rows, no grid of 8 fits; the message names each.
   GemmConfig tiny = square(2);
   tiny.autos.algorithm = tiny.autos.grid = true;
+  tiny.autos.asked = {true, true, false, false, false, false};  // --algorithm auto --grid auto
   try {
     choose_gemm(tiny, facts(1, 8), &synthetic());
     ADD_FAILURE() << "expected a UsageError";
@@ -243,6 +251,126 @@ TEST(GemmChoice, RecordListsEveryAlternativeWithItsPredictionAndVerdict) {
   const std::string table = choice_table(choice, c.autos);
   EXPECT_NE(table.find("auto (algorithm,distribution) by model: profile"), std::string::npos) << table;
   EXPECT_NE(table.find("taken"), std::string::npos);
+}
+
+// Every schedule option left open as when none is given (gemm_command.cpp): not asked.
+GemmConfig defaulted(GemmConfig c) {
+  c.autos.algorithm = c.autos.grid = c.autos.distribution = c.autos.lookahead = true;
+  if (c.backend == GemmBackendKind::cublas) c.autos.transport = c.autos.overlap = true;
+  return c;
+}
+
+Profile with_lookahead(double hidden1, double hidden2) {
+  Profile p = synthetic();
+  p.lookahead = {{4, 1, 1, hidden1}, {4, 1, 2, hidden2}};
+  return p;
+}
+
+TEST(GemmChoice, NoOptionGivenTakesTheFastestPredicted) {
+  const Profile p = with_lookahead(0.5, 0.25);
+  const GemmChoice choice = choose_gemm(defaulted(square(2048)), facts(1, 4), &p);
+  EXPECT_TRUE(choice.by_model);
+  expect_consistent(choice);
+  // Every feasible alternative was predicted, and the taken one says what it beat.
+  for (const auto& a : choice.alternatives) EXPECT_EQ(a.feasible, a.seconds.has_value()) << a.why;
+  EXPECT_NE(choice.alternatives[static_cast<std::size_t>(choice.taken)].why.find("ahead of the next"),
+            std::string::npos);
+  const nlohmann::json j = choice_json(choice, defaulted(square(2048)).autos);
+  EXPECT_EQ(j["options"], "algorithm,grid,distribution,lookahead");
+  EXPECT_EQ(j["defaulted"], "algorithm,grid,distribution,lookahead");
+  EXPECT_EQ(j["asked"], "");
+}
+
+TEST(GemmChoice, TheLookaheadIsRankedFromWhatCalibrateMeasured) {
+  GemmConfig c = square(2048);
+  c.algorithm = GemmAlgorithm::summa2d;
+  c.autos.lookahead = true;
+  // Lookahead 1 hid half the broadcasts here, 2 a quarter: 1 is taken.
+  const Profile helps = with_lookahead(0.5, 0.25);
+  const GemmChoice one = choose_gemm(c, facts(1, 4), &helps);
+  ASSERT_EQ(one.alternatives.size(), 3u);
+  EXPECT_EQ(one.chosen().lookahead, 1);
+  const double blocking = *one.alternatives[0].seconds, with_one = *one.alternatives[1].seconds;
+  const Prediction bare = predict_gemm(helps, one.alternatives[0].cfg, facts(1, 4).layout);
+  EXPECT_NEAR(blocking - with_one, 0.5 * bare.phase(phase::broadcast), 1e-12);
+  // Both cost time (the host ring waits for the ranks' own MPI calls): the blocking broadcasts.
+  const Profile costs = with_lookahead(-0.3, -0.1);
+  EXPECT_EQ(choose_gemm(c, facts(1, 4), &costs).chosen().lookahead, 0);
+  // Hid nothing measurable: the same prediction, and of equals the blocking one is taken.
+  const Profile nothing = with_lookahead(0, 0);
+  EXPECT_EQ(choose_gemm(c, facts(1, 4), &nothing).chosen().lookahead, 0);
+  // A profile without the figures predicts only the blocking broadcasts.
+  Profile old = synthetic();
+  old.lookahead.clear();
+  const GemmChoice unmeasured = choose_gemm(c, facts(1, 4), &old);
+  EXPECT_EQ(unmeasured.chosen().lookahead, 0);
+  for (const auto& a : unmeasured.alternatives) {
+    if (a.cfg.lookahead > 0) {
+      EXPECT_NE(a.why.find("not predicted"), std::string::npos) << a.why;
+    }
+  }
+}
+
+TEST(GemmChoice, APinnedOptionIsKept) {
+  const Profile p = with_lookahead(0.5, 0.25);
+  GemmConfig row = defaulted(square(2048));
+  row.autos.algorithm = false;  // --algorithm row1d
+  row.algorithm = GemmAlgorithm::row1d;
+  const GemmChoice rows = choose_gemm(row, facts(1, 4), &p);
+  for (const auto& a : rows.alternatives) EXPECT_EQ(a.cfg.algorithm, GemmAlgorithm::row1d);
+  GemmConfig deep = defaulted(square(2048));
+  deep.autos.algorithm = deep.autos.lookahead = false;  // --algorithm summa2d --lookahead 2
+  deep.algorithm = GemmAlgorithm::summa2d;
+  deep.lookahead = 2;
+  deep.lookahead_given = true;
+  const GemmChoice pinned = choose_gemm(deep, facts(1, 4), &p);
+  for (const auto& a : pinned.alternatives) EXPECT_EQ(a.cfg.lookahead, 2);
+  EXPECT_EQ(pinned.chosen().lookahead, 2);
+  // A distribution pinned shared: summa2d has none, row1d shared runs.
+  GemmConfig shared = defaulted(square(2048));
+  shared.autos.distribution = false;
+  shared.distribution = GemmDistribution::shared;
+  EXPECT_EQ(choose_gemm(shared, facts(1, 4), &p).chosen().algorithm, GemmAlgorithm::row1d);
+}
+
+TEST(GemmChoice, WithoutAProfileTheRulesDecideTheDefaultedOptionsAndSaySo) {
+  const GemmConfig c = defaulted(square(1024));
+  const GemmChoice choice = choose_gemm(c, facts(1, 2), nullptr, "no profile at /nowhere");
+  EXPECT_FALSE(choice.by_model);
+  EXPECT_EQ(choice.chosen().algorithm, GemmAlgorithm::row1d);
+  EXPECT_EQ(choice.chosen().distribution, GemmDistribution::shared);
+  const nlohmann::json j = choice_json(choice, c.autos);
+  EXPECT_EQ(j["by"], "rules");
+  EXPECT_NE(j["basis"].get<std::string>().find("no profile at /nowhere"), std::string::npos);
+  EXPECT_EQ(j["defaulted"], "algorithm,grid,distribution,lookahead");
+  EXPECT_NE(choice_line(choice, c.autos).find("not given: auto by default"), std::string::npos);
+  // Summa2D's lookahead by the rules: 0 on the host, 1 over NCCL.
+  GemmConfig summa = c;
+  summa.autos.algorithm = false;
+  summa.algorithm = GemmAlgorithm::summa2d;
+  EXPECT_EQ(choose_gemm(summa, facts(1, 4), nullptr).chosen().lookahead, 0);
+  GemmConfig nccl = defaulted(square(1024, GemmBackendKind::cublas));
+  nccl.autos.algorithm = nccl.autos.transport = false;
+  nccl.algorithm = GemmAlgorithm::summa2d;
+  nccl.transport = Transport::nccl;
+  EXPECT_EQ(choose_gemm(nccl, facts(1, 4, 4), nullptr).chosen().lookahead, 1);
+}
+
+TEST(GemmChoice, DefaultedOptionsLeaveARunNothingFitsToItsOwnCheck) {
+  // 8 ranks on a 2x2 C: nothing fits. Asked as auto, the choice refuses; only defaulted, the
+  // rules' first alternative is taken and the run refuses it with its own message.
+  GemmConfig tiny = defaulted(square(2));
+  const GemmChoice left = choose_gemm(tiny, facts(1, 8), &synthetic());
+  EXPECT_FALSE(left.by_model);
+  EXPECT_EQ(left.chosen().algorithm, GemmAlgorithm::row1d);
+  EXPECT_FALSE(left.alternatives[static_cast<std::size_t>(left.taken)].feasible);
+  tiny.autos.asked.algorithm = true;
+  EXPECT_THROW(choose_gemm(tiny, facts(1, 8), &synthetic()), UsageError);
+  // --overlap given with the algorithm left open is row1d's pipeline (on a CPU backend: refused by
+  // the run, never read as summa2d's lookahead).
+  GemmConfig overlap = defaulted(square(256));
+  overlap.overlap = true;
+  for (const auto& a : gemm_alternatives(overlap, 4)) EXPECT_EQ(a.algorithm, GemmAlgorithm::row1d);
 }
 
 }  // namespace

@@ -54,6 +54,32 @@ TEST(WorkloadCommand, EachWorkloadDeclaresItsOptionsWithTheSharedOnesAndChecksIt
   }
 }
 
+// The schedule options not given are `auto` by default: predict ranks them and says which were
+// not given; those given stay pinned; with all pinned there is nothing to choose.
+TEST(WorkloadCommand, GemmLeavesTheScheduleOptionsNotGivenToTheModel) {
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const sb::Profile p = sb::load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
+  const sb::MachineLayout four{1, 4, 0}, gpus{1, 4, 4};
+  const sb::PredictedWorkload plain = configured(sb::workload("gemm"), {"--n", "2048"})->predict(p, four);
+  ASSERT_TRUE(plain.choice.is_object());
+  EXPECT_EQ(plain.choice["defaulted"], "algorithm,grid,distribution,lookahead") << plain.choice.dump(1);
+  EXPECT_EQ(plain.choice["by"], "model");
+  const sb::PredictedWorkload gpu =
+      configured(sb::workload("gemm"), {"--n", "4096", "--backend", "cublas"})->predict(p, gpus);
+  EXPECT_EQ(gpu.choice["defaulted"], "algorithm,grid,distribution,transport,overlap,lookahead");
+  const sb::PredictedWorkload row = configured(sb::workload("gemm"),
+                                               {"--n", "2048", "--algorithm", "row1d", "--distribution", "auto"})
+                                        ->predict(p, four);
+  EXPECT_EQ(row.choice["options"], "distribution");
+  EXPECT_EQ(row.choice["asked"], "distribution");
+  for (const auto& a : row.choice["alternatives"]) EXPECT_EQ(a["algorithm"], "row1d");
+  const sb::PredictedWorkload pinned = configured(sb::workload("gemm"), {"--n", "2048", "--algorithm", "row1d",
+                                                                         "--distribution", "replicated"})
+                                           ->predict(p, four);
+  EXPECT_TRUE(pinned.choice.is_null()) << pinned.choice.dump();
+  EXPECT_THROW(configured(sb::workload("gemm"), {"--overlap", "sometimes"}), sb::UsageError);
+}
+
 TEST(WorkloadCommand, PredictsItsConfigurationFromAProfile) {
   const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
   const sb::Profile p = sb::load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
@@ -165,7 +191,9 @@ TEST(WorkloadContrast, RowsGetTheirBackendsAndSchedules) {
   // The schedule is the model's choice (`auto`), except the staged row's, which is the lesson.
   EXPECT_TRUE(has(multi, "auto"));
   const auto staged = gemm.contrast_args({sb::Mode::gpu, "gpu-staged", 2, "8192", "fp64", 3, 1});
-  EXPECT_TRUE(has(staged, "mpi") && !has(staged, "--overlap") && !has(staged, "auto"));
+  // Every option pinned: the staged row is never left to `auto`, by option or by default.
+  EXPECT_TRUE(has(staged, "mpi") && has(staged, "off") && has(staged, "row1d") && has(staged, "replicated") &&
+              !has(staged, "auto"));
   EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::numa, "", 2, "4096", "fp64", 3, 1}), "--distribution"));
   EXPECT_FALSE(has(gemm.contrast_args({sb::Mode::multi_thread, "", 1, "4096", "fp64", 3, 1}), "auto"));
   EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::naive, "", 1, "768", "fp64", 3, 1}), "naive"));

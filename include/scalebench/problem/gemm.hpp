@@ -62,22 +62,31 @@ struct GemmShape {
 // enough that the panel buffers stay small (docs/architecture.md, "Distributed algorithms").
 inline constexpr std::int64_t kDefaultPanelWidth = 512;
 
-// Summa2D's lookahead (--lookahead): panels on their way while one multiplies. `auto` and the
-// default take this rule's value — one panel in flight hides a broadcast no longer than a
-// multiply; each more absorbs more rank-to-rank spread at one more panel buffer of A and of B
-// (docs/architecture.md, "Summa2D's panel schedules"); 0 is the blocking broadcasts.
+// Summa2D's lookahead (--lookahead): panels on their way while one multiplies; 0 is the blocking
+// broadcasts. A configuration holds kDefaultLookahead until a lookahead is chosen (row1d keeps it:
+// it has none); when not given, `auto` chooses among 0..kMaxAutoLookahead (choice.hpp: by the
+// measured figures of the profile, else the stated rule).
 inline constexpr int kDefaultLookahead = 1;
 inline constexpr int kMaxLookahead = 16;
+inline constexpr int kMaxAutoLookahead = 2;
 
-// The options given as `auto` (docs/model.md, "auto: the model decides"): the configuration's
-// value of each is a placeholder (the default) until choose_gemm (workloads/choice.hpp) resolves
-// it, on rank 0, identically for every rank.
+// The schedule options, one flag each (docs/model.md, "auto: the model decides").
+struct GemmScheduleOptions {
+  bool algorithm = false, grid = false, distribution = false, transport = false, overlap = false, lookahead = false;
+  bool any() const noexcept { return algorithm || grid || distribution || transport || overlap || lookahead; }
+};
+
+// The options left to `auto`: given as `auto`, or not given at all (then `auto` is their default).
+// The configuration's value of each is a placeholder until choose_gemm (workloads/choice.hpp)
+// resolves it, on rank 0, identically for every rank. An option given a value is pinned.
 struct GemmAutoOptions {
-  bool algorithm = false, grid = false, distribution = false, transport = false, overlap = false;
+  bool algorithm = false, grid = false, distribution = false, transport = false, overlap = false, lookahead = false;
   // Testing (hidden --auto-memory-per-node): host bytes per node the choice assumes free; 0 = what
   // the nodes report (the run) or unknown (predict).
   std::int64_t host_bytes_per_node = 0;
-  bool any() const noexcept { return algorithm || grid || distribution || transport || overlap; }
+  // Of the options above, those the user gave as `auto`; the others were not given (defaulted).
+  GemmScheduleOptions asked;
+  bool any() const noexcept { return algorithm || grid || distribution || transport || overlap || lookahead; }
 };
 
 struct GemmConfig {
@@ -109,7 +118,7 @@ struct GemmConfig {
   std::int64_t panel_width = kDefaultPanelWidth;  // summa2d: widest k-panel broadcast at once
   int lookahead = kDefaultLookahead;              // summa2d: panels in flight while one multiplies
   // --panel-width and --lookahead given as numbers: summa2d's, so row1d refuses them whatever the
-  // value (the default's value included; `--lookahead auto` is the rule and not "given").
+  // value (the default's value included; `--lookahead auto`, or none given, is not "given").
   bool panel_width_given = false, lookahead_given = false;
   GemmDistribution distribution = GemmDistribution::replicated;  // row1d: --distribution
   GemmAutoOptions autos;                                         // options left to the model (`auto`)
@@ -133,8 +142,11 @@ inline std::string test_hook_fields(const GemmTestHooks& h) {
          " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds);
 }
 
-// The options of `autos` as words ("algorithm,distribution"; "" when none).
+// The options of `autos` as words ("algorithm,distribution"; "" when none); the ones the user
+// asked as `auto`, and the ones left to it by default (not given).
 std::string auto_option_names(const GemmAutoOptions& a);
+std::string asked_option_names(const GemmAutoOptions& a);
+std::string defaulted_option_names(const GemmAutoOptions& a);
 
 // Throws UsageError for values that can never work, whatever the machine, sizes included: every
 // dimension must fit the multiplying library's integer (blas_int_max(), cuBLAS's int) and every

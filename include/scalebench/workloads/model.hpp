@@ -55,6 +55,22 @@ struct CollectiveFit {
   Link link;
 };
 
+// What Summa2D's host lookahead saved on this machine, as calibrate measured it (docs/model.md,
+// "Summa2D's lookahead"): on `ranks` ranks over `nodes` nodes with `depth` panels in flight, the
+// time it took off a repeat as a fraction of the blocking broadcasts' time (their broadcast
+// phase); negative where it added time. The model takes a lookahead's broadcast phase as the
+// blocking one's times (1 - hidden).
+struct LookaheadFit {
+  int ranks = 0;
+  int nodes = 1;
+  int depth = 0;
+  double hidden = 0;
+};
+// A lookahead may hide at most all of the broadcasts; what it adds is kept to ten times them (a
+// figure beyond is a measurement gone wrong, refused on reading).
+inline constexpr double kLookaheadMinHidden = -10;
+inline constexpr double kLookaheadMaxHidden = 1;
+
 // A rate measured at a thread count (Monte Carlo: work units per second, docs/model.md).
 struct ThreadRate {
   int threads = 1;
@@ -113,7 +129,8 @@ struct Profile {
   std::vector<ThreadRate> triad_Bps;                        // STREAM triad bandwidth by threads
   Link intra_node;                                          // MPI point-to-point, two ranks on one node
   std::optional<Link> inter_node;                           // MPI point-to-point between nodes (absent: not measured)
-  std::map<std::string, std::vector<CollectiveFit>> collectives;                     // bcast, scatterv, gatherv, reduce
+  std::map<std::string, std::vector<CollectiveFit>> collectives;  // bcast, scatterv, gatherv, reduce
+  std::vector<LookaheadFit> lookahead;  // mpi.lookahead: Summa2D's host lookahead (empty: not measured)
   std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
   GpuProfile gpu;
   // What the profile is valid for (docs/model.md, "Valid for"): host, build, MPI library, BLAS

@@ -99,10 +99,6 @@ class Workload {
   virtual std::vector<std::string> contrast_args(const ContrastRun& run) const = 0;
   virtual ContrastSizing contrast_sizing() const = 0;
   virtual std::string scaled_size(double probe, double probe_s, double seconds) const = 0;
-  // Study: the options a study run gets when its file neither sets nor sweeps them, as
-  // (option without dashes, value) pairs ({"algorithm", "auto"}): what the study leaves to the
-  // model (docs/studies.md). Given on the run's command line, not part of its resume key.
-  virtual std::vector<std::pair<std::string, std::string>> study_defaults() const = 0;
 };
 
 // Every registered workload, in registration order (src/workloads/registry.cpp).

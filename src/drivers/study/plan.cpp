@@ -62,8 +62,6 @@ void place_run(const std::string& file, StudyRun& r, int ranks, int nodes, int p
 std::vector<StudyRun> plan_study(const StudySpec& spec) {
   std::vector<StudyRun> runs;
   std::vector<std::size_t> at(spec.sweep.size(), 0);
-  const Workload* w = find_workload(spec.workload);
-  const auto defaults = w != nullptr ? w->study_defaults() : std::vector<std::pair<std::string, std::string>>{};
   for (bool more = true; more;) {
     StudyRun r;
     r.index = static_cast<int>(runs.size()) + 1;
@@ -84,13 +82,8 @@ std::vector<StudyRun> plan_study(const StudySpec& spec) {
       if (v == "false") continue;
       r.workload_argv.push_back(v == "true" ? "--" + k : fmt::format("--{}={}", k, v));
     }
-    // What the file neither sets nor sweeps, the workload's study defaults give (the model's
-    // `auto`); they are not in the key, which names what the file asked for.
-    for (const auto& [k, v] : defaults) {
-      const bool given = std::any_of(r.options.begin(), r.options.end(),
-                                     [&k = k](const auto& o) { return o.first == k; });
-      if (!given) r.workload_argv.push_back(fmt::format("--{}={}", k, v));
-    }
+    // What the file neither sets nor sweeps is not given: the workload's own default (gemm's
+    // schedule options: the model's `auto`, recorded as not given).
     auto sorted = r.options;
     std::sort(sorted.begin(), sorted.end());
     r.key = fmt::format("{} ranks={}", spec.workload, r.ranks);

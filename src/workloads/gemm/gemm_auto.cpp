@@ -90,7 +90,8 @@ GemmConfig resolve_gemm_auto(const GemmConfig& cfg, const Communicator& comm) {
     taken = c.taken;
     record = choice_json(c, cfg.autos);
     if (!cfg.quiet) {
-      std::fputs(choice_table(c, cfg.autos).c_str(), stdout);
+      const bool whole = cfg.autos.asked.any() || cfg.dry_run;
+      std::fputs((whole ? choice_table(c, cfg.autos) : choice_line(c, cfg.autos)).c_str(), stdout);
       std::fflush(stdout);
     }
   });

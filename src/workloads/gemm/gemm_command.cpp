@@ -30,20 +30,70 @@ struct GemmOptions {
   std::string backend = "openblas";
   std::string fill = "uniform";
   std::string verify = "freivalds";
-  std::string transport = "mpi";
-  std::string algorithm = "row1d";
-  std::string distribution = "replicated";
+  // The schedule options: "" (not given: `auto` by default), "auto" (asked) or a value (pinned).
+  std::string transport;
+  std::string algorithm;
+  std::string distribution;
   std::string grid;
+  std::string lookahead;
+  std::string overlap;  // "on" (the bare flag), "off" or "auto"
   std::string panel_width;
-  std::string lookahead;  // "" (not given: the rule), "auto" (the rule) or a depth
   RunOptions run;
   bool force = false, no_peer = false, resident = false;
-  std::string overlap;  // "" (not given), "on" (the bare flag) or "auto"
   std::string peer_library = "none";
   std::string mpi_chunk, auto_memory;
   std::string inject_error_rank = "-1";
   std::string delay_rank = "-1", delay_seconds = "0";
 };
+
+// Whether `value` leaves its option to `auto` (not given, or given as auto); records which.
+bool left_open(const std::string& value, bool& asked) {
+  asked = value == "auto";
+  return value.empty() || asked;
+}
+
+// The schedule options (docs/model.md, "auto: the model decides"): a value given is pinned;
+// `auto`, or nothing, leaves the option to the model (the rules without a profile). An option not
+// given is left open only where it has a choice with the options pinned beside it: a CPU backend
+// has one transport and no overlap of its own (summa2d's overlap is its lookahead), row1d has no
+// grid and no lookahead, summa2d no distribution but replicated and no overlap but its lookahead.
+void resolve_schedule_options(const GemmOptions& o, GemmConfig& cfg) {
+  GemmAutoOptions& a = cfg.autos;
+  GemmScheduleOptions& asked = a.asked;
+  const bool gpu = cfg.backend == GemmBackendKind::cublas;
+  a.algorithm = left_open(o.algorithm, asked.algorithm);
+  if (!a.algorithm) cfg.algorithm = parse_gemm_algorithm(o.algorithm);
+  const bool row1d = !a.algorithm && cfg.algorithm == GemmAlgorithm::row1d;
+  const bool summa2d = !a.algorithm && cfg.algorithm == GemmAlgorithm::summa2d;
+  a.transport = left_open(o.transport, asked.transport) && (gpu || asked.transport);
+  if (o.transport == "mpi") {
+    cfg.transport = Transport::mpi;
+  } else if (o.transport == "nccl") {
+    cfg.transport = Transport::nccl;
+  } else if (!o.transport.empty() && !asked.transport) {
+    throw UsageError(fmt::format("unknown --transport '{}'; use mpi, nccl or auto", o.transport));
+  }
+  a.distribution = left_open(o.distribution, asked.distribution) && (!summa2d || asked.distribution);
+  if (!o.distribution.empty() && !asked.distribution) cfg.distribution = parse_gemm_distribution(o.distribution);
+  a.grid = left_open(o.grid, asked.grid) && (!row1d || asked.grid);
+  if (!o.grid.empty() && !asked.grid) {
+    const ProcessGrid g = parse_grid(o.grid);
+    cfg.grid_rows = g.rows;
+    cfg.grid_cols = g.cols;
+  }
+  a.lookahead = left_open(o.lookahead, asked.lookahead) && (!row1d || asked.lookahead);
+  if (!o.lookahead.empty() && !asked.lookahead) {
+    cfg.lookahead = static_cast<int>(parse_integer("--lookahead", o.lookahead, 0, kMaxLookahead));
+    cfg.lookahead_given = true;
+  }
+  a.overlap = left_open(o.overlap, asked.overlap) && ((gpu && !summa2d) || asked.overlap);
+  if (o.overlap == "on" || o.overlap == "off") {
+    cfg.overlap = o.overlap == "on";
+  } else if (!o.overlap.empty() && !asked.overlap) {
+    throw UsageError(
+        fmt::format("unknown --overlap '{}'; give --overlap alone (on), --overlap off, or --overlap auto", o.overlap));
+  }
+}
 
 GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   GemmConfig cfg;
@@ -67,46 +117,16 @@ GemmConfig to_config(const GemmOptions& o, const CLI::App& app) {
   } else {
     throw UsageError(fmt::format("unknown --verify '{}'; use freivalds or full", o.verify));
   }
-  if (o.transport == "auto") {
-    cfg.autos.transport = true;
-  } else if (o.transport == "mpi") {
-    cfg.transport = Transport::mpi;
-  } else if (o.transport == "nccl") {
-    cfg.transport = Transport::nccl;
-  } else {
-    throw UsageError(fmt::format("unknown --transport '{}'; use mpi, nccl or auto", o.transport));
-  }
-  cfg.autos.algorithm = o.algorithm == "auto";
-  if (!cfg.autos.algorithm) cfg.algorithm = parse_gemm_algorithm(o.algorithm);
-  cfg.autos.distribution = o.distribution == "auto";
-  if (!cfg.autos.distribution) cfg.distribution = parse_gemm_distribution(o.distribution);
-  cfg.autos.grid = o.grid == "auto";
-  if (!o.grid.empty() && !cfg.autos.grid) {
-    const ProcessGrid g = parse_grid(o.grid);
-    cfg.grid_rows = g.rows;
-    cfg.grid_cols = g.cols;
-  }
+  resolve_schedule_options(o, cfg);
   if (!o.panel_width.empty()) {
     cfg.panel_width = parse_positive_count("--panel-width", o.panel_width);
     cfg.panel_width_given = true;
-  }
-  // `auto`: the stated rule (kDefaultLookahead); the model does not rank lookaheads yet.
-  if (!o.lookahead.empty() && o.lookahead != "auto") {
-    cfg.lookahead = static_cast<int>(parse_integer("--lookahead", o.lookahead, 0, kMaxLookahead));
-    cfg.lookahead_given = true;
   }
   apply_run_options(o.run, app, cfg);
   cfg.force = o.force;
   cfg.peer = !o.no_peer;
   cfg.peer_library = parse_gemm_peer_library(o.peer_library);
   cfg.resident = o.resident;
-  if (o.overlap == "auto") {
-    cfg.autos.overlap = true;
-  } else if (o.overlap.empty() || o.overlap == "on") {
-    cfg.overlap = o.overlap == "on";
-  } else {
-    throw UsageError(fmt::format("unknown --overlap '{}'; give --overlap alone (on) or --overlap auto", o.overlap));
-  }
   if (!o.auto_memory.empty()) {
     cfg.autos.host_bytes_per_node = parse_integer("--auto-memory-per-node", o.auto_memory, 1, kInt64Max);
   }
@@ -228,31 +248,35 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
       "\"peers\") | none [none]");
   app->add_option("--transport", opts->transport,
                   "GPU runs: mpi (staged through host) | nccl (device to device) | auto (the model decides: "
-                  "see --algorithm auto) [mpi]");
+                  "see --algorithm) [auto]");
   app->add_flag("--resident", opts->resident,
                 "GPU runs, row1d: generate inputs on the device (no host-to-device phase)");
   app->add_option("--overlap", opts->overlap,
                   "GPU runs, row1d: pipeline the transfers with the multiply (B in k-panels, A and C in row blocks; "
-                  "one rank, or --transport nccl); `--overlap auto`: the model decides [off]")
+                  "one rank, or --transport nccl); --overlap off: not; --overlap auto: the model decides "
+                  "(summa2d: --overlap is its lookahead) [auto]")
       ->expected(0, 1)
       ->default_str("on");
   app->add_option("--algorithm", opts->algorithm,
                   "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
-                  "broadcast along grid rows and columns) | auto: the model ranks every combination of the options "
-                  "given as auto that this run accepts and takes the fastest predicted (without a current profile: "
-                  "stated rules); the record's choice section lists them [row1d]");
+                  "broadcast along grid rows and columns) | auto. Every schedule option (--algorithm, --grid, "
+                  "--distribution, --transport, --overlap, --lookahead) not given, or given as auto, is the "
+                  "model's: it ranks every combination this run accepts and takes the fastest predicted (without "
+                  "a current profile: stated rules); the record's choice section lists them [auto]");
   app->add_option("--distribution", opts->distribution,
                   "row1d: replicated (A_i, B, C_i per rank; B broadcast to every rank) | shared (A, B, C once per "
                   "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) | auto "
-                  "[replicated]");
+                  "[auto]");
   app->add_option("--grid", opts->grid,
-                  "summa2d: process grid PRxPC, PR*PC = ranks, or auto [the most square grid, e.g. 2x3 for 6 ranks]");
+                  "summa2d: process grid PRxPC, PR*PC = ranks, or auto [auto; by the rules the most square grid, "
+                  "e.g. 2x3 for 6 ranks]");
   app->add_option("--panel-width", opts->panel_width,
                   "summa2d: widest k-panel broadcast at once, cut at block edges [512]");
   app->add_option("--lookahead", opts->lookahead,
                   "summa2d: k-panels on their way (forwarded along grid rows and columns in rings, non-blocking) "
-                  "while one multiplies; 0: one blocking broadcast per panel; auto: the rule, 1 (--overlap means "
-                  "this for summa2d) [auto]");
+                  "while one multiplies, 0 to 16; 0: one blocking broadcast per panel; auto: the model ranks 0, 1 "
+                  "and 2 from what calibrate measured a lookahead hides (without a profile the rule: 1 over NCCL, "
+                  "0 on the host) (--overlap means a lookahead for summa2d) [auto]");
   app->add_option("--auto-memory-per-node", opts->auto_memory, "Host bytes per node auto assumes free (testing)")
       ->group("");
   app->add_option("--mpi-chunk", opts->mpi_chunk, "Largest element count per MPI call (testing)")->group("");

@@ -62,7 +62,9 @@ class GemmWorkload final : public Workload {
                                   std::to_string(run.warmup),
                                   "--no-peer"};
     if (run.mode == Mode::gpu && run.label == "gpu-staged") {
-      a.insert(a.end(), {"--transport", "mpi"});  // pinned: every byte through the host, unpipelined
+      // Pinned: every byte through the host, unpipelined, each rank its own copy.
+      a.insert(a.end(),
+               {"--algorithm", "row1d", "--distribution", "replicated", "--transport", "mpi", "--overlap", "off"});
     } else if (run.mode == Mode::gpu) {
       // The model (or, without a profile, the rules of docs/model.md) picks the schedule: one rank
       // overlaps its own copies; several move their blocks GPU to GPU with NCCL.
@@ -95,12 +97,6 @@ class GemmWorkload final : public Workload {
     const double n = probe_s > 0 ? probe_n * std::cbrt(seconds / probe_s) : probe_n;
     const double rounded = std::floor(n / 256) * 256;
     return fmt::format("{:.0f}", std::clamp(rounded, 512.0, 32768.0));
-  }
-
-  // Every option `auto` resolves (docs/model.md): what a study does not pin, the model decides.
-  std::vector<std::pair<std::string, std::string>> study_defaults() const override {
-    return {
-        {"algorithm", "auto"}, {"grid", "auto"}, {"distribution", "auto"}, {"transport", "auto"}, {"overlap", "auto"}};
   }
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -118,8 +119,6 @@ std::string option_refusal(const GemmConfig& alt, const MachineLayout& m) {
     if (ranks > alt.shape.m) return fmt::format("{} ranks but only {} rows of A (--m)", ranks, alt.shape.m);
   } else {
     if (alt.resident) return "summa2d has no --resident schedule";
-    // Its --overlap is its lookahead, on by default: the same run as the alternative without it.
-    if (alt.overlap) return "summa2d's --overlap is its --lookahead (on by default): the same run as without --overlap";
     try {
       resolve_grid(alt, ranks);
     } catch (const UsageError& e) {
@@ -132,6 +131,16 @@ std::string option_refusal(const GemmConfig& alt, const MachineLayout& m) {
   return "";
 }
 
+// The lookaheads an alternative of algorithm `alg` may take: summa2d's 0..kMaxAutoLookahead when
+// left open; row1d has none (it keeps the placeholder, and so is never refused for it).
+std::vector<int> lookaheads_of(const GemmConfig& cfg, GemmAlgorithm alg) {
+  if (alg == GemmAlgorithm::row1d) return {cfg.autos.lookahead ? kDefaultLookahead : cfg.lookahead};
+  if (!cfg.autos.lookahead) return {cfg.lookahead};
+  std::vector<int> out;
+  for (int d = 0; d <= kMaxAutoLookahead; ++d) out.push_back(d);
+  return out;
+}
+
 }  // namespace
 
 std::vector<GemmConfig> gemm_alternatives(const GemmConfig& cfg, int ranks) {
@@ -139,28 +148,35 @@ std::vector<GemmConfig> gemm_alternatives(const GemmConfig& cfg, int ranks) {
   const bool gpu = cfg.backend == GemmBackendKind::cublas;
   std::vector<GemmConfig> out;
   for (const GemmAlgorithm alg : either(a.algorithm, {GemmAlgorithm::row1d, GemmAlgorithm::summa2d}, cfg.algorithm)) {
+    const bool row1d = alg == GemmAlgorithm::row1d;
+    // --overlap given with the algorithm left open is row1d's pipeline: summa2d reads it as its
+    // lookahead only when --algorithm summa2d is given too.
+    if (!row1d && a.algorithm && !a.overlap && cfg.overlap) continue;
     std::vector<ProcessGrid> grids{{cfg.grid_rows, cfg.grid_cols}};
-    if (a.grid) grids = alg == GemmAlgorithm::summa2d ? grids_of(ranks) : std::vector<ProcessGrid>{{0, 0}};
-    const auto dists = either(a.distribution && alg == GemmAlgorithm::row1d,
-                              {GemmDistribution::replicated, GemmDistribution::shared},
+    if (a.grid) grids = row1d ? std::vector<ProcessGrid>{{0, 0}} : grids_of(ranks);
+    const auto dists = either(a.distribution && row1d, {GemmDistribution::replicated, GemmDistribution::shared},
                               a.distribution ? GemmDistribution::replicated : cfg.distribution);
     const auto transports = either(a.transport && gpu, {Transport::mpi, Transport::nccl},
                                    a.transport ? Transport::mpi : cfg.transport);
-    const auto overlaps = either(a.overlap && gpu, {false, true}, a.overlap ? false : cfg.overlap);
+    // Summa2D's overlap is its lookahead: left open, only its lookaheads are ranked.
+    const auto overlaps = either(a.overlap && gpu && row1d, {false, true}, a.overlap ? false : cfg.overlap);
     for (const auto& g : grids) {
       for (const auto d : dists) {
         for (const auto t : transports) {
           for (const bool o : overlaps) {
-            GemmConfig c = cfg;
-            c.algorithm = alg;
-            c.grid_rows = g.rows;
-            c.grid_cols = g.cols;
-            c.distribution = d;
-            c.transport = t;
-            c.overlap = o;
-            c.autos = {};
-            c.choice = nullptr;
-            out.push_back(std::move(c));
+            for (const int depth : lookaheads_of(cfg, alg)) {
+              GemmConfig c = cfg;
+              c.algorithm = alg;
+              c.grid_rows = g.rows;
+              c.grid_cols = g.cols;
+              c.distribution = d;
+              c.transport = t;
+              c.overlap = o;
+              c.lookahead = depth;
+              c.autos = {};
+              c.choice = nullptr;
+              out.push_back(std::move(c));
+            }
           }
         }
       }
@@ -203,30 +219,72 @@ namespace {
 
 // The rules' order (docs/model.md): row1d before summa2d; the most square grid; shared when
 // several ranks share a node (one copy of A, B and C per node, only node leaders send), else
-// replicated; NCCL between several GPUs, else MPI; --overlap on a GPU.
+// replicated; NCCL between several GPUs, else MPI; --overlap on a GPU; summa2d's lookahead 1 over
+// NCCL (a stream of its own moves the next panel while one multiplies), else 0 (on the host MPI
+// moves a panel only inside the ranks' own calls: what a lookahead hides there is known only once
+// calibrate measured it, and it cost time at 16 to 64 ranks of a 64-core node).
+int rule_lookahead(const GemmConfig& c) {
+  return c.backend == GemmBackendKind::cublas && c.transport == Transport::nccl ? 1 : 0;
+}
+
 auto rule_key(const GemmConfig& c, const MachineLayout& m) {
   const bool gpu = c.backend == GemmBackendKind::cublas;
   const bool want_shared = m.ranks_per_node > 1;
   const bool want_nccl = gpu && m.ranks() > 1;
-  return std::make_tuple(c.algorithm != GemmAlgorithm::row1d, std::abs(c.grid_rows - c.grid_cols),
+  const bool summa2d = c.algorithm == GemmAlgorithm::summa2d;
+  return std::make_tuple(summa2d, std::abs(c.grid_rows - c.grid_cols),
                          (c.distribution == GemmDistribution::shared) != want_shared,
-                         (c.transport == Transport::nccl) != want_nccl, c.overlap != gpu);
+                         (c.transport == Transport::nccl) != want_nccl, c.overlap != gpu,
+                         summa2d ? std::abs(c.lookahead - rule_lookahead(c)) : 0);
 }
 
 constexpr const char* kRulesText =
-    "row1d before summa2d, the most square grid, shared when ranks share a node, NCCL between GPUs, overlap on a GPU";
+    "row1d before summa2d, the most square grid, shared when ranks share a node, NCCL between GPUs, overlap on a "
+    "GPU, summa2d's lookahead 1 over NCCL and 0 on the host";
 
-void rank_by_rules(GemmChoice& c, const MachineLayout& m, const std::vector<std::size_t>& feasible) {
-  std::vector<std::size_t> order = feasible;
+// The first of `among` in the rules' order.
+std::size_t first_by_rules(const GemmChoice& c, const MachineLayout& m, const std::vector<std::size_t>& among) {
+  std::vector<std::size_t> order = among;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return rule_key(c.alternatives[a].cfg, m) < rule_key(c.alternatives[b].cfg, m);
   });
-  c.taken = static_cast<int>(order.front());
+  return order.front();
+}
+
+void rank_by_rules(GemmChoice& c, const MachineLayout& m, const std::vector<std::size_t>& feasible) {
+  const std::size_t first = first_by_rules(c, m, feasible);
+  c.taken = static_cast<int>(first);
   for (const std::size_t i : feasible) {
     auto& alt = c.alternatives[i];
-    if (alt.why.empty()) alt.why = i == order.front() ? "" : "feasible; later in the rules' order";
+    if (alt.why.empty()) alt.why = i == first ? "" : "feasible; later in the rules' order";
   }
-  c.alternatives[order.front()].why = fmt::format("taken: the first feasible in the rules' order ({})", kRulesText);
+  c.alternatives[first].why = fmt::format("taken: the first feasible in the rules' order ({})", kRulesText);
+}
+
+// No alternative is feasible. Options the user asked as `auto` make that the choice's own error;
+// options only defaulted never refuse a run of their own: the rules' first alternative runs, and
+// the run's own check refuses it with the message and exit code a pinned run gets.
+void nothing_feasible(GemmChoice& c, const GemmConfig& cfg, const MachineLayout& m) {
+  if (!cfg.autos.asked.any()) {
+    std::vector<std::size_t> all(c.alternatives.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    const std::size_t first = first_by_rules(c, m, all);
+    c.taken = static_cast<int>(first);
+    c.by_model = false;
+    c.basis = "rules: no alternative is feasible; the rules' first runs and its own check says why";
+    c.alternatives[first].why = "taken: the first in the rules' order (" + c.alternatives[first].why + ")";
+    return;
+  }
+  std::string all;
+  for (const auto& a : c.alternatives) all += fmt::format("; {}: {}", alternative_text(a.cfg, m.ranks()), a.why);
+  const std::string what = fmt::format("auto ({}) found no alternative this run accepts{}",
+                                       auto_option_names(cfg.autos), all);
+  // Every alternative refused for memory: the machine cannot hold the run (as for a pinned run).
+  const bool memory_only = std::all_of(c.alternatives.begin(), c.alternatives.end(), [](const GemmAlternative& a) {
+    return a.why.rfind("refused: needs ", 0) == 0 && a.why.find(" memory ") != std::string::npos;
+  });
+  if (memory_only) throw ResourceError(what);
+  throw UsageError(what);
 }
 
 }  // namespace
@@ -258,16 +316,8 @@ GemmChoice choose_gemm(const GemmConfig& cfg, const ChoiceFacts& facts, const Pr
     c.alternatives.push_back(std::move(a));
   }
   if (feasible.empty()) {
-    std::string all;
-    for (const auto& a : c.alternatives) all += fmt::format("; {}: {}", alternative_text(a.cfg, m.ranks()), a.why);
-    const std::string what = fmt::format("auto ({}) found no alternative this run accepts{}",
-                                         auto_option_names(cfg.autos), all);
-    // Every alternative refused for memory: the machine cannot hold the run (as for a pinned run).
-    const bool memory_only = std::all_of(c.alternatives.begin(), c.alternatives.end(), [](const GemmAlternative& a) {
-      return a.why.rfind("refused: needs ", 0) == 0 && a.why.find(" memory ") != std::string::npos;
-    });
-    if (memory_only) throw ResourceError(what);
-    throw UsageError(what);
+    nothing_feasible(c, cfg, m);
+    return c;
   }
   if (predicted.empty()) {
     c.by_model = false;
@@ -285,10 +335,17 @@ GemmChoice choose_gemm(const GemmConfig& cfg, const ChoiceFacts& facts, const Pr
   });
   c.taken = static_cast<int>(best);
   const double fastest = *c.alternatives[best].seconds;
+  std::optional<std::size_t> next;  // the fastest of the others: what the taken one beat
   for (const std::size_t i : predicted) {
     auto& a = c.alternatives[i];
+    if (i != best && (!next || *a.seconds < *c.alternatives[*next].seconds)) next = i;
     a.why = i == best ? "taken: the fastest predicted"
                       : fmt::format("slower: {:+.1f}% over the fastest predicted", 100.0 * (*a.seconds / fastest - 1));
+  }
+  if (next) {
+    c.alternatives[best].why += fmt::format(", {:.1f}% ahead of the next ({})",
+                                            100.0 * (*c.alternatives[*next].seconds / fastest - 1),
+                                            alternative_text(c.alternatives[*next].cfg, m.ranks()));
   }
   return c;
 }
@@ -306,6 +363,7 @@ std::string alternative_text(const GemmConfig& alt, int ranks) {
   if (alt.backend == GemmBackendKind::cublas) {
     out += fmt::format(" transport {} {}", to_string(alt.transport), alt.overlap ? "overlap" : "no-overlap");
   }
+  if (alt.algorithm == GemmAlgorithm::summa2d) out += fmt::format(" lookahead {}", alt.lookahead);
   return out;
 }
 
@@ -332,21 +390,36 @@ nlohmann::json choice_json(const GemmChoice& c, const GemmAutoOptions& autos) {
                     {"distribution", to_string(a.cfg.distribution)},
                     {"transport", to_string(a.cfg.transport)},
                     {"overlap", a.cfg.overlap},
+                    {"lookahead", a.cfg.algorithm == GemmAlgorithm::summa2d ? nlohmann::json(a.cfg.lookahead)
+                                                                            : nlohmann::json(nullptr)},
                     {"predicted_s", a.seconds ? nlohmann::json(*a.seconds) : nlohmann::json(nullptr)},
                     {"verdict", verdict_of(c, i)},
                     {"why", a.why}});
   }
   return {{"options", auto_option_names(autos)},
+          {"asked", asked_option_names(autos)},
+          {"defaulted", defaulted_option_names(autos)},
           {"by", c.by_model ? "model" : "rules"},
           {"basis", c.basis},
           {"taken", alternative_text(c.chosen(), ranks)},
           {"alternatives", alts}};
 }
 
+std::string choice_line(const GemmChoice& c, const GemmAutoOptions& autos) {
+  const std::string asked = asked_option_names(autos), defaulted = defaulted_option_names(autos);
+  std::string out = fmt::format("auto ({}) by {}: took {}", auto_option_names(autos), c.basis,
+                                alternative_text(c.chosen(), std::max(1, c.ranks)));
+  if (!asked.empty() && !defaulted.empty()) {
+    out += fmt::format(" (asked: {}; not given: {})", asked, defaulted);
+  } else if (!defaulted.empty()) {
+    out += " (not given: auto by default)";
+  }
+  return out + "\n";
+}
+
 std::string choice_table(const GemmChoice& c, const GemmAutoOptions& autos) {
   const int ranks = std::max(1, c.ranks);
-  std::string out = fmt::format("auto ({}) by {}: took {}\n", auto_option_names(autos), c.basis,
-                                alternative_text(c.chosen(), ranks));
+  std::string out = choice_line(c, autos);
   // Predicted ones first, fastest first; then the rest in enumeration order.
   std::vector<std::size_t> order(c.alternatives.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -299,6 +299,29 @@ MachineLayout group_layout(const MachineLayout& m, int size, int stride) {
   return {(size + per_node - 1) / per_node, per_node, m.gpus_per_node};
 }
 
+// What a host lookahead of `depth` panels hides, as calibrate measured it on the rank count
+// nearest this layout's (one node or several as the layout; then the nearest by ratio of ranks,
+// the larger on a tie). UsageError when the profile has no figure for that depth.
+double lookahead_hidden(const Profile& p, int depth, const MachineLayout& m) {
+  const LookaheadFit* best = nullptr;
+  auto distance = [&m](const LookaheadFit& f) {
+    return std::make_pair((f.nodes > 1) != (m.nodes > 1),
+                          std::abs(std::log(static_cast<double>(f.ranks) / static_cast<double>(m.ranks()))));
+  };
+  for (const auto& f : p.lookahead) {
+    if (f.depth != depth) continue;
+    if (best == nullptr || distance(f) < distance(*best) || (distance(f) == distance(*best) && f.ranks > best->ranks)) {
+      best = &f;
+    }
+  }
+  if (best == nullptr) {
+    throw UsageError(fmt::format("profile {} has no figure for what a lookahead of {} hides (calibrated before it "
+                                 "was measured, or on one rank); run `scalebench calibrate` with several ranks",
+                                 p.source, depth));
+  }
+  return best->hidden;
+}
+
 // --algorithm summa2d on a CPU backend (src/workloads/algorithms/summa2d.cpp): rank 0 packs and
 // sends every rank its A_ij and B_ij, one message each; for every k-panel the owners broadcast
 // A's part along their grid row and B's part along their grid column and each rank adds the
@@ -353,6 +376,13 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
     if (g.cols > 1) bcast += bcast_seconds(p, row, at(lay.rows, 0) * w * e);
     if (g.rows > 1) bcast += bcast_seconds(p, col, w * at(lay.cols, 0) * e);
   }
+  // With a lookahead (the host ring) the broadcast phase is what the blocking broadcasts take,
+  // less what calibrate measured a lookahead of that depth takes off them here.
+  double hidden = 0;
+  if (cfg.lookahead > 0 && bcast > 0) {
+    hidden = lookahead_hidden(p, cfg.lookahead, m);
+    bcast *= 1.0 - hidden;
+  }
   const double slowest = max_of(compute);
   Prediction out;
   out.phases = {{phase::scatter, scatter},
@@ -361,6 +391,11 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
                 {phase::gather, gather + slowest - min_of(compute)}};
   out.end_to_end = scatter + bcast + slowest + gather;
   out.notes.push_back(fmt::format("summa2d on a {} grid, {} panels", to_string(g), lay.panels.size()));
+  if (cfg.lookahead > 0 && bcast > 0) {
+    out.notes.push_back(fmt::format("lookahead {}: the blocking broadcasts' time x (1 - {:.3f}), as calibrate measured "
+                                    "it",
+                                    cfg.lookahead, hidden));
+  }
   return out;
 }
 

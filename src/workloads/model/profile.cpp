@@ -305,6 +305,13 @@ json to_json(const Profile& p) {
               {"collectives", collectives}}},
             {"montecarlo", mc},
             {"gpu", gpu_json(p.gpu)}};
+  if (!p.lookahead.empty()) {
+    json fits = json::array();
+    for (const auto& f : p.lookahead) {
+      fits.push_back({{"ranks", f.ranks}, {"nodes", f.nodes}, {"depth", f.depth}, {"hidden", f.hidden}});
+    }
+    j["mpi"]["lookahead"] = fits;
+  }
   if (!p.valid_for.empty()) j["valid_for"] = p.valid_for;
   if (!p.launch.empty()) j["launch"] = p.launch;
   if (!p.warnings.empty()) j["warnings"] = p.warnings;
@@ -360,6 +367,15 @@ Profile profile_from_json(const json& j, const std::string& source) {
         p.collectives[name].push_back(
             {ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
       }
+    }
+  }
+  if (mpi.has("lookahead")) {
+    for (const Reader& f : mpi.list("lookahead")) {
+      const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
+      p.lookahead.push_back({ranks, static_cast<int>(f.count("nodes", 1, ranks)),
+                             static_cast<int>(f.count("depth", 1, kMaxLookahead)),
+                             f.number_in("hidden", kLookaheadMinHidden, kLookaheadMaxHidden,
+                                         "the fraction of the blocking broadcasts a lookahead hid")});
     }
   }
   if (r.has("montecarlo")) {

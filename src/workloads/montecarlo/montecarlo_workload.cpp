@@ -94,7 +94,6 @@ class MonteCarloWorkload final : public Workload {
   }
 
   // No option of Monte Carlo is left to the model.
-  std::vector<std::pair<std::string, std::string>> study_defaults() const override { return {}; }
 };
 
 }  // namespace
