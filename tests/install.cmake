@@ -9,3 +9,7 @@ scalebench_add_script_test(NAME install_sbatch KIND slurm LABELS install SERIAL
 scalebench_add_script_test(NAME tools_build_plan KIND cli LABELS install TIMEOUT 300
                            COMMAND ${PROJECT_SOURCE_DIR}/tests/install/test_tools_build_plan.sh ${PROJECT_SOURCE_DIR}
                                    ${CMAKE_BINARY_DIR}/test-tmp/tools-build-plan)
+# versions.git from a tree `git archive` exported, unpacked inside another git repository.
+scalebench_add_script_test(NAME exported_revision KIND cli LABELS install TIMEOUT 120
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/install/test_exported_revision.sh ${PROJECT_SOURCE_DIR}
+                                   ${CMAKE_BINARY_DIR}/test-tmp/exported-revision)
