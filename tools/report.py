@@ -2,8 +2,9 @@
 """One self-contained report.html for a contrast or a study folder (scalebench report DIR).
 
 Reads what the drivers wrote — contrast.json, or summary.json and runs.jsonl — and the run
-records they name, and writes DIR/report.html: what ran and where (machine, versions, git hash,
-every command line), the table, and the figures as inline SVG (no network, no script):
+records they name, and writes DIR/report.html: what ran and where (machine: CPU, the GPUs used
+with driver, CUDA and NCCL; versions, git hash, every command line), the table (it fits a 1300 px
+window; on a phone each row is a card), and the figures as inline SVG (no network, no script):
 
   contrast: speed-up over single-core with the ideal (the cores), parallel efficiency, where the
             time goes (compute / communication / host<->device, stacked), rate per row
