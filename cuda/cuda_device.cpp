@@ -16,6 +16,7 @@ class CudaDevice final : public DeviceBackend {
     return gpu::select_for_rank(comm, share_gpu, asked_by);
   }
   nlohmann::json info(int device) const override { return gpu::device_info(device); }
+  nlohmann::json library_versions() const override { return gpu::library_versions(); }
   std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const override {
     return gpu::make_cublas_gemm(cfg, comm);
   }

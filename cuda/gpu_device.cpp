@@ -10,8 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "cublas_handle.hpp"
 #include "cuda_check.hpp"
 #include "gpu_device.hpp"
+#include "nccl_comm.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -34,6 +36,28 @@ std::string format_uuid(const cudaUUID_t& u) {
     if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
   }
   return s;
+}
+
+// "12.4" from the CUDA API's 12040.
+std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+// The NVIDIA kernel module's release ("580.159.04"), as /proc/driver/nvidia/version names it;
+// "" where it cannot be read (no driver, another OS, a container without the file).
+std::string driver_release() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!in || !std::getline(in, line) || line.size() > 4096) return "";
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..."
+  const auto at = line.find("Kernel Module");
+  if (at == std::string::npos) return "";
+  std::size_t b = line.find_first_not_of(' ', at + 13);
+  if (b == std::string::npos) return "";
+  const std::size_t e = line.find(' ', b);
+  std::string release = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  for (const char c : release) {
+    if ((c < '0' || c > '9') && c != '.') return "";
+  }
+  return release;
 }
 
 std::string pci_bus_id(int device) {
@@ -134,7 +158,6 @@ nlohmann::json device_info(int device) {
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
   return {{"index", device},
           {"name", prop.name},
           {"pci_bus_id", pci_bus_id(device)},
@@ -142,9 +165,23 @@ nlohmann::json device_info(int device) {
           {"memory_bytes", static_cast<std::int64_t>(prop.totalGlobalMem)},
           {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
           {"multiprocessors", prop.multiProcessorCount},
-          {"driver_version", version(driver)},
-          {"runtime_version", version(runtime)},
+          {"driver_version", cuda_version(driver)},
+          {"driver_release", driver_release()},
+          {"runtime_version", cuda_version(runtime)},
           {"cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "")}};
+}
+
+nlohmann::json library_versions() {
+  int driver = 0, runtime = 0;
+  // Neither call creates a context; a machine without a driver gives 0.
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  return {{"cuda",
+           {{"runtime", cuda_version(runtime)},
+            {"driver", driver > 0 ? cuda_version(driver) : std::string("none")},
+            {"driver_release", driver_release()},
+            {"cublas", cublas_version_string()}}},
+          {"nccl", nccl_version_string()}};
 }
 
 }  // namespace scalebench::gpu

@@ -40,6 +40,9 @@ int device_count();
 std::string absence_reason();
 int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by);
 nlohmann::json device_info(int device);
+// The CUDA libraries this process loaded and the driver: the contract of gpu_library_versions()
+// in gpu.hpp. Creates no context.
+nlohmann::json library_versions();
 
 // The cuBLAS GEMM backend (cublas_gemm.cpp).
 std::unique_ptr<GpuGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm);

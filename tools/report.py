@@ -2,8 +2,9 @@
 """One self-contained report.html for a contrast or a study folder (scalebench report DIR).
 
 Reads what the drivers wrote — contrast.json, or summary.json and runs.jsonl — and the run
-records they name, and writes DIR/report.html: what ran and where (machine, versions, git hash,
-every command line), the table, and the figures as inline SVG (no network, no script):
+records they name, and writes DIR/report.html: what ran and where (machine: CPU, the GPUs used
+with driver, CUDA and NCCL; versions, git hash, every command line), the table (it fits a 1300 px
+window; on a phone each row is a card), and the figures as inline SVG (no network, no script):
 
   contrast: speed-up over single-core with the ideal (the cores), parallel efficiency, where the
             time goes (compute / communication / host<->device, stacked), rate per row
@@ -132,6 +133,10 @@ def fmt_rate(v, unit):
             if v >= div:
                 return f"{v / div:.3g} {p}samples/s"
         return f"{v:.3g} samples/s"
+    # GFLOP/s scaled so that four digits show without an exponent (23.14 TFLOP/s, not 2.314e+04).
+    for div, p in ((1e6, "P"), (1e3, "T")):
+        if v >= div:
+            return f"{v / div:.4g} {p}FLOP/s"
     return f"{v:.4g} GFLOP/s"
 
 
@@ -398,25 +403,64 @@ def record_of(folder, path, origin):
     return None
 
 
+GIT_SOURCES = {"export": "exported tree", "none": "built from a tree without its own .git"}
+
+
 def record_facts(rec):
     """What the page shows of a record, its shape checked."""
     versions = rec.obj("versions")
     ob = versions.d.get("openblas")
     cuda = versions.d.get("cuda")
-    gpu = rec.obj("gpu")
+    gpus = rec.obj("gpus")
+    git, source = versions.text("git"), versions.text("git_source")
     return {
         "hosts": rec.texts("hosts"),
         "cpu": rec.text("cpu_model"),
-        "gpus": ", ".join(sorted({g.text("name", "") for g in gpu.objects("devices")})) or None,
+        # Each GPU once: (host, UUID, model, driver release).
+        "gpu_devices": [(d.text("host", ""), d.text("uuid", ""), d.text("name", "?"), d.text("driver_release", ""))
+                        for d in gpus.objects("devices")],
+        "gpu_none": gpus.text("reason") if gpus.boolean("used", True) is False else None,
         "scalebench": versions.text("scalebench"),
-        "git": versions.text("git"),
+        "git": f"{git} ({GIT_SOURCES[source]})" if git and source in GIT_SOURCES else git,
         "mpi": versions.text("mpi_library"),
         "openblas": versions.obj("openblas").text("config") if isinstance(ob, dict) else versions.text("openblas"),
-        "cuda": clean(json.dumps(cuda, sort_keys=True)) if isinstance(cuda, (dict, list)) else versions.text("cuda"),
+        "cuda": cuda_text(versions.obj("cuda")) if isinstance(cuda, dict)
+        else clean(json.dumps(cuda, sort_keys=True)) if isinstance(cuda, list) else versions.text("cuda"),
+        "nccl": versions.text("nccl"),
         "prediction": prediction_of(rec),
         "energy": record_energy(rec),
         "bound": rec.obj("comm_bound").number("moved_to_bound"),
     }
+
+
+def cuda_text(c):
+    """The CUDA line of a record's versions.cuda object: runtime, the driver's CUDA version, cuBLAS."""
+    parts = [f"runtime {c.text('runtime')}" if c.has("runtime") else None,
+             f"driver supports {c.text('driver')}" if c.has("driver") else None,
+             f"cuBLAS {c.text('cublas')}" if c.has("cublas") else None]
+    return ", ".join(p for p in parts if p) or None
+
+
+def gpu_items(recs):
+    """The page's GPU lines from its records: every GPU any run used, each once (host and UUID), as
+    "count × model" per model, and the drivers; without any, why not (the records' reasons)."""
+    devices, why = {}, []
+    for r in recs:
+        for host, uuid, name, release in r.get("gpu_devices") or []:
+            devices.setdefault((host, uuid or f"{name} #{len(devices)}"), (name, release))
+        if r.get("gpu_none") and r["gpu_none"] not in why:
+            why.append(r["gpu_none"])
+    if not devices:
+        return [("GPUs", f"none used ({'; '.join(why)})" if why else None)]
+    models, releases = {}, []
+    for name, release in devices.values():
+        models[name] = models.get(name, 0) + 1
+        if release and release not in releases:
+            releases.append(release)
+    hosts = len({h for h, _ in devices})
+    where = f" on {hosts} hosts" if hosts > 1 else ""
+    return [("GPUs", ", ".join(f"{n} × {m}" for m, n in models.items()) + where),
+            ("GPU driver", ", ".join(releases) or None)]
 
 
 def record_energy(rec):
@@ -745,15 +789,23 @@ def check_record_peers(r):
 def check_record_context(r):
     r.text_or_texts("hosts")
     r.text_or("cpu_model")
-    if r.has("gpu") and r.sub("gpu").has("devices"):
-        for d in r.sub("gpu").list("devices"):
-            if not isinstance(d.v, dict):
-                d.fail("", f"must be an object (got {json_kind(d.v)})")
-            d.text_or("name")
+    if r.has("gpus"):
+        g = r.sub("gpus")
+        g.flag_or("used")
+        g.text_or("reason")
+        if g.has("devices"):
+            for d in g.list("devices"):
+                if not isinstance(d.v, dict):
+                    d.fail("", f"must be an object (got {json_kind(d.v)})")
+                for k in ("host", "uuid", "name", "driver_release"):
+                    d.text_or(k)
     if r.has("versions"):
         v = r.sub("versions")
-        for k in ("scalebench", "git", "mpi_library"):
+        for k in ("scalebench", "git", "git_source", "mpi_library", "nccl"):
             v.text_or(k)
+        if v.has("cuda") and isinstance(v.v["cuda"], dict):
+            for k in ("runtime", "driver", "cublas"):
+                v.sub("cuda").text_or(k)
         if v.has("openblas") and not isinstance(v.v["openblas"], str):
             v.sub("openblas").text_or("config")
     if r.has("comm_bound"):
@@ -1244,15 +1296,28 @@ def doc_sweep(data):
 
 CSS = """
 :root { color-scheme: light; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1200px;
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1400px;
        padding: 1rem; color: #1d1d1f; background: #fff; }
 h1 { font-size: 1.5rem; margin: .2rem 0 .6rem; } h2 { font-size: 1.15rem; margin-top: 1.8rem; border-bottom: 1px solid #ddd; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
-table { border-collapse: collapse; font-size: .86rem; min-width: 100%; }
-th, td { padding: .3rem .5rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+table { border-collapse: collapse; font-size: .84rem; min-width: 100%; }
+th, td { padding: .3rem .4rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; }
 th:first-child, td:first-child, td.l, th.l { text-align: left; }
 th { background: #f5f5f7; position: sticky; top: 0; }
+td.why { white-space: normal; min-width: 8rem; overflow-wrap: anywhere; }
 tr.failed td, tr.timeout td { background: #fdecea; } tr.skipped td { color: #777; }
+@media (max-width: 760px) {
+  #results thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  #results, #results tbody { display: block; min-width: 0; }
+  #results tr { display: grid; grid-template-columns: 1fr 1fr; column-gap: 1rem; border: 1px solid #ddd;
+                border-radius: 6px; margin: .5rem 0; padding: .2rem .5rem; }
+  #results td.wide, #results td.why { grid-column: 1 / -1; }
+  #results td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .12rem 0;
+                white-space: normal; text-align: right; overflow-wrap: anywhere; min-width: 0; }
+  #results td::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; max-width: 45%; }
+  #results td.key { font-weight: 600; }
+}
 .figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 460px), 1fr)); gap: 1rem; }
 figure { margin: 0; border: 1px solid #eee; border-radius: 6px; padding: .4rem; background: #fff; }
 figure svg { width: 100%; height: auto; display: block; }
@@ -1279,10 +1344,20 @@ def context_items(data):
                 seen.append(v)
         return ", ".join(str(v) for v in seen) or None
 
-    items += [("hosts", distinct("hosts")), ("CPU", distinct("cpu")), ("GPUs", distinct("gpus")),
-              ("scalebench", distinct("scalebench")), ("git", distinct("git")), ("MPI", distinct("mpi")),
-              ("OpenBLAS", distinct("openblas")), ("CUDA", distinct("cuda"))]
+    items += [("hosts", distinct("hosts")), ("CPU", distinct("cpu"))] + gpu_items(recs)
+    items += [("scalebench", distinct("scalebench")), ("git", distinct("git")), ("MPI", distinct("mpi")),
+              ("OpenBLAS", distinct("openblas")), ("CUDA", distinct("cuda")), ("NCCL", distinct("nccl"))]
     return [(k, v) for k, v in items if v not in (None, "")]
+
+
+def td_class(i, count, kind):
+    """A results cell's classes: text columns left-aligned (l), the row's name (key: workload and
+    mode, or the run's number), the status with its reason wrapped (why), the phase shares (wide:
+    a whole line of a phone's card)."""
+    names = (0, 1) if kind == "contrast" else (0,)
+    classes = (["l"] if i in (0, 1) or i == count - 1 else []) + (["key"] if i in names else []) \
+        + (["why"] if i == count - 1 else []) + (["wide"] if i == count - 2 else [])
+    return f' class="{" ".join(classes)}"' if classes else ""
 
 
 def table_html(data):
@@ -1325,8 +1400,9 @@ def table_html(data):
             cells.append(f"{r['bound']:.2f}×" if r.get("bound") else "-")
         cells += [fmt_joules(r) + (" *" if r.get("energy_optimal") else ""), where,
                   r["status"] + (f": {r['reason']}" if r["reason"] and not ok else "")]
-        tds = "".join(f'<td{" class=l" if i in (0, 1) or i == len(cells) - 1 else ""}>{esc(c)}</td>'
-                      for i, c in enumerate(cells))
+        # Each cell names its column (data-label): a phone shows a row as a card of label: value.
+        tds = "".join(f'<td{td_class(i, len(cells), data["kind"])} data-label="{esc(h)}">{esc(c)}</td>'
+                      for i, (h, c) in enumerate(zip(head, cells)))
         out.append(f'<tr class="{esc(r["status"])}">{tds}</tr>')
     out.append("</tbody></table></div>")
     return "".join(out)

@@ -43,8 +43,10 @@ int main(int argc, char** argv) {
   CLI::App root{"scalebench: measure and explain how a distributed GEMM and a sharded Monte Carlo scale "
                 "over cores, NUMA domains, GPUs and nodes; every result verified."};
   root.require_subcommand(1);
-  root.set_version_flag("--version", fmt::format("scalebench {} (git {}, {}, CUDA {})", build_version(),
-                                                 build_git_hash(), build_compiler(), build_with_cuda() ? "on" : "off"));
+  root.set_version_flag("--version",
+                        fmt::format("scalebench {} (git {}{}, {}, CUDA {})", build_version(), build_git_hash(),
+                                    std::string_view(build_git_source()) == "export" ? " exported" : "",
+                                    build_compiler(), build_with_cuda() ? "on" : "off"));
   root.footer(
       "\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table() +
       "\nRun `scalebench <subcommand> --help` for its options. Under mpirun as root set "

@@ -48,6 +48,10 @@ nlohmann::json gpu_info(int device) {
   return registered() != nullptr ? registered()->info(device) : nlohmann::json::object();
 }
 
+nlohmann::json gpu_library_versions() {
+  return registered() != nullptr ? registered()->library_versions() : nlohmann::json::object();
+}
+
 std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm) {
   return device_backend("--backend " + to_string(cfg.backend)).make_gemm(cfg, comm);
 }

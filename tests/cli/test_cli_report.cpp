@@ -37,8 +37,52 @@ bool have_chromium() { return run_command("command -v chromium >/dev/null 2>&1")
 constexpr const char* kChromium = "chromium --headless --disable-gpu --no-sandbox --hide-scrollbars "
                                   "--enable-logging=stderr --v=0 ";
 
+// How Chromium lays out `page` in a window `width` px wide: the window's inner width, the
+// document's scroll width, and the results table's box (its scroll and client widths). The page is
+// shown in a frame that wide (a headless window is at least 500 px) by a wrapper page whose script
+// writes the figures into the DOM Chromium dumps; the report itself has no script.
+struct PageWidths {
+  int window = 0, document = 0, table_scroll = 0, table_client = 0;
+};
+
+PageWidths widths_in_browser(const std::string& page, int width, const std::string& dir) {
+  const std::string w = std::to_string(width);
+  const std::string wrapper = dir + "/widths-" + w + ".html";
+  std::ofstream(wrapper) << "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"file://" << page
+                         << "\" style=\"width:" << w << "px;height:1000px;border:0\"></iframe><script>"
+                         << "document.getElementById('f').addEventListener('load', () => {"
+                            " const f = document.getElementById('f'), d = f.contentDocument;"
+                            " const t = d.querySelector('#table .scroll'), p = document.createElement('pre');"
+                            " p.id = 'widths'; p.textContent = [f.contentWindow.innerWidth,"
+                            " d.documentElement.scrollWidth, t.scrollWidth, t.clientWidth].join(' ');"
+                            " document.body.appendChild(p); });</script></body></html>";
+  const CliRun dom = run_command(std::string(kChromium) + "--allow-file-access-from-files --user-data-dir='" + dir +
+                                 "/chromium-profile' --window-size=" + std::to_string(width + 100) +
+                                 ",1100 --dump-dom 'file://" + wrapper + "' 2>/dev/null");
+  const auto at = dom.output.find("<pre id=\"widths\">");
+  EXPECT_NE(at, std::string::npos) << dom.output.substr(0, 2000);
+  if (at == std::string::npos) return {};
+  PageWidths out;
+  std::istringstream in(dom.output.substr(at + 17));
+  in >> out.window >> out.document >> out.table_scroll >> out.table_client;
+  return out;
+}
+
+// The results fit a 1300 px window without scrolling sideways, and a phone's 390 px (each row a
+// card of label: value).
+void check_widths(const std::string& page, const std::string& dir) {
+  for (const int width : {1300, 390}) {
+    SCOPED_TRACE("window " + std::to_string(width) + " px");
+    const PageWidths w = widths_in_browser(page, width, dir);
+    EXPECT_EQ(w.window, width) << "the frame Chromium laid the page out in";
+    EXPECT_LE(w.document, width) << "the page scrolls sideways";
+    EXPECT_GT(w.table_client, 0);
+    EXPECT_LE(w.table_scroll, w.table_client) << "the results table scrolls sideways";
+  }
+}
+
 // Renders `page` and checks what a reader would see: no console message, the table and each of
-// `figures` in the DOM, a screenshot with more than a handful of colours.
+// `figures` in the DOM, a screenshot with more than a handful of colours, the widths above.
 void check_in_browser(const std::string& page, const std::vector<std::string>& figures, const std::string& dir) {
   const std::string log = dir + "/chromium.log";
   const CliRun dom = run_command(std::string(kChromium) + "--dump-dom 'file://" + page + "' 2>" + log);
@@ -70,6 +114,7 @@ void check_in_browser(const std::string& page, const std::vector<std::string>& f
   in >> distinct >> height >> width;
   EXPECT_GT(distinct, 50) << "a blank page? " << colours.output;
   EXPECT_EQ(width, 390) << colours.output;
+  check_widths(page, dir);
 }
 
 // A test fixture's energy section: made-up joules per verified result, as a record whose counters
@@ -152,6 +197,9 @@ TEST(ReportCli, ContrastReportRendersInChromium) {
   EXPECT_EQ(page.find("fig-energy"), std::string::npos) << "no record carries joules";
   EXPECT_NE(page.find("No energy figure: no run's energy counters were read (CPU: no powercap tree"),
             std::string::npos);
+  // No mode here uses a GPU: the page says so, and why (this build has no CUDA, or no run used one).
+  EXPECT_NE(page.find("<dt>GPUs</dt><dd>none used ("), std::string::npos) << "the GPU line";
+  EXPECT_NE(page.find("<dt>CPU</dt><dd>"), std::string::npos);
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   std::vector<std::string> figures;
@@ -311,7 +359,7 @@ TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
   EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
   // The records' words moved against the least (made-up: 1.25 x ranks; none on one rank).
   EXPECT_NE(page.find("<th>× bound</th>"), std::string::npos) << "the communication-bound column";
-  EXPECT_NE(page.find("<td>5.00×</td>"), std::string::npos) << "4 ranks' x bound";
+  EXPECT_NE(page.find("<td data-label=\"× bound\">5.00×</td>"), std::string::npos) << "4 ranks' x bound";
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(out + "/report.html", {"fig-speedup", "fig-energy"}, dir);
@@ -766,10 +814,116 @@ TEST(ReportCli, AContrastWithJoulesDrawsEnergyPerResultByMode) {
   const CliRun r = report_with(runners()[0], c);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string page = read_file(c + "/report.html");
-  EXPECT_NE(page.find("<td>13.3</td>"), std::string::npos) << "the J / result column";
+  EXPECT_NE(page.find("<td data-label=\"J / result\">13.3</td>"), std::string::npos) << "the J / result column";
   EXPECT_NE(page.find("joules per verified result per row (counted by cpu"), std::string::npos);
   EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(c + "/report.html", {"fig-speedup-gemm", "fig-energy-gemm"}, dir);
+}
+
+namespace {
+
+// A contrast on a 2-GPU machine, every mode a row, as its contrast.json and records would be: the
+// GPU rows' record is tests/data/record-gemm-cublas-2gpu.json (tests/data/README.md says where its
+// values come from), the CPU rows' the same machine's with no GPU used. Made-up times, rates and
+// joules; the widest cells a contrast writes (sizes, ranks with GPUs, predictions, bounds, a long
+// failure reason).
+std::string gpu_machine_contrast(const std::string& dir) {
+  run_command("mkdir -p '" + dir + "/runs'");
+  json gpu_record = json::parse(
+      read_file(std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tests/data/record-gemm-cublas-2gpu.json"));
+  json cpu_record = gpu_record;
+  cpu_record["gpus"] = {{"used", false}, {"count", 0}, {"reason", "no rank of this run used a GPU"}};
+  cpu_record.erase("rank_info");
+  cpu_record["config"]["backend"] = "openblas";
+  cpu_record["prediction"] = {{"available", true}, {"end_to_end", {{"predicted_s", 11.5}, {"measured_s", 12.25}}}};
+  cpu_record["comm_bound"] = {{"moved_to_bound", 1.25}};
+  std::ofstream(dir + "/runs/gpu.json") << gpu_record.dump();
+  std::ofstream(dir + "/runs/cpu.json") << cpu_record.dump();
+  struct Row {
+    const char *workload, *mode, *size;
+    int ranks, threads, gpus;
+    const char* status;
+    const char* reason;
+  };
+  const std::vector<Row> rows = {
+      {"gemm", "naive", "n=1536", 1, 1, 0, "ok", ""},
+      {"gemm", "single-core", "n=8192", 1, 1, 0, "ok", ""},
+      {"gemm", "multi-thread", "n=8192", 1, 32, 0, "ok", ""},
+      {"gemm", "numa", "n=8192", 0, 0, 0, "skipped", "one NUMA domain: same as multi-thread"},
+      {"gemm", "gpu", "n=29440", 1, 1, 1, "ok", ""},
+      {"gemm", "multi-gpu", "n=29440", 2, 1, 2, "ok", ""},
+      {"gemm", "gpu-staged", "n=29440", 2, 1, 2, "failed",
+       "exit 3: rank 1 on gpu-host: not enough device memory for n=29440 (needs 20.8 GiB, 18.2 GiB free on GPU "
+       "0000:00:07.0); a smaller --n or --share-gpu off"},
+      {"gemm", "multinode", "n=8192", 0, 0, 0, "skipped", "one node"},
+      {"montecarlo", "naive", "samples=5e7", 1, 1, 0, "ok", ""},
+      {"montecarlo", "single-core", "samples=1e9", 1, 1, 0, "ok", ""},
+      {"montecarlo", "multi-thread", "samples=1e9", 1, 32, 0, "ok", ""},
+      {"montecarlo", "gpu", "samples=1e11", 1, 1, 1, "ok", ""},
+      {"montecarlo", "gpu-naive", "samples=1e11", 1, 1, 1, "ok", ""},
+      {"montecarlo", "multi-gpu", "samples=1e11", 2, 1, 2, "ok", ""},
+      {"montecarlo", "multinode", "samples=1e9", 0, 0, 0, "skipped", "one node"},
+  };
+  json runs = json::array();
+  double t = 1000.0;
+  for (const Row& r : rows) {
+    json row = {{"workload", r.workload}, {"mode", r.mode},     {"size", r.size},
+                {"status", r.status},     {"reason", r.reason}, {"nodes", 1}};
+    if (std::string(r.status) == "ok") {
+      t /= 3.7;
+      row.update({{"ranks", r.ranks},
+                  {"threads_per_rank", r.threads},
+                  {"gpus", r.gpus},
+                  {"time_s", t},
+                  {"rate", 123456.7 / t},
+                  {"rate_unit", std::string(r.workload) == "gemm" ? "GFLOP/s" : "samples/s"},
+                  {"share", {{"compute", 0.85}, {"communication", 0.1}, {"transfer", 0.05}}},
+                  {"speedup_vs_single_core", 1000.0 / t},
+                  {"parallel_efficiency", 0.93},
+                  {"energy", {{"per_result_j", 1234.5}, {"counted", r.gpus > 0 ? "cpu+gpu" : "cpu"}}},
+                  {"command", std::string("mpirun -np 2 scalebench ") + r.workload + " --" + r.size},
+                  {"record", dir + (r.gpus > 0 ? "/runs/gpu.json" : "/runs/cpu.json")}});
+    }
+    runs.push_back(row);
+  }
+  std::ofstream(dir + "/contrast.json") << json{{"host", "gpu-host"}, {"launcher", "mpirun"}, {"runs", runs}}.dump();
+  return dir;
+}
+
+}  // namespace
+
+TEST(ReportCli, APageNamesTheGpusOfARecordedGpuRunAndFitsA1300PxWindow) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = gpu_machine_contrast(dir + "/c");
+  const CliRun r = report_with(runners()[0], c);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = read_file(c + "/report.html");
+  // The machine: every GPU the runs used once (the gpu row's and the multi-gpu row's are the same
+  // two), the driver, CUDA and NCCL beside the CPU, MPI and BLAS.
+  for (const char* line :
+       {"<dt>GPUs</dt><dd>2 × NVIDIA H100 80GB HBM3</dd>", "<dt>GPU driver</dt><dd>580.159.04</dd>",
+        "<dt>CUDA</dt><dd>runtime 13.0, driver supports 13.0, cuBLAS 13.1.0</dd>", "<dt>NCCL</dt><dd>2.28.3</dd>",
+        "<dt>CPU</dt><dd>Intel(R) Xeon(R) Processor</dd>", "<dt>MPI</dt><dd>Open MPI v4.1.4",
+        "<dt>OpenBLAS</dt><dd>OpenBLAS 0.3.21", "<dt>git</dt><dd>6a65d3d891de</dd>"}) {
+    EXPECT_NE(page.find(line), std::string::npos) << line;
+  }
+  EXPECT_NE(page.find("data-label=\"status\">failed: exit 3"), std::string::npos) << "the reason, in the table";
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
+  check_in_browser(c + "/report.html", {"fig-speedup-gemm", "fig-speedup-montecarlo"}, dir);
+}
+
+TEST(ReportCli, AnExportedTreeSaysSoBesideItsRevision) {
+  NEED_MATPLOTLIB();
+  const std::string dir = make_temp_dir();
+  const std::string c = made_up_contrast(dir + "/c", 1);
+  json rec = json::parse(read_file(c + "/runs/1.json"));
+  rec["versions"]["git_source"] = "export";
+  std::ofstream(c + "/runs/1.json") << rec.dump();
+  const CliRun r = report_with(runners()[1], c);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_file(c + "/report.html").find("<dt>git</dt><dd>0123456789ab (exported tree)</dd>"), std::string::npos);
 }

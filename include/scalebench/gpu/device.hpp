@@ -29,6 +29,7 @@ class DeviceBackend {
   virtual std::string absence_reason() const = 0;
   virtual int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) const = 0;
   virtual nlohmann::json info(int device) const = 0;
+  virtual nlohmann::json library_versions() const = 0;
   // The GEMM backend (gemm --backend cublas on CUDA): the block multiply on device views.
   virtual std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const = 0;
   // The transport of device buffer views on `stream` (make_device_buffer_transport) and its

@@ -34,8 +34,13 @@ std::string gpu_absence_reason();
 // what was found, naming `asked_by` (the option that wants the GPU: "--backend cublas",
 // "--backend cuda"). Collective over `comm` (uses its shared-memory split). Makes it current.
 int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by);
-// index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions.
+// index, name, PCI bus id, UUID, memory, compute capability, driver/runtime versions, the
+// driver's release.
 nlohmann::json gpu_info(int device);
+// The device libraries this process loaded and the driver, by library, for a record's
+// `versions` (CUDA: {"cuda": {runtime, driver, driver_release, cublas}, "nccl": version}). Creates
+// no device context and never throws; an empty object in a build without a device.
+nlohmann::json gpu_library_versions();
 
 // ---------------------------------------------------------------------------------------------
 // The GPU multiply as the distributed driver uses it, step by step.

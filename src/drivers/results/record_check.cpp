@@ -72,16 +72,24 @@ void check_peers(const JsonField& r) {
 void check_context(const JsonField& r) {
   text_or_texts(r, "hosts");
   optional_text(r, "cpu_model");
-  if (r.has("gpu") && r.sub("gpu").has("devices")) {
-    for (const JsonField& d : r.sub("gpu").list("devices")) {
-      if (!d.raw().is_object()) d.fail("", "must be an object (got " + json_kind(d.raw()) + ")");
-      optional_text(d, "name");
+  if (r.has("gpus")) {
+    const JsonField g = r.sub("gpus");
+    (void)g.flag_or("used", false);
+    optional_text(g, "reason");
+    if (g.has("devices")) {
+      for (const JsonField& d : g.list("devices")) {
+        if (!d.raw().is_object()) d.fail("", "must be an object (got " + json_kind(d.raw()) + ")");
+        for (const char* k : {"host", "uuid", "name", "driver_release"}) optional_text(d, k);
+      }
     }
   }
   if (r.has("versions")) {
     const JsonField v = r.sub("versions");
-    for (const char* k : {"scalebench", "git", "mpi_library"}) optional_text(v, k);
+    for (const char* k : {"scalebench", "git", "git_source", "mpi_library", "nccl"}) optional_text(v, k);
     if (v.has("openblas") && !v.at("openblas").is_string()) optional_text(v.sub("openblas"), "config");
+    if (v.has("cuda") && v.at("cuda").is_object()) {
+      for (const char* k : {"runtime", "driver", "cublas"}) optional_text(v.sub("cuda"), k);
+    }
   }
   if (r.has("comm_bound")) nonnegative(r.sub("comm_bound"), "moved_to_bound");
 }
