@@ -209,7 +209,8 @@ __device__ void block_sum_fixed(double (&v)[N], double (*shared)[kBlockThreads])
 // about 2 for the loop: about 58 instructions, as many as before. The wide multiplies set the rate
 // (they share one pipe, at a quarter of the issue rate): before, 19 for Philox and 4 for the
 // integer test, 23 in all.
-static __global__ void __launch_bounds__(kBlockThreads) pi_kernel(DeviceLayout l, PiKeys keys, unsigned long long* hits) {
+static __global__ void __launch_bounds__(kBlockThreads)
+    pi_kernel(DeviceLayout l, PiKeys keys, unsigned long long* hits) {
   const u64 chunk = l.first_chunk + blockIdx.x;
   const u64 first = chunk * l.chunk_size;  // even: chunk_size is a multiple of 4
   const u64 last = min(first + l.chunk_size, l.samples);
