@@ -2,7 +2,9 @@
 // over the rank's chunk range (in batches), device-timed phases, and the host-side fold of the
 // per-chunk sums over the chunk tree.
 //
-// Arithmetic: π uses exact 32-bit integer coordinates (as the CPU). Option paths are evaluated in
+// Arithmetic: π uses 32-bit integer coordinates and the CPU's exact decision x² + y² < 2^64, made
+// in fp32 where the rounding provably cannot change it and with integers elsewhere (the kernel's
+// comment has the bound): the same hits as the CPU, bit for bit. Option paths are evaluated in
 // fp32 with the hardware approximations (__logf, __sincosf, __expf) and summed in fp64; they use
 // the same normals as the CPU up to fp32 rounding, so estimates agree with the CPU's to about 1e-5
 // relative, far inside the statistical error. See docs/montecarlo.md.
@@ -96,7 +98,8 @@ class CudaMonteCarlo final : public McKernel {
             {"threads", 1},
             {"gpu", gpu_info(device_)},
             {"rng", "Philox4x32-10 (Random123 compiled for the device)"},
-            {"arithmetic", "pi: 32-bit integer coordinates, bit-identical to cpu; options: fp32 paths "
+            {"arithmetic", "pi: 32-bit integer coordinates, the exact decision (fp32 where it provably agrees, "
+                           "integers near the circle), bit-identical to cpu; options: fp32 paths "
                            "(__logf, __sincosf, __expf), fp64 sums per thread and per chunk"},
             {"threads_per_block", kBlockThreads},
             {"blocks", range_.last - range_.first}};
@@ -108,12 +111,13 @@ class CudaMonteCarlo final : public McKernel {
     auto* hits = device_sums_.as<unsigned long long>();
     gpu::DeviceTimer timer(stream_->get());
     timer.start();
+    const gpu::mc::PiKeys keys = gpu::mc::pi_keys(layout_.key0, layout_.key1);
     SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(hits, 0, sizeof(unsigned long long), stream_->get()));
     for (std::int64_t c = range_.first; c < range_.last; c += kPiChunksPerLaunch) {
       DeviceLayout l = layout_;
       l.first_chunk = static_cast<u64>(c);
       const auto grid = static_cast<unsigned>(std::min(kPiChunksPerLaunch, range_.last - c));
-      gpu::mc::pi_kernel<<<grid, kBlockThreads, 0, stream_->get()>>>(l, hits);
+      gpu::mc::pi_kernel<<<grid, kBlockThreads, 0, stream_->get()>>>(l, keys, hits);
       SCALEBENCH_CUDA_CHECK(cudaGetLastError());
     }
     timer.stop_into(rec, phase::compute);

@@ -78,6 +78,19 @@ TEST_F(MonteCarloCuda, PiHitsIdenticalToCpuOnAPartialRangeWithSmallChunks) {
   EXPECT_EQ(gpu.part.hits, cpu.part.hits);
 }
 
+// The kernel holds the high counter word fixed over a run of blocks: a chunk whose blocks cross
+// 2^32 (sample 2^33) is two runs. Chunks of 10^6 samples put that crossing inside chunk 8589; the
+// last chunk is short and odd.
+TEST_F(MonteCarloCuda, PiHitsIdenticalToCpuWhereTheCounterCarriesIntoItsHighWord) {
+  auto cfg = config(McProblem::pi, (std::int64_t{1} << 33) + 1'000'001);
+  cfg.chunk_size = 1'000'000;
+  const ChunkRange range{8588, chunk_count(cfg)};
+  ASSERT_EQ(range.last, 8591);
+  const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, range);
+  const auto cpu = compute(make_cpu_montecarlo(2), cfg, range);
+  EXPECT_EQ(gpu.part.hits, cpu.part.hits);
+}
+
 TEST_F(MonteCarloCuda, EuropeanMatchesCpuUpToFp32PathArithmetic) {
   for (const auto option : {OptionKind::call, OptionKind::put}) {
     auto cfg = config(McProblem::european, 100'003);

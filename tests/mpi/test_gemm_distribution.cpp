@@ -166,3 +166,36 @@ TEST(SharedDistribution, OddNoSharedWindowsValueIsAnAgreedUsageError) {
   unsetenv("SCALEBENCH_NO_SHARED_WINDOWS");
   EXPECT_TRUE(all_ranks(agreed));
 }
+
+// The replicated gather of C, counted by hand: rank r > 0 sends its rows·n elements and nothing
+// else, rank 0 receives their sum; the record's declared bytes and the transport's counted bytes
+// both say so (the host-staged GPU row gathers through the same transport).
+TEST(ReplicatedDistribution, GatherBytesMatchTheHandCount) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{37, 41, 53};  // rows uneven over 2, 3 and 4 ranks
+  const GemmConfig cfg = distribution_config(shape, Precision::fp64, GemmDistribution::replicated);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
+  bool ok = r.ok;
+  if (comm.is_root()) {
+    const RowPartition rows(shape.m, comm.size());
+    const std::int64_t e = 8;
+    const auto& d = r.record.at("distribution");
+    const auto& declared = d.at("bytes_per_rank").at("gather");
+    std::int64_t to_root = 0;
+    for (int q = 0; q < comm.size(); ++q) {
+      const std::int64_t mine = q == 0 ? 0 : rows.counts()[static_cast<std::size_t>(q)] * shape.n * e;
+      to_root += mine;
+      ok = ok && declared.at(static_cast<std::size_t>(q)).get<std::int64_t>() == mine;
+      if (q > 0 && !d.at("communication").is_null()) {
+        ok = ok &&
+             d.at("communication").at("bytes_sent_per_rank").at(static_cast<std::size_t>(q)).get<std::int64_t>() ==
+                 mine;
+      }
+    }
+    if (comm.size() > 1) {
+      const auto& received = d.at("communication").at("bytes_received_per_rank").at(0);
+      ok = ok && received.get<std::int64_t>() == to_root;
+    }
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}
