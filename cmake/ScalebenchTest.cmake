@@ -45,6 +45,18 @@ foreach(lib scalebench_gtest_main_serial scalebench_gtest_main_mpi)
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR}/tests/support ${PROJECT_SOURCE_DIR}/src)
 endforeach()
 
+# The test programs' own code is compiled at -O1 (it sets up and checks; what is timed is the
+# library it links, built as the build type says) over one precompiled header of what most test
+# files include: GoogleTest, nlohmann-json and the standard headers. A test file then compiles in
+# about half the time (17 s at -O3 without, 9 s with, on the 2-core box). A test program with
+# CUDA sources compiles them as before.
+add_library(scalebench_test_pch OBJECT ${PROJECT_SOURCE_DIR}/tests/support/test_pch.cpp)
+target_link_libraries(scalebench_test_pch PRIVATE scalebench_gtest_main_serial scalebench_core scalebench_gpu
+                      scalebench_warnings)
+target_compile_options(scalebench_test_pch PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
+target_precompile_headers(scalebench_test_pch PRIVATE <gtest/gtest.h> <nlohmann/json.hpp> <algorithm> <cmath>
+                          <cstdlib> <fstream> <string> <vector>)
+
 # Checks test `name`'s arguments (none unknown: `unparsed` empty; a KIND of `allowed`; no kind
 # among the area labels) and sets in the caller `labels` (its kind, then its area labels) and
 # `timeout` (TIMEOUT, else `default_timeout`).
@@ -97,6 +109,12 @@ function(scalebench_add_test)
       target_link_libraries(${exe} PRIVATE scalebench_gtest_main_serial)
     endif()
     add_dependencies(${exe} scalebench)
+    target_compile_options(${exe} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
+    set(cuda_sources ${T_SOURCES})
+    list(FILTER cuda_sources INCLUDE REGEX "\\.cu$")
+    if(NOT cuda_sources)
+      target_precompile_headers(${exe} REUSE_FROM scalebench_test_pch)
+    endif()
   endif()
   if(T_RANKS)
     set(test_name ${T_NAME}_np${T_RANKS})

@@ -6,7 +6,11 @@
 
 namespace test_data {
 
-inline std::string path(const std::string& file) { return std::string(SCALEBENCH_TEST_DATA_DIR) + "/" + file; }
+inline std::string path(const std::string& file) {
+  std::string p = SCALEBENCH_TEST_DATA_DIR;
+  p.append("/").append(file);
+  return p;
+}
 
 // One socket, 2 cores, one NUMA domain, no GPU (the development workstation).
 inline const char* const kWorkstation = "amd-epyc-1p2c-workstation.xml";
