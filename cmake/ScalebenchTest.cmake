@@ -56,6 +56,12 @@ target_link_libraries(scalebench_test_pch PRIVATE scalebench_gtest_main_serial s
 target_compile_options(scalebench_test_pch PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
 target_precompile_headers(scalebench_test_pch PRIVATE <gtest/gtest.h> <nlohmann/json.hpp> <algorithm> <cmath>
                           <cstdlib> <fstream> <string> <vector>)
+add_library(scalebench_cli_runner STATIC ${PROJECT_SOURCE_DIR}/tests/cli/cli_runner.cpp)
+target_link_libraries(scalebench_cli_runner PUBLIC GTest::gtest scalebench_core scalebench_gpu
+                      PRIVATE scalebench_warnings)
+target_include_directories(scalebench_cli_runner PUBLIC ${PROJECT_SOURCE_DIR}/tests/support ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(scalebench_cli_runner PRIVATE -O1)
+target_precompile_headers(scalebench_cli_runner REUSE_FROM scalebench_test_pch)
 
 # Checks test `name`'s arguments (none unknown: `unparsed` empty; a KIND of `allowed`; no kind
 # among the area labels) and sets in the caller `labels` (its kind, then its area labels) and
@@ -101,7 +107,14 @@ function(scalebench_add_test)
   endif()
   set(exe test_${T_NAME})
   if(NOT TARGET ${exe})
+    # The CLI tests' runner (cli/cli_runner.cpp) is compiled once, into scalebench_cli_runner.
+    set(runner ${T_SOURCES})
+    list(FILTER runner INCLUDE REGEX "(^|/)cli/cli_runner\\.cpp$")
+    list(FILTER T_SOURCES EXCLUDE REGEX "(^|/)cli/cli_runner\\.cpp$")
     add_executable(${exe} ${T_SOURCES})
+    if(runner)
+      target_link_libraries(${exe} PRIVATE scalebench_cli_runner)
+    endif()
     target_link_libraries(${exe} PRIVATE scalebench_core scalebench_gpu scalebench_warnings)
     if(T_RANKS)
       target_link_libraries(${exe} PRIVATE scalebench_gtest_main_mpi)
