@@ -16,6 +16,7 @@ std::string_view exit_code_name(ExitCode code) {
     case ExitCode::timeout: return "timeout";
     case ExitCode::partial: return "some runs failed";
     case ExitCode::launch: return "launch failed";
+    case ExitCode::slower: return "slower";
   }
   return "unknown";
 }
@@ -24,7 +25,7 @@ std::string exit_code_table() {
   std::string out;
   const ExitCode all[] = {
       ExitCode::ok,      ExitCode::internal, ExitCode::usage,   ExitCode::resource, ExitCode::verification_failed,
-      ExitCode::runtime, ExitCode::no_cuda,  ExitCode::timeout, ExitCode::partial,  ExitCode::launch};
+      ExitCode::runtime, ExitCode::no_cuda,  ExitCode::timeout, ExitCode::partial,  ExitCode::launch, ExitCode::slower};
   const char* why[] = {"success, every result verified",
                        "a bug in scalebench (please report it)",
                        "bad option or value (see --help)",
@@ -34,7 +35,8 @@ std::string exit_code_table() {
                        "a GPU feature was asked of a build without CUDA",
                        "a launched run exceeded its time limit",
                        "a driver finished but some of its runs failed",
-                       "a driver's runs failed to launch (mpirun, srun, PMIx, a rank lost) or none could run here"};
+                       "a driver's runs failed to launch (mpirun, srun, PMIx, a rank lost) or none could run here",
+                       "compare: a matched run got slower (a phase by at least --min-change, p below --p-max)"};
   for (std::size_t i = 0; i < std::size(all); ++i) {
     out += fmt::format("  {}  {:<22} {}\n", static_cast<int>(all[i]), exit_code_name(all[i]), why[i]);
   }
