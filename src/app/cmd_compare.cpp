@@ -41,7 +41,8 @@ CompareOptions options_of(const CompareCli& c) {
   for (std::size_t start = 0; !c.phases.empty() && start <= c.phases.size();) {
     const std::size_t end = std::min(c.phases.find(',', start), c.phases.size());
     const std::string name = c.phases.substr(start, end - start);
-    if (name.empty()) throw UsageError(fmt::format("--phases '{}' has an empty item; name phases, e.g. end_to_end,compute", c.phases));
+    if (name.empty())
+      throw UsageError(fmt::format("--phases '{}' has an empty item; name phases, e.g. end_to_end,compute", c.phases));
     o.phases.push_back(name);
     start = end + 1;
   }
@@ -71,7 +72,8 @@ Subcommand register_compare(CLI::App& root) {
                   "in percent [5]");
   app->add_option("--p-max", c->p_max, "The Mann-Whitney p-value must be below it for slower or faster [0.01]");
   app->add_option("--confidence", c->confidence, "Of the ratio's Hodges-Lehmann interval [0.95]");
-  app->add_option("--phases", c->phases, "Compare only these phases (comma-separated) [every phase timed over repeats]");
+  app->add_option("--phases", c->phases,
+                  "Compare only these phases (comma-separated) [every phase timed over repeats]");
   app->add_option("--json", c->json, "Write the comparison as JSON (output-file rule)");
   Subcommand sub;
   sub.app = app;

@@ -16,7 +16,6 @@ std::string_view exit_code_name(ExitCode code) {
     case ExitCode::timeout: return "timeout";
     case ExitCode::partial: return "some runs failed";
     case ExitCode::launch: return "launch failed";
-    case ExitCode::slower: return "slower";
   }
   return "unknown";
 }
@@ -25,7 +24,7 @@ std::string exit_code_table() {
   std::string out;
   const ExitCode all[] = {
       ExitCode::ok,      ExitCode::internal, ExitCode::usage,   ExitCode::resource, ExitCode::verification_failed,
-      ExitCode::runtime, ExitCode::no_cuda,  ExitCode::timeout, ExitCode::partial,  ExitCode::launch, ExitCode::slower};
+      ExitCode::runtime, ExitCode::no_cuda,  ExitCode::timeout, ExitCode::partial,  ExitCode::launch};
   const char* why[] = {"success, every result verified",
                        "a bug in scalebench (please report it)",
                        "bad option or value (see --help)",
@@ -35,11 +34,13 @@ std::string exit_code_table() {
                        "a GPU feature was asked of a build without CUDA",
                        "a launched run exceeded its time limit",
                        "a driver finished but some of its runs failed",
-                       "a driver's runs failed to launch (mpirun, srun, PMIx, a rank lost) or none could run here",
-                       "compare: a matched run got slower (a phase by at least --min-change, p below --p-max)"};
+                       "a driver's runs failed to launch (mpirun, srun, PMIx, a rank lost) or none could run here"};
   for (std::size_t i = 0; i < std::size(all); ++i) {
     out += fmt::format("  {}  {:<22} {}\n", static_cast<int>(all[i]), exit_code_name(all[i]), why[i]);
   }
+  // Not a failure class but a verdict: `scalebench compare`'s code for a run that got slower
+  // (kCompareSlowerExit in scalebench/drivers/compare.hpp).
+  out += fmt::format("  {}  {:<22} {}\n", 10, "slower", "compare: a matched run got slower (docs/compare.md)");
   out += "  128+n (134 abort, 137 SIGKILL, 143 SIGTERM): ended by signal n; mpirun returns the first failing\n"
          "  rank's code, 128+n for a rank ended by a signal, or a code of its own (README: Exit codes)\n";
   return out;

@@ -55,7 +55,9 @@ json record(int n, const Shift& s) {
     for (int i = 0; i < s.reps; ++i) total[i] += t[i];
     std::vector<double> sorted = t;
     std::sort(sorted.begin(), sorted.end());
-    phases[name] = {{"median_s", sorted[sorted.size() / 2]}, {"min_s", sorted.front()}, {"max_s", sorted.back()},
+    phases[name] = {{"median_s", sorted[sorted.size() / 2]},
+                    {"min_s", sorted.front()},
+                    {"max_s", sorted.back()},
                     {"per_repeat_max_s", t}};
   }
   std::vector<double> sorted = total;
@@ -64,8 +66,8 @@ json record(int n, const Shift& s) {
   phases["setup_generate"] = {{"median_s", 0.5}};
   return {{"schema_version", 1},
           {"subcommand", "gemm"},
-          {"command_line", {"scalebench", "gemm", "--n", std::to_string(n), "--reps", std::to_string(s.reps), "--json",
-                            "/tmp/x.json"}},
+          {"command_line",
+           {"scalebench", "gemm", "--n", std::to_string(n), "--reps", std::to_string(s.reps), "--json", "/tmp/x.json"}},
           {"versions", {{"scalebench", "0.1.0"}, {"git", s.git}}},
           {"hosts", {s.host}},
           {"ranks", 1},
@@ -135,7 +137,8 @@ TEST(CliCompare, TwentyPercentInOnePhaseIsSlower) {
   const std::string dir = make_temp_dir();
   const CliRun r = compare_records(Shift{}, b, "--json " + dir + "/c.json");
   EXPECT_EQ(r.exit_code, kSlower) << r.output;
-  EXPECT_NE(r.output.find(": slower (compute ×1.2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("n=64 reps=10: slower (end_to_end ×1.14"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", compute ×1.19"), std::string::npos) << r.output;
   const json j = json::parse(read_file(dir + "/c.json"));
   EXPECT_EQ(j["exit_code"], kSlower);
   ASSERT_EQ(j["runs"].size(), 1u);
@@ -160,7 +163,8 @@ TEST(CliCompare, TwentyPercentFasterIsNotAFailure) {
   b.compute = 1 / 1.2;
   const CliRun r = compare_records(Shift{}, b);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(": faster (compute ×0.83"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": faster (end_to_end ×0.88"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", compute ×0.83"), std::string::npos) << r.output;
 }
 
 TEST(CliCompare, FewerRepeatsThanTheTestNeeds) {
@@ -200,8 +204,8 @@ TEST(CliCompare, FoldersMatchByKeyAndListTheRest) {
   slow.compute = 1.2;
   slow.draw = 2;
   const std::string a = folder(dir, "a", {line(32, {}), line(64, {}), line(128, {})});
-  const std::string b = folder(dir, "b", {line(64, Shift{.draw = 9}), line(128, slow), line(256, {}),
-                                          line(512, {}, "failed")});
+  const std::string b = folder(dir, "b",
+                               {line(64, Shift{.draw = 9}), line(128, slow), line(256, {}), line(512, {}, "failed")});
   const CliRun r = run_scalebench("compare " + a + " " + b + " --json " + dir + "/c.json");
   EXPECT_EQ(r.exit_code, kSlower) << r.output;
   EXPECT_NE(r.output.find("gemm ranks=1 n=64: same"), std::string::npos) << r.output;

@@ -18,7 +18,6 @@ enum class ExitCode : int {
   timeout = 7,              // a launched step ran past its time limit
   partial = 8,              // a driver (contrast, study) finished but some of its runs failed
   launch = 9,               // a driver's runs failed to launch (launcher, MPI start-up) or none could run
-  slower = 10,              // compare: a matched run got slower (docs/compare.md)
 };
 
 std::string_view exit_code_name(ExitCode code);

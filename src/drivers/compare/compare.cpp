@@ -72,7 +72,7 @@ int compare_sides(const std::string& a_path, const std::string& b_path, const Co
   for (const auto& [ra, rb] : m.pairs) runs.push_back(compare_pair(*ra, *rb, o));
   int counts[4] = {0, 0, 0, 0};
   for (const RunComparison& r : runs) ++counts[static_cast<int>(r.verdict)];
-  const int code = counts[static_cast<int>(Verdict::slower)] > 0 ? static_cast<int>(ExitCode::slower) : 0;
+  const int code = counts[static_cast<int>(Verdict::slower)] > 0 ? kCompareSlowerExit : 0;
 
   for (const std::string& w : a.warnings) std::fprintf(stderr, "scalebench compare: warning: %s\n", w.c_str());
   for (const std::string& w : b.warnings) std::fprintf(stderr, "scalebench compare: warning: %s\n", w.c_str());

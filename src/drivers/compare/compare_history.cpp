@@ -81,8 +81,8 @@ RunTrend run_trend(const std::vector<Side>& sides, const std::string& key, const
   std::vector<std::string> names;
   for (const SideRun* run : run_in_each(sides, key)) {
     per_side.push_back(run ? phase_repeats(*run) : std::vector<std::pair<std::string, std::vector<double>>>{});
-    for (const auto& [name, t] : per_side.back()) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    for (const auto& phase : per_side.back()) {
+      if (std::find(names.begin(), names.end(), phase.first) == names.end()) names.push_back(phase.first);
     }
   }
   for (const std::string& name : names) {
@@ -101,7 +101,7 @@ RunTrend run_trend(const std::vector<Side>& sides, const std::string& key, const
 // A folder's cell: the median, marked + slower, - faster, ~ too few repeats against the first.
 std::string cell(const PhaseTrend& t, std::size_t i) {
   if (!t.medians[i]) return "-";
-  std::string mark;
+  const char* mark = "";
   if (t.against_first[i]) {
     const Verdict v = t.against_first[i]->verdict;
     mark = v == Verdict::slower ? "+" : v == Verdict::faster ? "-" : v == Verdict::too_few ? "~" : "";
@@ -166,7 +166,7 @@ int compare_history(const std::vector<std::string>& folders, const CompareOption
     trends.push_back(run_trend(sides, key, o));
     for (const PhaseTrend& t : trends.back().phases) slower = slower || t.slower_at_last;
   }
-  const int code = slower ? static_cast<int>(ExitCode::slower) : 0;
+  const int code = slower ? kCompareSlowerExit : 0;
   for (const Side& s : sides) {
     for (const std::string& w : s.warnings) std::fprintf(stderr, "scalebench compare: warning: %s\n", w.c_str());
   }
@@ -177,8 +177,9 @@ int compare_history(const std::vector<std::string>& folders, const CompareOption
     out += fmt::format("  #{} {} ({} runs)\n", i + 1, folders[i], sides[i].runs.size());
   }
   for (const RunTrend& r : trends) out += trend_block(r, folders.size());
-  out += fmt::format("\n{}\n", slower ? fmt::format("a run is slower in its last folder than in its first; exit {}", code)
-                                      : "no run is slower in its last folder than in its first");
+  out += fmt::format("\n{}\n", slower
+                                   ? fmt::format("a run is slower in its last folder than in its first; exit {}", code)
+                                   : "no run is slower in its last folder than in its first");
   std::fputs(out.c_str(), stdout);
   if (!o.json_path.empty()) {
     json jt = json::array();

@@ -25,8 +25,8 @@ constexpr int kMaxRecordDepth = 64;
 // an object), checked by the record rule.
 json parse_record(const std::string& text, const std::string& path, const std::string& label) {
   if (json_text_depth(text) > kMaxRecordDepth) {
-    throw UsageError(fmt::format("compare {}: {} nests more than {} levels deep; not a run record", label, path,
-                                 kMaxRecordDepth));
+    throw UsageError(
+        fmt::format("compare {}: {} nests more than {} levels deep; not a run record", label, path, kMaxRecordDepth));
   }
   std::vector<std::set<std::string>> keys;
   std::string twice;
@@ -47,8 +47,8 @@ json parse_record(const std::string& text, const std::string& path, const std::s
                                  label, path));
   }
   if (!twice.empty()) {
-    throw UsageError(fmt::format("compare {}: {} holds the key \"{}\" twice in one object", label, path,
-                                 twice.substr(0, 80)));
+    throw UsageError(
+        fmt::format("compare {}: {} holds the key \"{}\" twice in one object", label, path, twice.substr(0, 80)));
   }
   const JsonField f(j, JsonOrigin{fmt::format("compare {}: {}", label, path), "give a run record's --json file"});
   if (!j.is_object()) f.fail("", fmt::format("must be a run record, a JSON object (got {})", json_kind(j)));
@@ -67,9 +67,7 @@ Side read_lines(const std::string& jsonl, Side side, const std::string& label) {
   std::map<std::string, std::size_t> at;  // key -> index in side.runs
   std::map<std::string, std::string> last_status;
   std::vector<std::string> order;
-  int number = 0;
   for (const json& l : c.lines) {
-    ++number;
     const std::string key = l["key"].get<std::string>();
     if (!last_status.contains(key)) order.push_back(key);
     last_status[key] = l["status"].get<std::string>();
@@ -126,19 +124,21 @@ std::string record_key(const json& record) {
 }
 
 Side read_side(const std::string& path, const std::string& label) {
-  if (path.empty()) throw UsageError(fmt::format("compare {}: the path is empty; name a record, runs.jsonl or folder", label));
+  if (path.empty())
+    throw UsageError(fmt::format("compare {}: the path is empty; name a record, runs.jsonl or folder", label));
   Side side;
   side.path = path;
   const std::string kind = path_kind(path);
   if (kind.empty()) {
-    throw ResourceError(fmt::format("compare {}: {} does not exist; name a run record, a runs.jsonl or a results folder",
-                                    label, path));
+    throw ResourceError(
+        fmt::format("compare {}: {} does not exist; name a run record, a runs.jsonl or a results folder", label, path));
   }
   if (kind == "a folder") {
     side.kind = "results folder";
     const std::string jsonl = path + "/runs.jsonl";
     if (path_kind(jsonl).empty()) {
-      throw UsageError(fmt::format("compare {}: {} is not a study or contrast folder (no runs.jsonl in it)", label, path));
+      throw UsageError(
+          fmt::format("compare {}: {} is not a study or contrast folder (no runs.jsonl in it)", label, path));
     }
     return read_lines(jsonl, std::move(side), label);
   }

@@ -60,7 +60,8 @@ std::string placement_text(const json& record) {
     std::string one = fmt::format("{}@{}:{}", as_text(member(r, "rank")), as_text(member(r, "host")),
                                   as_text(member(r, "cpus_allowed")));
     const json& p = member(r, "placement");
-    if (p.is_object()) one += fmt::format(" pin={} binding={}", as_text(member(p, "pin")), as_text(member(p, "binding")));
+    if (p.is_object())
+      one += fmt::format(" pin={} binding={}", as_text(member(p, "pin")), as_text(member(p, "binding")));
     s += (s.empty() ? "" : "; ") + one;
   }
   return s.size() > kMaxContextText ? s.substr(0, kMaxContextText) + "…" : s;
@@ -87,7 +88,7 @@ std::vector<ContextDifference> context_differences(const json& a, const json& b)
     la[fmt::format("energy.{}", e)] = as_text(member(member(a, "energy"), e));
     lb[fmt::format("energy.{}", e)] = as_text(member(member(b, "energy"), e));
   }
-  for (const auto& [k, v] : lb) la.try_emplace(k, "(none)");
+  for (const auto& kv : lb) la.try_emplace(kv.first, "(none)");
   std::vector<ContextDifference> out;
   for (const auto& [k, v] : la) {
     const auto it = lb.find(k);
@@ -136,7 +137,8 @@ std::vector<std::pair<std::string, std::vector<double>>> phase_repeats(const Sid
       for (const JsonField& t : p.list("per_repeat_max_s")) {
         if (!t.raw().is_number()) t.fail("", fmt::format("must be a number (got {})", json_kind(t.raw())));
         const double s = t.raw().get<double>();
-        if (!(s >= 0 && s <= kMaxSeconds)) t.fail("", fmt::format("must be seconds in [0, {:g}] (got {})", kMaxSeconds, t.raw().dump()));
+        if (!(s >= 0 && s <= kMaxSeconds))
+          t.fail("", fmt::format("must be seconds in [0, {:g}] (got {})", kMaxSeconds, t.raw().dump()));
         times.push_back(s);
       }
     }

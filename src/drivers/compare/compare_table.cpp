@@ -34,8 +34,8 @@ std::string keys_line(const char* what, const std::vector<std::string>& keys) {
 }  // namespace
 
 std::string rule_text(const CompareOptions& o) {
-  return fmt::format("slower or faster at a ratio of medians beyond {:g}% and Mann–Whitney p < {:g}", o.min_change * 100,
-                     o.p_max);
+  return fmt::format("slower or faster at a ratio of medians beyond {:g}% and Mann–Whitney p < {:g}",
+                     o.min_change * 100, o.p_max);
 }
 
 nlohmann::json options_json(const CompareOptions& o) {
@@ -70,9 +70,9 @@ std::string run_block(const RunComparison& r, const CompareOptions& o) {
 
 std::string unmatched_lines(const Side& a, const Side& b, const std::vector<std::string>& only_a,
                             const std::vector<std::string>& only_b) {
-  std::string s = keys_line("\nonly in A", only_a) + keys_line("only in B", only_b);
-  s += keys_line("no ok run in A", a.not_ok) + keys_line("no ok run in B", b.not_ok);
-  return s;
+  const std::string s = keys_line("only in A", only_a) + keys_line("only in B", only_b) +
+                        keys_line("no ok run in A", a.not_ok) + keys_line("no ok run in B", b.not_ok);
+  return s.empty() ? s : "\n" + s;
 }
 
 }  // namespace scalebench::compare
