@@ -185,11 +185,12 @@ RunComparison compare_pair(const SideRun& a, const SideRun& b, const CompareOpti
   bool tested = false;
   bool slower = false;
   bool faster = false;
-  for (const auto& [name, times] : pa) {
+  for (const auto& phase_a : pa) {
+    const std::string& name = phase_a.first;
     if (!o.phases.empty() && std::find(o.phases.begin(), o.phases.end(), name) == o.phases.end()) continue;
     const auto it = std::find_if(pb.begin(), pb.end(), [&](const auto& p) { return p.first == name; });
     if (it == pb.end()) continue;
-    r.phases.push_back(compare_phase(name, times, it->second, o));
+    r.phases.push_back(compare_phase(name, phase_a.second, it->second, o));
     const Verdict v = r.phases.back().verdict;
     tested = tested || v != Verdict::too_few;
     slower = slower || v == Verdict::slower;
