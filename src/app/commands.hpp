@@ -24,6 +24,7 @@ Subcommand register_study(CLI::App& root);
 Subcommand register_report(CLI::App& root);
 Subcommand register_calibrate(CLI::App& root);
 Subcommand register_predict(CLI::App& root);
+Subcommand register_compare(CLI::App& root);
 
 // `scalebench study FILE --predict`: every run of the study predicted from a machine profile
 // (`profile_path`, empty: the default place); nothing runs. Returns the exit code.

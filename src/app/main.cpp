@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   subs.push_back(app::register_report(root));
   subs.push_back(app::register_calibrate(root));
   subs.push_back(app::register_predict(root));
+  subs.push_back(app::register_compare(root));
   for (auto& s : subs) {
     s.app->footer("\n" + env_vars_help() + "\nExit codes:\n" + exit_code_table());
   }

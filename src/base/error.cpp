@@ -38,6 +38,9 @@ std::string exit_code_table() {
   for (std::size_t i = 0; i < std::size(all); ++i) {
     out += fmt::format("  {}  {:<22} {}\n", static_cast<int>(all[i]), exit_code_name(all[i]), why[i]);
   }
+  // Not a failure class but a verdict: `scalebench compare`'s code for a run that got slower
+  // (kCompareSlowerExit in scalebench/drivers/compare.hpp).
+  out += fmt::format("  {}  {:<21} {}\n", 10, "slower", "compare: a matched run got slower (docs/compare.md)");
   out += "  128+n (134 abort, 137 SIGKILL, 143 SIGTERM): ended by signal n; mpirun returns the first failing\n"
          "  rank's code, 128+n for a rank ended by a signal, or a code of its own (README: Exit codes)\n";
   return out;
