@@ -320,6 +320,36 @@ json to_json(const Profile& p) {
   return j;
 }
 
+namespace {
+
+// The profile's mpi section: the links, the collectives' fits and what a lookahead hid.
+void mpi_from_json(const Reader& mpi, Profile& p) {
+  p.intra_node = mpi.link("intra_node");
+  if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
+  if (mpi.has("collectives")) {
+    const Reader collectives = mpi.sub("collectives");
+    for (const std::string& name : collectives.keys()) {
+      for (const Reader& f : collectives.list(name)) {
+        const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
+        const auto nodes = static_cast<int>(f.count("nodes", 1, ranks));
+        p.collectives[name].push_back(
+            {ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
+      }
+    }
+  }
+  if (mpi.has("lookahead")) {
+    for (const Reader& f : mpi.list("lookahead")) {
+      const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
+      p.lookahead.push_back({ranks, static_cast<int>(f.count("nodes", 1, ranks)),
+                             static_cast<int>(f.count("depth", 1, kMaxLookahead)),
+                             f.number_in("hidden", kLookaheadMinHidden, kLookaheadMaxHidden,
+                                         "the fraction of the blocking broadcasts a lookahead hid")});
+    }
+  }
+}
+
+}  // namespace
+
 Profile profile_from_json(const json& j, const std::string& source) {
   const Reader r(JsonField(j, {"profile " + source, "run `scalebench calibrate` again", kProfileMaxEntries}));
   if (!j.is_object()) throw UsageError(fmt::format("profile {} must be a JSON object (got {})", source, json_kind(j)));
@@ -355,29 +385,7 @@ Profile profile_from_json(const json& j, const std::string& source) {
   }
   for (const Reader& t : r.sub("memory").list("triad"))
     p.triad_Bps.push_back({t.threads("threads"), t.rate("GBps") * 1e9, t.spread()});
-  const Reader mpi = r.sub("mpi");
-  p.intra_node = mpi.link("intra_node");
-  if (mpi.has("inter_node")) p.inter_node = mpi.link("inter_node");
-  if (mpi.has("collectives")) {
-    const Reader collectives = mpi.sub("collectives");
-    for (const std::string& name : collectives.keys()) {
-      for (const Reader& f : collectives.list(name)) {
-        const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
-        const auto nodes = static_cast<int>(f.count("nodes", 1, ranks));
-        p.collectives[name].push_back(
-            {ranks, nodes, {f.latency_us("latency_us") * 1e-6, f.rate("bandwidth_GBps") * 1e9}});
-      }
-    }
-  }
-  if (mpi.has("lookahead")) {
-    for (const Reader& f : mpi.list("lookahead")) {
-      const auto ranks = static_cast<int>(f.count("ranks", 1, kModelMaxRanks));
-      p.lookahead.push_back({ranks, static_cast<int>(f.count("nodes", 1, ranks)),
-                             static_cast<int>(f.count("depth", 1, kMaxLookahead)),
-                             f.number_in("hidden", kLookaheadMinHidden, kLookaheadMaxHidden,
-                                         "the fraction of the blocking broadcasts a lookahead hid")});
-    }
-  }
+  mpi_from_json(r.sub("mpi"), p);
   if (r.has("montecarlo")) {
     const Reader mc = r.sub("montecarlo");
     for (const std::string& problem : mc.keys()) {
