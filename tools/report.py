@@ -84,8 +84,22 @@ class Stopped(BaseException):
         self.sig = sig
 
 
+STOP = []  # the stop signal that arrived, if any
+
+
 def on_stop_signal(sig, _frame):
+    # Raised wherever the interpreter is; where that is a callback whose exceptions Python ignores
+    # (a weakref's or a __del__ inside matplotlib), the raise is lost, so the signal is also kept
+    # here and stop_point() raises it again before anything is written.
+    if not STOP:
+        STOP.append(sig)
     raise Stopped(sig)
+
+
+def stop_point():
+    """Raises Stopped if a stop signal arrived, even one whose first raise a callback swallowed."""
+    if STOP:
+        raise Stopped(STOP[0])
 
 
 class Parser(argparse.ArgumentParser):
@@ -982,6 +996,7 @@ class Figures:
         self.count = 0
 
     def add(self, fig_id, caption, fig):
+        stop_point()
         plain_log_ticks(fig)
         buf = io.StringIO()
         fig.tight_layout()
@@ -1553,6 +1568,7 @@ class Output:
             raise Bad(3, f"cannot write {self.shown}: folder {folder} is not writable; choose another path")
 
     def write(self, text):
+        stop_point()
         data = text.encode("utf-8")
         try:
             if self.stream:
@@ -1593,6 +1609,10 @@ class Output:
             os.fsync(fd)
         finally:
             os.close(fd)
+        # The page appears whole or not at all: stop signals held while it is renamed into place
+        # (one that arrives after is left pending, and the run ends with the page written, 0).
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        stop_point()
         os.replace(self.tmp, self.real)
         self.tmp = None
 
@@ -1634,6 +1654,7 @@ def report(a, state):
         raise Bad(2, f"no finished run in {a.folder}: nothing to draw")
     figs = Figures(load_matplotlib())
     (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
+    stop_point()
     out.write(page(data, figs))
     if a.page_path_file:
         # The binary reads the page's path here, where nothing printed (a library's warning) can mix in.
