@@ -16,7 +16,12 @@ scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model
 # A profile with a field of the wrong kind: predict refuses it, contrast and calibrate --if-stale
 # take it for stale (one calibration, single process).
 scalebench_add_test(NAME profile_types_cli KIND cli SOURCES ${_model}/cli/test_cli_profile_types.cpp
-                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600)
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600
+                    WITHOUT_CUDA_CASES BadProfile.TheStartingProfileIsCurrent)
+# A plain run's prediction within a factor 2 of its measurement, on the test_profile fixture's
+# profile (tests/CMakeLists.txt): gemm on 1 and 2 ranks, Monte Carlo.
+scalebench_add_test(NAME model_accuracy KIND cli SOURCES ${_model}/cli/test_cli_model_accuracy.cpp
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model
