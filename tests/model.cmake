@@ -45,3 +45,7 @@ scalebench_add_test(NAME tools_input KIND cli SOURCES ${_model}/cli/test_cli_too
 # (two busy loops per CPU during the CPU figures). Serial: it loads every CPU.
 scalebench_add_script_test(NAME calibrate_retime KIND cli COMMAND ${_model}/cli/test_calibrate_retime.sh LABELS model
                            TIMEOUT 300 SERIAL)
+# tools/bench_pi_numpy.py (estimate, record, exit codes) and tools/bench's table from records of
+# known figures (tools/bench --table).
+scalebench_add_script_test(NAME tools_bench KIND cli COMMAND ${_model}/cli/test_tools_bench.sh LABELS tools
+                           TIMEOUT 120)
