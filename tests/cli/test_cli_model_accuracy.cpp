@@ -36,7 +36,8 @@ Attempt run_once(const std::string& command, const std::string& record) {
   const double measured = p["end_to_end"]["measured_s"].get<double>();
   const std::string said = "predicted " + std::to_string(predicted) + " s, measured " + std::to_string(measured) +
                            " s (choice: " + rec.value("/choice/taken"_json_pointer, json("")).dump() + ")";
-  const bool inside = predicted > 0 && measured > 0 && measured <= kFactor * predicted && predicted <= kFactor * measured;
+  const bool inside = predicted > 0 && measured > 0 && measured <= kFactor * predicted &&
+                      predicted <= kFactor * measured;
   return {inside, said};
 }
 
@@ -49,8 +50,8 @@ void expect_within_factor(const std::string& what, const std::string& command) {
     if (a.inside) return;
     attempts += "\n  try " + std::to_string(i + 1) + ": " + a.said;
   }
-  ADD_FAILURE() << what << ": the prediction is not within a factor " << kFactor << " of the measurement in "
-                << kTries << " tries:" << attempts;
+  ADD_FAILURE() << what << ": the prediction is not within a factor " << kFactor << " of the measurement in " << kTries
+                << " tries:" << attempts;
 }
 
 std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
