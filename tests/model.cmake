@@ -19,9 +19,11 @@ scalebench_add_test(NAME profile_types_cli KIND cli SOURCES ${_model}/cli/test_c
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600
                     WITHOUT_CUDA_CASES BadProfile.TheStartingProfileIsCurrent)
 # A plain run's prediction within a factor 2 of its measurement, on the test_profile fixture's
-# profile (tests/CMakeLists.txt): gemm on 1 and 2 ranks, Monte Carlo.
+# profile (tests/CMakeLists.txt): gemm on 1 and 2 ranks, Monte Carlo. Serial: a plain run uses every
+# CPU, and a test beside it would halve its speed (about 10 s alone on the 2-core box).
 scalebench_add_test(NAME model_accuracy KIND cli SOURCES ${_model}/cli/test_cli_model_accuracy.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
+set_tests_properties(model_accuracy PROPERTIES RUN_SERIAL TRUE)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model

@@ -1,8 +1,9 @@
 // The model against the clock: on this build's quick profile of this machine (the test_profile
 // fixture, tests/CMakeLists.txt), a plain run's predicted end-to-end time is within a factor 2 of
-// its measured one: a plain gemm on 1 and on 2 ranks, a plain Monte Carlo. A unit slip (ms for s,
-// GB for GiB taken as bytes) or a figure off by ×10 fails it; the noise of a loaded box does not:
-// a run outside the band is run again, up to three times in all, and one run inside it passes. The
+// its measured one (its fastest repeat): a plain gemm on 1 and on 2 ranks, a plain Monte Carlo. A
+// unit slip (ms for s, bytes for GB) or a figure off by ×10 fails it (a profile with every rate ×10
+// did, on every run); the noise of a loaded box does not: a run outside the band is run again, up
+// to three times in all, and one run inside it passes. The
 // other model tests check that predictions exist and agree with `predict`, not that they are near.
 #include <cstdlib>
 #include <string>
@@ -33,8 +34,10 @@ Attempt run_once(const std::string& command, const std::string& record) {
   const json& p = rec["prediction"];
   if (!p.value("available", false)) return {false, "no prediction: " + p.dump()};
   const double predicted = p["end_to_end"]["predicted_s"].get<double>();
-  const double measured = p["end_to_end"]["measured_s"].get<double>();
-  const std::string said = "predicted " + std::to_string(predicted) + " s, measured " + std::to_string(measured) +
+  // The fastest repeat: other work on a shared box only ever slows a repeat down.
+  const double measured = rec["phases"]["end_to_end"]["min_s"].get<double>();
+  const std::string said = "predicted " + std::to_string(predicted) + " s, measured (fastest repeat) " +
+                           std::to_string(measured) +
                            " s (choice: " + rec.value("/choice/taken"_json_pointer, json("")).dump() + ")";
   const bool inside = predicted > 0 && measured > 0 && measured <= kFactor * predicted &&
                       predicted <= kFactor * measured;
