@@ -10,11 +10,20 @@
 # Area labels (LABELS: topology, montecarlo, model, install, ...) may be added; a kind name is not
 # an area label.
 #
-#   scalebench_add_test(NAME n KIND unit|mpi|cli|gpu SOURCES f.cpp... [RANKS r] [LABELS area...]
-#                       [TIMEOUT s])
+#   scalebench_add_test(NAME n KIND unit|mpi|cli|gpu SOURCES f.cpp... [RANKS r] [GPUS g] [LABELS area...]
+#                       [TIMEOUT s] [WITHOUT_CUDA_CASES case...])
 # builds test_<n> from SOURCES. RANKS makes it an MPI test run as `mpiexec -n r` and named
 # n_np<r> (kind mpi needs RANKS; kind unit and cli take none). A test executable counts as skipped
 # (exit 77) only when all its tests skipped and none failed.
+# GPUS (kind gpu, required there): the GPUs the test uses, each its own. Under
+# `ctest --resource-spec-file` (tools/gpu-resources writes one from nvidia-smi; tools/gpu-suite
+# runs the gpu label so) CTest gives the test g GPUs no other test holds meanwhile (RESOURCE_GROUPS
+# "g,gpus:1") and tests/support/visible-gpus makes them the only ones it sees (CUDA_VISIBLE_DEVICES):
+# GPU tests run side by side, one per free GPU. Without a spec file the test sees every GPU, as before.
+# WITHOUT_CUDA_CASES (a test of one process): GoogleTest cases (Suite.Case) whose path exists only
+# in a build without CUDA. They run apart, as test n_without_cuda with the area label without_cuda,
+# and test n runs the rest; a build with CUDA skips them (they say so), and the CPU-only sanitizer
+# build runs them by that label.
 #   scalebench_add_script_test(NAME n KIND cli|slurm|cluster COMMAND cmd... [LABELS area...]
 #                              [TIMEOUT s] [SERIAL])
 # runs a script; SERIAL: alone (it uses every core, or a daemon of this machine).
@@ -95,8 +104,18 @@ function(_scalebench_test_properties test_name timeout labels)
     SKIP_RETURN_CODE 77)
 endfunction()
 
+# A gpu test's GPUS: required, a whole number; none for other kinds.
+function(_scalebench_test_gpus name kind gpus)
+  if(kind STREQUAL "gpu" AND NOT gpus MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "test ${name}: KIND gpu needs GPUS g (the GPUs it uses, 0 for none)")
+  endif()
+  if(NOT kind STREQUAL "gpu" AND NOT gpus STREQUAL "")
+    message(FATAL_ERROR "test ${name}: GPUS is for KIND gpu")
+  endif()
+endfunction()
+
 function(scalebench_add_test)
-  cmake_parse_arguments(T "" "NAME;KIND;RANKS;TIMEOUT" "SOURCES;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;KIND;RANKS;GPUS;TIMEOUT" "SOURCES;LABELS;WITHOUT_CUDA_CASES" ${ARGN})
   _scalebench_test_arguments(${T_NAME} "${T_KIND}" "unit;mpi;cli;gpu" "${T_LABELS}" "${T_UNPARSED_ARGUMENTS}"
                              "${T_TIMEOUT}" 120)
   if(T_KIND STREQUAL "mpi" AND NOT T_RANKS)
@@ -104,6 +123,10 @@ function(scalebench_add_test)
   endif()
   if(T_RANKS AND T_KIND MATCHES "^(unit|cli)$")
     message(FATAL_ERROR "test ${T_NAME}: KIND ${T_KIND} runs in one process; MPI tests are KIND mpi or gpu")
+  endif()
+  _scalebench_test_gpus(${T_NAME} "${T_KIND}" "${T_GPUS}")
+  if(T_WITHOUT_CUDA_CASES AND T_RANKS)
+    message(FATAL_ERROR "test ${T_NAME}: WITHOUT_CUDA_CASES is for a test of one process")
   endif()
   set(exe test_${T_NAME})
   if(NOT TARGET ${exe})
@@ -129,17 +152,35 @@ function(scalebench_add_test)
       target_precompile_headers(${exe} REUSE_FROM scalebench_test_pch)
     endif()
   endif()
+  # A GPU test runs on the GPUs CTest gave it, where it gave any (tests/support/visible-gpus).
+  set(launcher "")
+  if(T_GPUS GREATER 0)
+    set(launcher ${PROJECT_SOURCE_DIR}/tests/support/visible-gpus)
+  endif()
   if(T_RANKS)
     set(test_name ${T_NAME}_np${T_RANKS})
     add_test(NAME ${test_name}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} --oversubscribe ${MPIEXEC_PREFLAGS}
+      COMMAND ${launcher} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} --oversubscribe ${MPIEXEC_PREFLAGS}
               $<TARGET_FILE:${exe}> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${test_name} PROPERTIES PROCESSORS ${T_RANKS})
+  elseif(T_WITHOUT_CUDA_CASES)
+    set(test_name ${T_NAME})
+    string(JOIN ":" cases ${T_WITHOUT_CUDA_CASES})
+    add_test(NAME ${test_name} COMMAND ${launcher} $<TARGET_FILE:${exe}> --gtest_filter=-${cases})
+    add_test(NAME ${test_name}_without_cuda COMMAND ${launcher} $<TARGET_FILE:${exe}> --gtest_filter=${cases})
+    _scalebench_test_properties(${test_name}_without_cuda ${timeout} "${labels};without_cuda")
+    # Test n's executable is test_<n>: building test_<n>_without_cuda builds it too.
+    if(NOT TARGET ${exe}_without_cuda)
+      add_custom_target(${exe}_without_cuda DEPENDS ${exe})
+    endif()
   else()
     set(test_name ${T_NAME})
-    add_test(NAME ${test_name} COMMAND $<TARGET_FILE:${exe}>)
+    add_test(NAME ${test_name} COMMAND ${launcher} $<TARGET_FILE:${exe}>)
   endif()
   _scalebench_test_properties(${test_name} ${timeout} "${labels}")
+  if(T_GPUS GREATER 0)
+    set_tests_properties(${test_name} PROPERTIES RESOURCE_GROUPS "${T_GPUS},gpus:1")
+  endif()
 endfunction()
 
 function(scalebench_add_script_test)

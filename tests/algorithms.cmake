@@ -7,18 +7,19 @@ scalebench_add_test(NAME cli_gemm_algorithms KIND cli SOURCES cli/test_cli_gemm_
                     TIMEOUT 300)
 # Summa2D with the cuBLAS local multiply: needs a visible GPU (skips with the reason otherwise).
 foreach(np 1 2)
-  scalebench_add_test(NAME gemm_gpu_summa KIND gpu SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} TIMEOUT 300)
+  scalebench_add_test(NAME gemm_gpu_summa KIND gpu SOURCES cuda/test_gemm_gpu_summa.cpp RANKS ${np} GPUS ${np}
+                      TIMEOUT 300)
 endforeach()
 # Summa2D over NCCL, the blocks on the devices: needs one visible GPU per rank (skips otherwise).
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa_nccl KIND gpu SOURCES cuda/test_gemm_gpu_summa_nccl.cpp RANKS ${np}
-                      TIMEOUT 300)
+                      GPUS ${np} TIMEOUT 300)
 endforeach()
 # Summa2D's lookahead with cuBLAS, over NCCL (the panels' own stream) and over the host, against
 # its blocking broadcasts: needs a visible GPU (one per rank for NCCL; skips with the reason).
 foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_summa_lookahead KIND gpu SOURCES cuda/test_gemm_gpu_summa_lookahead.cpp
-                      RANKS ${np} TIMEOUT 300)
+                      RANKS ${np} GPUS ${np} TIMEOUT 300)
 endforeach()
 # Row1D's node-shared distribution against the replicated one, 1 to 4 ranks on one node.
 foreach(np 1 2 3 4)

@@ -21,7 +21,8 @@ endforeach()
 scalebench_add_test(NAME cli_gemm KIND cli SOURCES cli/test_cli_gemm.cpp cli/cli_runner.cpp TIMEOUT 600)
 scalebench_add_test(NAME record_schema KIND cli SOURCES cli/test_record_schema.cpp cli/cli_runner.cpp TIMEOUT 120)
 scalebench_add_test(NAME cli_contrast KIND cli SOURCES cli/test_cli_contrast.cpp cli/cli_runner.cpp TIMEOUT 600)
-scalebench_add_test(NAME cli_gemm_guards KIND cli SOURCES cli/test_cli_gemm_guards.cpp cli/cli_runner.cpp TIMEOUT 300)
+scalebench_add_test(NAME cli_gemm_guards KIND cli SOURCES cli/test_cli_gemm_guards.cpp cli/cli_runner.cpp TIMEOUT 300
+                    WITHOUT_CUDA_CASES GpuRequest.NamesTheBackendAndSaysBuiltWithoutCudaWhereThatIsWhy)
 # Options as input: an empty value for every option with one, checked sums and products, predict's
 # huge values, row1d's lookahead and panel width (cli).
 scalebench_add_test(NAME cli_option_values KIND cli SOURCES cli/test_cli_option_values.cpp cli/cli_runner.cpp

@@ -16,7 +16,14 @@ scalebench_add_test(NAME model_cli KIND cli SOURCES ${_model}/cli/test_cli_model
 # A profile with a field of the wrong kind: predict refuses it, contrast and calibrate --if-stale
 # take it for stale (one calibration, single process).
 scalebench_add_test(NAME profile_types_cli KIND cli SOURCES ${_model}/cli/test_cli_profile_types.cpp
-                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600)
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 600
+                    WITHOUT_CUDA_CASES BadProfile.TheStartingProfileIsCurrent)
+# A plain run's prediction within a factor 2 of its measurement, on the test_profile fixture's
+# profile (tests/CMakeLists.txt): gemm on 1 and 2 ranks, Monte Carlo. Serial: a plain run uses every
+# CPU, and a test beside it would halve its speed (about 10 s alone on the 2-core box).
+scalebench_add_test(NAME model_accuracy KIND cli SOURCES ${_model}/cli/test_cli_model_accuracy.cpp
+                    ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
+set_tests_properties(model_accuracy PROPERTIES RUN_SERIAL TRUE)
 scalebench_add_test(NAME record_prediction KIND cli SOURCES ${_model}/cli/test_record_prediction.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 scalebench_add_test(NAME model_calibration KIND unit SOURCES ${_model}/unit/test_model_calibration.cpp LABELS model
@@ -40,3 +47,7 @@ scalebench_add_test(NAME tools_input KIND cli SOURCES ${_model}/cli/test_cli_too
 # (two busy loops per CPU during the CPU figures). Serial: it loads every CPU.
 scalebench_add_script_test(NAME calibrate_retime KIND cli COMMAND ${_model}/cli/test_calibrate_retime.sh LABELS model
                            TIMEOUT 300 SERIAL)
+# tools/bench_pi_numpy.py (estimate, record, exit codes) and tools/bench's table from records of
+# known figures (tools/bench --table).
+scalebench_add_script_test(NAME tools_bench KIND cli COMMAND ${_model}/cli/test_tools_bench.sh LABELS tools
+                           TIMEOUT 120)

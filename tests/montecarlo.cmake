@@ -15,29 +15,30 @@ foreach(_ranks 1 2 3 4)
                       LABELS montecarlo TIMEOUT 120)
 endforeach()
 scalebench_add_test(NAME montecarlo_cli KIND cli
-                    SOURCES ${_mc}/unit/test_montecarlo_cli.cpp ${_mc}/cli/cli_runner.cpp LABELS montecarlo TIMEOUT 180)
-scalebench_add_test(NAME montecarlo_cuda KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_cuda.cpp RANKS 1
+                    SOURCES ${_mc}/unit/test_montecarlo_cli.cpp ${_mc}/cli/cli_runner.cpp LABELS montecarlo TIMEOUT 180
+                    WITHOUT_CUDA_CASES MonteCarloCli.CurandInABuildWithoutCudaExitsSixOnEveryRank)
+scalebench_add_test(NAME montecarlo_cuda KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_cuda.cpp RANKS 1 GPUS 1
                     LABELS montecarlo TIMEOUT 180)
 foreach(_ranks 1 2)
   scalebench_add_test(NAME montecarlo_cuda_ranks KIND gpu
                       SOURCES ${_mc}/cuda/test_montecarlo_cuda_ranks.cpp RANKS ${_ranks}
-                      LABELS montecarlo TIMEOUT 180)
+                      GPUS ${_ranks} LABELS montecarlo TIMEOUT 180)
 endforeach()
 # The cuRAND backend (the tutorials' materialise-then-reduce pattern): closed forms on one GPU,
 # then on 1 and 2 ranks. Both skip without a visible GPU (the CPU-side checks are in
 # montecarlo_config and montecarlo_cli).
-scalebench_add_test(NAME montecarlo_curand KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_curand.cpp RANKS 1
+scalebench_add_test(NAME montecarlo_curand KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_curand.cpp RANKS 1 GPUS 1
                     LABELS montecarlo TIMEOUT 180)
 foreach(_ranks 1 2)
   scalebench_add_test(NAME montecarlo_curand_ranks KIND gpu SOURCES ${_mc}/cuda/test_montecarlo_curand_ranks.cpp
-                      RANKS ${_ranks} LABELS montecarlo TIMEOUT 180)
+                      RANKS ${_ranks} GPUS ${_ranks} LABELS montecarlo TIMEOUT 180)
 endforeach()
 # Does cuRAND's Philox device API reproduce the fused kernels' stream? A .cu test, so only in a
 # CUDA build; it skips without a visible GPU.
 if(SCALEBENCH_HAVE_CUDA)
   scalebench_add_test(NAME curand_philox_stream KIND gpu
                       SOURCES ${_mc}/cuda/test_curand_philox_stream.cu ${_mc}/cuda/curand_device_stream.cu
-                      LABELS montecarlo TIMEOUT 60)
+                      GPUS 1 LABELS montecarlo TIMEOUT 60)
   target_include_directories(test_curand_philox_stream PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
   target_link_libraries(test_curand_philox_stream PRIVATE scalebench::random123 CUDA::cudart)
   target_compile_options(test_curand_philox_stream PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)

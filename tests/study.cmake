@@ -1,6 +1,7 @@
 # Studies: `scalebench study` end to end under the real mpirun (CPU runs, small sizes), and the
 # plots tools/report draws from them.
-scalebench_add_test(NAME cli_study KIND cli SOURCES cli/test_cli_study.cpp cli/cli_runner.cpp TIMEOUT 600)
+scalebench_add_test(NAME cli_study KIND cli SOURCES cli/test_cli_study.cpp cli/cli_runner.cpp TIMEOUT 600
+                    WITHOUT_CUDA_CASES StudyCli.ABaselineThatCannotRunHereIsSkippedWithItsReason)
 # The crossover against a named baseline, the contrast's probe-scaled sizes and the time left.
 scalebench_add_test(NAME study_crossover KIND unit SOURCES unit/test_study_crossover.cpp TIMEOUT 30)
 # The workload registry: names, figures of a record, contrast rows and sizes, phase kinds.

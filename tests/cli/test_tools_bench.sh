@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tools/bench_pi_numpy.py (the seeds' π in NumPy: its estimate, its record, its exit codes) and
+# tools/bench's table, printed by `tools/bench --table` from records made here: the NumPy one by
+# bench_pi_numpy.py itself, the others written by hand with round figures, so that every number
+# the table prints is known. A record lacking a figure, or not JSON, is one line and exit 3.
+# Skips (77) without a python3 that has NumPy.
+set -euo pipefail
+src="${SCALEBENCH_SOURCE_DIR:?}"
+dir=$(mktemp -d "${SCALEBENCH_TEST_TMPDIR:-/tmp}/tools-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+python=""
+for p in ${SCALEBENCH_PYTHON:-} python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy" >/dev/null 2>&1; then python="$p"; break; fi
+done
+[ -n "$python" ] || { echo "no python3 with NumPy (tools/setup installs python3-numpy)"; exit 77; }
+pi() { "$python" "$src/tools/bench_pi_numpy.py" "$@"; }
+
+# The estimate: within 4 standard errors of π, the same on every repeat and for the same seed.
+pi --samples 1e5 --batch 3e4 --reps 2 --seed 7 --json "$dir/a.json" >"$dir/a.log" || fail "exit $?: $(cat "$dir/a.log")"
+pi --samples 1e5 --batch 3e4 --reps 1 --seed 7 --json "$dir/b.json" >/dev/null || fail "second run"
+grep -q "^numpy pi: samples 100000  estimate 3\.1" "$dir/a.log" || fail "its line: $(cat "$dir/a.log")"
+"$python" - "$dir/a.json" "$dir/b.json" <<'PY' || fail "its record: $(cat "$dir/a.json")"
+import json, math, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["samples"] == 100000 and len(a["times_s"]) == 2, a
+assert abs(a["estimate"] - math.pi) <= 4 * a["std_error"] and abs(a["z"]) <= 4, a
+assert math.isclose(a["std_error"], 4 * math.sqrt((a["estimate"] / 4) * (1 - a["estimate"] / 4) / 1e5)), a
+assert a["estimate"] == b["estimate"], (a, b)   # a seed gives one estimate
+assert a["samples_per_s"] > 0 and math.isclose(a["samples_per_s"], a["samples"] / a["median_s"]), a
+PY
+# One point is 0 or 4, never within 4 standard errors of π: exit 4, as scalebench's failed check.
+code=0
+pi --samples 1 --reps 1 >/dev/null || code=$?
+[ "$code" = 4 ] || fail "one sample: exit $code"
+for bad in "--samples 0" "--samples 1.5" "--samples x" "--reps 0"; do
+  code=0
+  # shellcheck disable=SC2086
+  pi $bad >/dev/null 2>&1 || code=$?
+  [ "$code" = 2 ] || fail "$bad: exit $code"
+done
+
+# The table from records with known figures (and the NumPy record above).
+t="$dir/records"
+mkdir "$t"
+cp "$dir/a.json" "$t/pi-numpy.json"
+numpy_rate=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["samples_per_s"])' "$t/pi-numpy.json")
+cat >"$t/gemm-openblas-np2.json" <<'J'
+{"rates": {"compute_gflops": 40.0}, "peer": {"ratio_backend_vs_bare": 0.99}}
+J
+cat >"$t/pi-cpu-1core.json" <<'J'
+{"rates": {"samples_per_s": 2.0e8}}
+J
+cat >"$t/pi-cpu-2ranks.json" <<'J'
+{"rates": {"samples_per_s": 3.8e8}}
+J
+cat >"$t/pi-cpu-all.json" <<'J'
+{"rates": {"samples_per_s": 4.0e8}, "config": {"threads_per_rank": 2}}
+J
+cat >"$t/gemm-multi-np1-overlap.json" <<'J'
+{"config": {"n": 32768}, "phases": {"end_to_end": {"median_s": 4.0}, "compute": {"median_s": 3.0}},
+ "gpu": {"overlap": {"hidden_fraction": 0.9}}}
+J
+cat >"$t/gemm-multi-np2-overlap.json" <<'J'
+{"config": {"n": 32768}, "phases": {"end_to_end": {"median_s": 2.0}, "compute": {"median_s": 1.5}}}
+J
+"$src/tools/bench" --table "$t" >"$dir/table" 2>&1 || fail "--table: exit $?: $(cat "$dir/table")"
+"$python" - "$dir/table" "$numpy_rate" <<'PY' || fail "the table: $(cat "$dir/table")"
+import sys
+table, numpy_rate = open(sys.argv[1]).read(), float(sys.argv[2])
+want = [
+    "gemm openblas n=4096, 2 ranks", "40.0 GFLOP/s compute",
+    "0.990x bare cblas_dgemm (goal >= 0.97)",
+    "pi cpu, 1 rank x 1 thread", "2e+08 samples/s",
+    "pi cpu, 2 ranks x 1 thread", "3.8e+08 samples/s", "1.90x one rank (goal >= 1.8)",
+    "pi cpu, 1 rank x 2 threads", "4e+08 samples/s",
+    f"{4.0e8 / numpy_rate:.1f}x numpy on one core; 1 core {2.0e8 / numpy_rate:.1f}x",
+    "gemm cublas fp64 n=32768, 1 GPU, overlap", "4.000 s end to end", "compute 3.000 s; 90% of transfers hidden",
+    "gemm cublas fp64 n=32768, 2 GPU, overlap", "2.000 s end to end",
+    "2.00x one GPU end to end (goal: shared overlap >= 1.95), compute 2.00x",
+]
+missing = [w for w in want if w not in table]
+assert not missing, missing
+assert table.count("\n  ") == 6, table   # one line per record (the 2-rank π beside the 1-rank one)
+PY
+# A record without a figure the table reads, and one that is not JSON: one line each, exit 3.
+echo '{"rates": {}}' >"$t/pi-cpu-2ranks.json"
+code=0
+"$src/tools/bench" --table "$t" >"$dir/out" 2>&1 || code=$?
+[ "$code" = 3 ] && grep -q "^tools/bench: no summary of $t: a record lacks a figure" "$dir/out" ||
+  fail "a missing figure: exit $code: $(cat "$dir/out")"
+printf '{"rates": ' >"$t/pi-cpu-2ranks.json"
+code=0
+"$src/tools/bench" --table "$t" >"$dir/out" 2>&1 || code=$?
+[ "$code" = 3 ] && [ "$(grep -c "^tools/bench: no summary of $t: " "$dir/out")" = 1 ] ||
+  fail "a cut record: exit $code: $(cat "$dir/out")"
+code=0
+"$src/tools/bench" --table "$dir/nothing" >"$dir/out" 2>&1 || code=$?
+[ "$code" = 2 ] || fail "--table of no folder: exit $code"
+echo "ok"
