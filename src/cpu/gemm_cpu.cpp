@@ -79,7 +79,7 @@ class HostGemm : public LocalGemm {
  public:
   void multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) override {
     ScopedPhase t(rec, phase::compute);
-    product(a, b, c, shape_.k, false);
+    product(a, b, c, shape_.m, shape_.k, false);
   }
   void begin_sum(void* c) override {
     sum_ = c;
@@ -87,9 +87,16 @@ class HostGemm : public LocalGemm {
   }
   void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override {
     ScopedPhase t(rec, phase::compute);
-    product(a, b, sum_, width, true);
+    product(a, b, sum_, shape_.m, width, true);
   }
   void end_sum(void*, PhaseRecorder&) override {}
+  bool adds_panel_rows() const override { return true; }
+  void add_panel_rows(const void* a_rows, const void* b, std::int64_t width, std::int64_t row0, std::int64_t rows,
+                      PhaseRecorder& rec) override {
+    ScopedPhase t(rec, phase::compute);
+    product(a_rows, b, static_cast<char*>(sum_) + static_cast<std::size_t>(row0 * shape_.n) * host_element_bytes(precision_),
+            rows, width, true);
+  }
 
  protected:
   void set_block(const GemmShape& local, Precision p, const char* backend) {
@@ -97,8 +104,8 @@ class HostGemm : public LocalGemm {
     shape_ = local;
     precision_ = p;
   }
-  // C (shape_.m x shape_.n) = A (m x k) * B (k x n), or C += A * B when `accumulate`.
-  virtual void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) = 0;
+  // C (rows x shape_.n) = A (rows x k) * B (k x n), or C += A * B when `accumulate`.
+  virtual void product(const void* a, const void* b, void* c, std::int64_t rows, std::int64_t k, bool accumulate) = 0;
 
   GemmShape shape_;
   Precision precision_ = Precision::fp64;
@@ -114,8 +121,8 @@ class NaiveGemm final : public HostGemm {
   nlohmann::json describe() const override { return {{"library", "none (triple loop)"}, {"threads", 1}}; }
 
  private:
-  void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) override {
-    naive_multiply(precision_, a, b, c, shape_.m, shape_.n, k, accumulate);
+  void product(const void* a, const void* b, void* c, std::int64_t rows, std::int64_t k, bool accumulate) override {
+    naive_multiply(precision_, a, b, c, rows, shape_.n, k, accumulate);
   }
 };
 
@@ -135,8 +142,8 @@ class OpenBlasGemm final : public HostGemm {
   }
 
  private:
-  void product(const void* a, const void* b, void* c, std::int64_t k, bool accumulate) override {
-    blas_multiply(precision_, a, b, c, shape_.m, shape_.n, k, accumulate);
+  void product(const void* a, const void* b, void* c, std::int64_t rows, std::int64_t k, bool accumulate) override {
+    blas_multiply(precision_, a, b, c, rows, shape_.n, k, accumulate);
   }
 
   int threads_;

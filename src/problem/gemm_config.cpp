@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -280,6 +281,10 @@ std::int64_t host_bytes_per_rank(const GemmConfig& cfg, std::int64_t rows, bool 
   // the peer's own C_i
   const std::int64_t peer = cfg.peer ? product_within("bytes of the peer's C_i", {rows, s.n, e}, kInt64Max, limit) : 0;
   return sum_within("host bytes of one rank (A + B + C + the peer's C_i)", {a, b, c, peer}, kInt64Max, limit, advice);
+}
+
+void LocalGemm::add_panel_rows(const void*, const void*, std::int64_t, std::int64_t, std::int64_t, PhaseRecorder&) {
+  throw std::logic_error(name() + " cannot multiply a panel in pieces of rows (adds_panel_rows() is false)");
 }
 
 }  // namespace scalebench

@@ -107,6 +107,33 @@ TEST(SummaLookahead, RecordSplitsEachRanksBroadcastPhase) {
   EXPECT_TRUE(all_ranks(ok));
 }
 
+// On the host ring a panel's multiply runs in pieces of rows with the ring driven between them:
+// uneven pieces (7 rows, the last shorter) give the exact product and the blocking broadcasts'
+// bits; the record names the piece; by the rule a block this small multiplies whole (null).
+TEST(SummaLookahead, PanelsMultipliedInPiecesGiveTheExactProduct) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{150, 40, 48};
+  const ProcessGrid g = most_square_grid(comm.size());
+  const std::vector<double> exact = comm.is_root() ? exact_integer_product(shape, 977) : std::vector<double>();
+  const GemmResult blocking = run_gemm_keeping_c(summa_config(shape, g, 8, 0), comm);
+  GemmTestHooks hooks;
+  hooks.piece_rows = 7;
+  for (const int d : {1, 2}) {
+    const GemmResult r = run_gemm_keeping_c(summa_config(shape, g, 8, d), comm, hooks);
+    const GemmResult whole = run_gemm_keeping_c(summa_config(shape, g, 8, d), comm);
+    bool ok = r.ok && whole.ok;
+    if (comm.is_root()) {
+      const auto& s = r.record.at("distribution").at("panel_schedule");
+      ok = ok && r.c == exact && r.c == blocking.c && whole.c == exact;
+      ok = ok && s.at("multiply_piece_rows") == 7;
+      ok = ok && whole.record.at("distribution").at("panel_schedule").at("multiply_piece_rows").is_null();
+      ok = ok && blocking.record.at("distribution").at("panel_schedule").at("multiply_piece_rows").is_null();
+      EXPECT_TRUE(ok) << "lookahead " << d << ": " << s.dump(2);
+    }
+    EXPECT_TRUE(all_ranks(ok)) << "lookahead " << d;
+  }
+}
+
 // Counts above --mpi-chunk: the ring sends each panel part whole, so the run falls back to the
 // blocking broadcasts (chunked) and says so; C is the same.
 TEST(SummaLookahead, PanelsOverTheChunkFallBackToBlockingBroadcasts) {

@@ -134,12 +134,14 @@ struct GemmTestHooks {
   bool keep_c = false;         // return the gathered C in GemmResult (rank 0)
   int delay_rank = -1;         // Summa2D: this rank sleeps delay_seconds before each panel's multiply
   double delay_seconds = 0;    // (counted as compute): a slow rank made on purpose
+  std::int64_t piece_rows = 0;  // Summa2D's host ring: rows per piece of a panel's multiply; 0 = its rule
 };
 
 // The hooks that change what ranks do, as configuration words (agreed with the configuration).
 inline std::string test_hook_fields(const GemmTestHooks& h) {
   return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank) +
-         " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds);
+         " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds) +
+         " piece_rows=" + std::to_string(h.piece_rows);
 }
 
 // The options of `autos` as words ("algorithm,distribution"; "" when none); the ones the user
@@ -180,6 +182,13 @@ class LocalGemm {
   virtual void begin_sum(void* c) = 0;
   virtual void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) = 0;
   virtual void end_sum(void* c, PhaseRecorder& rec) = 0;
+  // Whether add_panel_rows works: a host backend, whose panel multiply can be cut into pieces of
+  // rows between which the rank drives its transfers (Summa2D's host ring).
+  virtual bool adds_panel_rows() const { return false; }
+  // Rows [row0, row0 + rows) of the sum: C[row0:] += A_p[row0:]·B_p, where `a_rows` points at
+  // row row0 of A_p (m × w_p, contiguous) and `b` at B_p. Records "compute".
+  virtual void add_panel_rows(const void* a_rows, const void* b, std::int64_t width, std::int64_t row0,
+                              std::int64_t rows, PhaseRecorder& rec);
 };
 
 }  // namespace scalebench

@@ -258,6 +258,17 @@ class HostRingPanels final : public SummaPanels {
     return {a_.data(p), b_.data(p)};
   }
 
+  bool drives_progress() const override { return true; }
+  double progress(PhaseRecorder& rec) override {
+    ScopedPhase t(rec, phase::broadcast);
+    const double t0 = wall_seconds();
+    a_.progress();
+    b_.progress();
+    const double seconds = wall_seconds() - t0;
+    times_.transfer += seconds;
+    return seconds;
+  }
+
   void done(std::size_t p, double compute_s, PhaseRecorder& rec) override {
     if (a_.receiving_after(p) || b_.receiving_after(p)) times_.hidden += compute_s;
     ScopedPhase t(rec, phase::broadcast);

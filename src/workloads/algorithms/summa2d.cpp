@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -324,9 +325,10 @@ class Summa2D final : public DistributedGemm {
       PanelInputs in;
       timed(broadcast_s, [&] { in = panels_->arrive(p, rec); });
       const double t0 = wall_seconds();
-      multiply_panel(in, layout_.panels[p].width, rec);
-      const double seconds = wall_seconds() - t0;
+      const double driving = multiply_panel(in, layout_.panels[p].width, rec);
+      const double seconds = wall_seconds() - t0 - driving;
       compute_s += seconds;
+      broadcast_s += driving;
       timed(broadcast_s, [&] { panels_->done(p, seconds, rec); });
     }
     timed(broadcast_s, [&] { panels_->end_repeat(rec); });
@@ -339,7 +341,9 @@ class Summa2D final : public DistributedGemm {
     panel_times_.next_repeat();
   }
 
-  void multiply_panel(const PanelInputs& in, std::int64_t width, PhaseRecorder& rec) {
+  // The panel multiplied; on the host ring in pieces of rows with the ring driven between them.
+  // The seconds spent driving it (in the broadcast phase, not the multiply).
+  double multiply_panel(const PanelInputs& in, std::int64_t width, PhaseRecorder& rec) {
     if (hooks_.delay_rank == comm_.rank() && hooks_.delay_seconds > 0) {
       // Test hook: a slower multiply on this rank.
       const double t0 = wall_seconds();
@@ -348,9 +352,32 @@ class Summa2D final : public DistributedGemm {
     }
     if (device_) {
       gpu_->add_device_panel(in.a, in.b, width, rec);
-    } else {
-      local_.add_panel(in.a, in.b, width, rec);
+      return 0;
     }
+    const std::int64_t mi = shape_of(comm_.rank()).mi, step = piece_rows(width);
+    if (step >= mi || !panels_->drives_progress() || !local_.adds_panel_rows()) {
+      local_.add_panel(in.a, in.b, width, rec);
+      return 0;
+    }
+    double driving = 0;
+    for (std::int64_t row = 0; row < mi; row += step) {
+      local_.add_panel_rows(static_cast<const T*>(in.a) + row * width, in.b, width, row, std::min(step, mi - row), rec);
+      if (row + step < mi) driving += panels_->progress(rec);
+    }
+    return driving;
+  }
+
+  // Rows of C_ij in one piece of a panel's multiply on the host ring: about kPieceFlops of work
+  // per BLAS thread (a few milliseconds: a 4 MiB panel part moves in about 1 ms between ranks of
+  // a node), never fewer than kPieceRows (a smaller product loses the BLAS kernel's rate).
+  std::int64_t piece_rows(std::int64_t width) const {
+    constexpr double kPieceFlops = 1.5e8;
+    constexpr std::int64_t kPieceRows = 64;
+    if (hooks_.piece_rows > 0) return hooks_.piece_rows;
+    const std::int64_t nj = shape_of(comm_.rank()).nj;
+    if (nj <= 0 || width <= 0) return std::numeric_limits<std::int64_t>::max();
+    const double rows = kPieceFlops * std::max(1, cfg_.threads) / (2.0 * static_cast<double>(nj * width));
+    return std::max<std::int64_t>(kPieceRows, static_cast<std::int64_t>(rows));
   }
 
   // The panel schedule: blocking broadcasts (--lookahead 0), the device lookahead (--transport
@@ -398,6 +425,10 @@ class Summa2D final : public DistributedGemm {
          "way, an upper bound; device: the broadcasts' stream time the host did not wait for); "
          "compute_s, the multiply; null where the schedule cannot tell"}};
     if (!panels_note_.empty()) out["note"] = panels_note_;
+    // Rank 0's pieces of a panel's multiply (rows of C_ij each), with the ring driven between them.
+    const std::int64_t step = piece_rows(layout_.widest_panel());
+    const bool pieces = !device_ && panels_->drives_progress() && local_.adds_panel_rows() && step < shape_of(0).mi;
+    out["multiply_piece_rows"] = pieces ? nlohmann::json(step) : nlohmann::json(nullptr);
     for (std::size_t k = 0; k < mine.size(); ++k) {
       nlohmann::json per_rank = nlohmann::json::array();
       for (int r = 0; r < comm_.size(); ++r) {

@@ -11,7 +11,9 @@
 //       the start of the repeat (they lie in place in A_ij and B_ij), and a rank receives the
 //       next D panels while it multiplies one. A rank waits only for the ranks before it in its
 //       row's and its column's rings, and runs up to D panels ahead of them
-//       (host_panel_ring.cpp).
+//       (host_panel_ring.cpp). MPI moves a message only inside MPI calls of both ends, so the
+//       multiply of a panel is cut into pieces of rows and the ring driven between them
+//       (progress()): the receives and forwards move while the rank multiplies.
 //   device lookahead (--lookahead D > 0, --transport nccl): the broadcasts of the next D panels
 //       enqueued on a stream of their own while the current panel multiplies on the backend's
 //       (device_panels.cpp).
@@ -64,6 +66,11 @@ class SummaPanels {
   virtual PanelInputs arrive(std::size_t p, PhaseRecorder& rec) = 0;
   // Panel p was multiplied in `compute_s` seconds: its buffers may take a later panel.
   virtual void done(std::size_t p, double compute_s, PhaseRecorder& rec) = 0;
+  // Whether the schedule has transfers to drive while a panel multiplies (progress()).
+  virtual bool drives_progress() const { return false; }
+  // Between two pieces of a panel's multiply: one pass over the pending transfers, counted into
+  // "broadcast". Its seconds.
+  virtual double progress(PhaseRecorder& /*rec*/) { return 0; }
   // After the last panel: the last forwards posted ("broadcast").
   virtual void end_repeat(PhaseRecorder& rec) = 0;
   // Waits until what this rank sent has been taken: before its blocks change (the next scatter)

@@ -41,7 +41,7 @@ struct GemmOptions {
   RunOptions run;
   bool force = false, no_peer = false, resident = false;
   std::string peer_library = "none";
-  std::string mpi_chunk, auto_memory;
+  std::string mpi_chunk, auto_memory, piece_rows;
   std::string inject_error_rank = "-1";
   std::string delay_rank = "-1", delay_seconds = "0";
 };
@@ -140,6 +140,7 @@ GemmTestHooks to_hooks(const GemmOptions& o) {
   hooks.mpi_chunk = o.mpi_chunk.empty() ? 0 : parse_integer("--mpi-chunk", o.mpi_chunk, 1, kInt64Max);
   hooks.inject_error_rank = static_cast<int>(parse_integer("--inject-error-rank", o.inject_error_rank, -1, kInt32Max));
   hooks.delay_rank = static_cast<int>(parse_integer("--delay-rank", o.delay_rank, -1, kInt32Max));
+  hooks.piece_rows = o.piece_rows.empty() ? 0 : parse_integer("--piece-rows", o.piece_rows, 1, kInt64Max);
   hooks.delay_seconds = parse_real("--delay-seconds", o.delay_seconds);
   if (hooks.delay_seconds < 0 || hooks.delay_seconds > 60) {
     throw UsageError(fmt::format("--delay-seconds {} is out of range [0, 60]", o.delay_seconds));
@@ -285,6 +286,10 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
   app->add_option("--delay-rank", opts->delay_rank, "summa2d: this rank sleeps before each panel multiply (testing)")
       ->group("");
   app->add_option("--delay-seconds", opts->delay_seconds, "The sleep of --delay-rank per panel (testing)")->group("");
+  app->add_option("--piece-rows", opts->piece_rows,
+                  "summa2d on the host ring: rows of C_ij per piece of a panel's multiply (testing; a block's rows or "
+                  "more: whole)")
+      ->group("");
 
   return opts;
 }
