@@ -20,10 +20,18 @@ window; on a phone each row is a card), and the figures as inline SVG (no networ
 
   scalebench report DIR [--out FILE]      (tools/report DIR runs this script the same way)
   report.py --check                        (exit 0 if matplotlib loads, else 3)
+  report.py --compare FILE --out PAGE      the page of a comparison, FILE the --json of `scalebench
+                                           compare` (its --report runs this): what was compared
+                                           (inputs, hosts, versions), each matched run's phases A
+                                           and B side by side (medians, ratio and interval, p,
+                                           verdict; slower marked) with a bar figure, the unmatched
+                                           runs; with --history each run's trend per phase and a
+                                           line figure. Drawn without matplotlib.
 
-Inputs: every file read (contrast.json, summary.json, runs.jsonl, each record they name) must be a
-regular file (or a link to one) of at most 256 MiB; its kind is checked on the opened file without
-blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused at once. Its shape is
+Inputs: every file read (contrast.json, summary.json, runs.jsonl, each record they name, a
+comparison) must be a regular file (or a link to one) of at most 256 MiB; its kind is checked on
+the opened file without blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused
+at once. Its shape is
 checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
 included: the line names the field that holds it), a field of the wrong type, a negative or
 non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike) — each is one line
@@ -39,7 +47,7 @@ nobody reads is refused, not waited on); a folder, a socket or a block device is
 any work. SIGINT, SIGTERM and SIGHUP stop the drawing: no partial page and no temporary file
 stays, and the exit code is 128 + the signal.
 
-Needs python3-matplotlib. Exit codes:
+Needs python3-matplotlib (but for --compare). Exit codes:
   0    the page is written (its path is printed, and written to --page-path-file when given)
   2    not a contrast or study folder (or nothing finished in it), an input that is not valid
        (not UTF-8, not JSON, a field of the wrong type), an empty --out
@@ -1493,6 +1501,495 @@ records in this folder.</p>
 
 
 # ---------------------------------------------------------------------------------------------
+# The comparison page (scalebench compare --report; report.py --compare FILE --out PAGE): drawn
+# from the document `scalebench compare --json` writes, its shape checked as every input's. It
+# needs no matplotlib: its figures, a few bars and lines, are drawn here as SVG.
+
+VERDICTS = {"slower": "▲ slower", "faster": "▼ faster", "same": "same", "too few repeats": "too few repeats"}
+VERDICT_CLASSES = {"slower": "slower", "faster": "faster", "same": "same", "too few repeats": "too-few"}
+VERDICT_COLOURS = {"slower": "#c44e52", "faster": "#55a868", "same": "#4c72b0", "too few repeats": "#8172b3"}
+HISTORY_MARKS = {"slower": "+", "faster": "-", "too few repeats": "~", "same": ""}
+A_COLOUR = "#a0a0a0"
+# The trend's lines: no red or green, the colours of its slower and faster rings.
+SERIES_COLOURS = ("#4c72b0", "#dd8452", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd")
+SIDE_FIELDS = (("hosts", "hosts"), ("cpu_model", "CPU"), ("gpu_models", "GPUs"), ("scalebench", "scalebench"),
+               ("git", "git"), ("mpi_library", "MPI"))
+RATIO_DRAW_LIMIT = 1e9  # a ratio drawn beyond it is drawn at it (the table says the number)
+
+COMPARE_CSS = """
+h3 { font-size: 1rem; margin: .4rem 0 .5rem; overflow-wrap: anywhere; }
+section.run { border: 1px solid #ddd; border-radius: 6px; padding: .2rem .8rem .8rem; margin: 1rem 0; }
+section.run.slower { border-left: 6px solid #c44e52; } section.run.faster { border-left: 6px solid #55a868; }
+.run-body { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem; align-items: start; }
+.run-body.wide { grid-template-columns: minmax(0, 1fr); } .run-body.wide figure { max-width: 760px; }
+@media (max-width: 1100px) { .run-body { grid-template-columns: minmax(0, 1fr); } .run-body figure { max-width: 760px; } }
+span.verdict { font-weight: 600; padding: .05rem .4rem; border-radius: 4px; background: #eef1f7; white-space: nowrap; }
+span.verdict.slower { background: #c44e52; color: #fff; } span.verdict.faster { background: #2f7d42; color: #fff; }
+tr.slower td, td.slower { background: #fdecea; } tr.slower td.verdict, td.slower { color: #a3262a; font-weight: 600; }
+tr.faster td, td.faster { background: #eaf5ec; } tr.faster td.verdict, td.faster { color: #2f7d42; }
+tr.too-few td.verdict, td.too-few { color: #666; }
+table.phases td.key { white-space: normal; overflow-wrap: anywhere; min-width: 6rem; }
+p.alarm { background: #fdecea; border-left: 6px solid #c44e52; padding: .4rem .6rem; overflow-wrap: anywhere; }
+table.sides td { white-space: normal; overflow-wrap: anywhere; text-align: left; min-width: 6rem; }
+table.sides tr.differs td { background: #fff6e0; }
+ul.differs, ul.keys { font-size: .85rem; overflow-wrap: anywhere; padding-left: 1.2rem; }
+@media (max-width: 760px) {
+  table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.cards, table.cards tbody { display: block; min-width: 0; }
+  table.cards tr { display: grid; grid-template-columns: 1fr 1fr; column-gap: 1rem; border: 1px solid #ddd;
+                   border-radius: 6px; margin: .5rem 0; padding: .2rem .5rem; }
+  table.cards td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .12rem 0;
+                   white-space: normal; text-align: right; overflow-wrap: anywhere; min-width: 0; }
+  table.cards td::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; max-width: 45%; }
+  table.cards td.key { font-weight: 600; } table.cards td.key, table.cards td.wide { grid-column: 1 / -1; }
+}
+"""
+
+
+def svg_text(v, limit):
+    """A figure's label: short, escaped."""
+    s = clean(str(v))
+    return esc(s if len(s) <= limit else s[:limit - 1] + "…")
+
+
+def fmt_ratio(v):
+    return "-" if v is None else f"{v:.3f}" if v < 1e6 else f"{v:.3g}"
+
+
+def fmt_p(v):
+    return "-" if v is None else f"{v:.2g}"
+
+
+def strings_of(s, key):
+    """The strings of the list under `key` ([] when absent)."""
+    v = s.d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise s.bad(key, "a list of strings")
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise Bad(2, f"{s.where}: \"{clip(key, 80)}\"[{i}] must be a string, found {type_name(x)}")
+    return [clean(x) for x in v]
+
+
+def number_or_none(v, where):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v) or v < 0:
+        raise Bad(2, f"{where} must be a finite number >= 0 or null, found {type_name(v)}")
+    return float(v)
+
+
+def list_of(s, key, count):
+    """The list under `key`, of `count` items."""
+    v = s.d.get(key)
+    if not isinstance(v, list) or len(v) != count:
+        raise s.bad(key, f"a list of {count} items (one a folder)")
+    return v
+
+
+def verdict_of(s):
+    v = s.d.get("verdict")
+    if v not in VERDICTS:
+        raise Bad(2, f"{s.where}: \"verdict\" must be one of {', '.join(VERDICTS)}, found "
+                     f"{clip(repr(v), 40) if isinstance(v, str) else type_name(v)}")
+    return v
+
+
+def phase_of(p):
+    """One phase of a run compared (to_json(PhaseComparison) in compare_runs.cpp)."""
+    interval = p.d.get("interval")
+    if interval is not None:
+        if not isinstance(interval, list) or len(interval) != 2:
+            raise p.bad("interval", "a list [low, high] or null")
+        interval = [number_or_none(x, f"{p.where}: \"interval\"[{i}]") for i, x in enumerate(interval)]
+    a, b = p.obj("a"), p.obj("b")
+    return {"phase": p.text("phase", "?"), "a": a.number("median_s"), "b": b.number("median_s"),
+            "na": a.integer("repeats"), "nb": b.integer("repeats"), "ratio": p.number("ratio"),
+            "interval": interval, "p": p.number("p"), "verdict": verdict_of(p)}
+
+
+def run_of(r):
+    return {"key": r.text("key", "?"), "key_b": r.text("key_b"), "verdict": verdict_of(r),
+            "phases": [phase_of(p) for p in r.objects("phases")],
+            "context": [(c.text("what", "?"), c.text("a", ""), c.text("b", "")) for c in r.objects("context")],
+            "predicted": r.number("predicted_ratio")}
+
+
+def trend_of(r, folders):
+    phases = []
+    for t in r.objects("phases"):
+        medians = [number_or_none(m, f"{t.where}: \"medians_s\"[{i}]")
+                   for i, m in enumerate(list_of(t, "medians_s", folders))]
+        against = [None if x is None else phase_of(Shape(x, f"{t.where} against_first[{i}]"))
+                   for i, x in enumerate(list_of(t, "against_first", folders))]
+        first = t.integer("first_change")
+        if first is not None and (first >= folders or against[first] is None):
+            raise t.bad("first_change", f"the index of a folder compared (0 to {folders - 1}) or null")
+        phases.append({"phase": t.text("phase", "?"), "medians": medians, "against": against, "first_change": first,
+                       "slower_at_last": t.boolean("slower_at_last", False)})
+    return {"key": r.text("key", "?"), "phases": phases}
+
+
+def side_of(s):
+    ctx = s.obj("context")
+    return {"path": s.text("path", "?"), "kind": s.text("kind", ""), "runs": s.integer("runs"),
+            "no_ok_run": strings_of(s, "no_ok_run"),
+            "context": [(label, ", ".join(strings_of(ctx, key))) for key, label in SIDE_FIELDS]}
+
+
+def load_comparison(path):
+    """The comparison in `path` (scalebench compare --json), its shape checked."""
+    if path == "":
+        raise Bad(2, "--compare needs a file name (got an empty string)")
+    raw = read_json(path)
+    if raw is None:
+        raise Bad(3, f"cannot read {path}: it does not exist; give the --json of scalebench compare")
+    doc = Shape(raw, path)
+    if doc.d.get("subcommand") != "compare":
+        raise Bad(2, f"{path}: \"subcommand\" must be \"compare\": give the --json of scalebench compare")
+    o = doc.obj("options")
+    data = {"command_line": doc.texts("command_line"), "exit_code": doc.integer("exit_code"),
+            "options": {"min_change": o.number("min_change"), "p_max": o.number("p_max"),
+                        "confidence": o.number("confidence"), "phases": strings_of(o, "phases")}}
+    if doc.d.get("mode") == "history":
+        folders = strings_of(doc, "folders")
+        if len(folders) < 2:
+            raise doc.bad("folders", "a list of at least two folders")
+        sides = [side_of(s) for s in doc.objects("sides")]
+        if sides and len(sides) != len(folders):
+            raise doc.bad("sides", f"a list of {len(folders)} items (one a folder)")
+        data.update(kind="history", folders=folders, sides=sides,
+                    runs=[trend_of(r, len(folders)) for r in doc.objects("runs")])
+    else:
+        data.update(kind="sides", a=side_of(doc.obj("a")), b=side_of(doc.obj("b")),
+                    runs=[run_of(r) for r in doc.objects("runs")], only_a=strings_of(doc, "only_in_a"),
+                    only_b=strings_of(doc, "only_in_b"))
+    if not data["runs"]:
+        raise doc.bad("runs", "a list of the runs compared (at least one)")
+    return data
+
+
+def rule_html(o):
+    parts = []
+    if o["min_change"] is not None and o["p_max"] is not None:
+        parts.append(f"slower or faster at a ratio of medians beyond {100 * o['min_change']:g}% and Mann–Whitney "
+                     f"p &lt; {o['p_max']:g}")
+    if o["confidence"] is not None:
+        parts.append(f"intervals: {100 * o['confidence']:g}% Hodges–Lehmann of the ratio B/A")
+    if o["phases"]:
+        parts.append("phases compared: " + esc(", ".join(o["phases"])))
+    return "; ".join(parts)
+
+
+def svg_open(width, height, caption):
+    return (f'<svg viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg" role="img" '
+            f'aria-label="{esc(caption)}" font-family="system-ui, sans-serif" font-size="11">')
+
+
+def bars_svg(run, caption):
+    """A and B side by side per phase: two bars of median seconds on one scale, B's coloured by its
+    verdict and labelled with the ratio; a slower phase's name marked."""
+    phases = run["phases"]
+    if not phases:
+        return ""
+    top = max([v for p in phases for v in (p["a"], p["b"]) if v is not None], default=0.0) or 1.0
+    label_w, bar_w, right, row, gap, head = 120, 240, 140, 14, 8, 26
+    width, height = label_w + bar_w + right, head + len(phases) * (2 * row + gap) + 2
+    out = [svg_open(width, height, caption),
+           f'<rect x="{label_w}" y="6" width="12" height="10" fill="{A_COLOUR}"/>'
+           f'<text x="{label_w + 16}" y="15">A</text>',
+           f'<rect x="{label_w + 40}" y="6" width="12" height="10" fill="{VERDICT_COLOURS["same"]}"/>'
+           f'<text x="{label_w + 56}" y="15">B (red: slower, green: faster)</text>']
+    y = head
+    for p in phases:
+        slower = p["verdict"] == "slower"
+        name = ("▲ " if slower else "") + clean(p["phase"])
+        mark = ' fill="#a3262a" font-weight="bold"' if slower else ""
+        out.append(f'<text x="{label_w - 6}" y="{y + row + 3}" text-anchor="end"{mark}>{svg_text(name, 20)}</text>')
+        for side, v, fill in (("A", p["a"], A_COLOUR), ("B", p["b"], VERDICT_COLOURS[p["verdict"]])):
+            w = bar_w * min(v or 0.0, top) / top
+            label = f"{side} {fmt_num(v)} s" + (f" ×{fmt_ratio(p['ratio'])}" if side == "B" else "")
+            out.append(f'<rect x="{label_w}" y="{y}" width="{w:.2f}" height="{row - 3}" fill="{fill}">'
+                       f'<title>{esc(p["phase"])}: {esc(label)}</title></rect>'
+                       f'<text x="{label_w + w + 4:.2f}" y="{y + row - 4}" font-size="10">{esc(label)}</text>')
+            y += row
+        y += gap
+    out.append("</svg>")
+    return "".join(out)
+
+
+def trend_series(run):
+    """Per phase: its name and points (folder index, median / the first folder's median, verdict
+    against the first); a phase whose first median is 0 has no ratio and is left out."""
+    series = []
+    for t in run["phases"]:
+        base = next((m for m in t["medians"] if m is not None), None)
+        if not base:
+            continue
+        pts = [(i, min(m / base, RATIO_DRAW_LIMIT), t["against"][i]["verdict"] if t["against"][i] else None)
+               for i, m in enumerate(t["medians"]) if m is not None]
+        series.append((t["phase"], pts))
+    return series
+
+
+def tick_text(v, step):
+    """A tick's label with as many decimals as the step between ticks needs."""
+    if v >= 1e4 or step <= 0:
+        return f"{v:.3g}"
+    return f"{v:.{max(0, min(6, 1 - math.floor(math.log10(step))))}f}"
+
+
+def trend_svg(run, folders, min_change, caption):
+    """Each phase's median over the folders, as a ratio to the first folder holding it (1: no
+    change, dashed; shaded: a change smaller than --min-change); a ring marks a folder slower (red)
+    or faster (green) than the first by the rule."""
+    series = trend_series(run)
+    if not series:
+        return ""
+    left, plot_w, legend_w, top, plot_h, bottom = 56, 400, 150, 12, 200, 26
+    width, height = left + plot_w + legend_w, top + plot_h + bottom
+    band = (1 / (1 + min_change), 1 + min_change) if min_change else (1.0, 1.0)
+    ratios = [r for _, pts in series for _, r, _ in pts] + list(band)
+    lo, hi = min(ratios), max(ratios)
+    pad = max((hi - lo) * 0.08, 0.01)
+    lo, hi = max(lo - pad, 0.0), hi + pad
+
+    def x(i):
+        return left + plot_w * i / (folders - 1)
+
+    def y(r):
+        return top + plot_h * (hi - r) / (hi - lo)
+
+    out = [svg_open(width, height, caption),
+           f'<rect x="{left}" y="{y(band[1]):.2f}" width="{plot_w}" height="{y(band[0]) - y(band[1]):.2f}" '
+           'fill="#f0f0f0"/>']
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(v):.2f}" y2="{y(v):.2f}" stroke="#e4e4e4"/>'
+                   f'<text x="{left - 4}" y="{y(v) + 4:.2f}" text-anchor="end" font-size="10">'
+                   f'{tick_text(v, (hi - lo) / 4)}</text>')
+    out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(1.0):.2f}" y2="{y(1.0):.2f}" stroke="#777" '
+               'stroke-dasharray="4 3"/>')
+    step = max(1, (folders + 11) // 12)
+    for i in range(0, folders, step):
+        out.append(f'<text x="{x(i):.2f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="10">#{i + 1}</text>')
+    for n, (phase, pts) in enumerate(series):
+        colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
+        segments, current = [], []
+        for i, r, _ in pts:
+            if current and i != current[-1][0] + 1:
+                segments.append(current)
+                current = []
+            current.append((i, r))
+        segments.append(current)
+        for seg in segments:
+            if len(seg) > 1:
+                xy = " ".join(f"{x(i):.2f},{y(r):.2f}" for i, r in seg)
+                out.append(f'<polyline points="{xy}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for i, r, verdict in pts:
+            tip = f"{phase}: #{i + 1} ×{fmt_ratio(r)}" + (f" ({verdict})" if verdict else "")
+            out.append(f'<circle cx="{x(i):.2f}" cy="{y(r):.2f}" r="3" fill="{colour}"><title>{esc(tip)}</title>'
+                       '</circle>')
+            if verdict in ("slower", "faster"):
+                out.append(f'<circle cx="{x(i):.2f}" cy="{y(r):.2f}" r="6.5" fill="none" stroke-width="2" '
+                           f'stroke="{VERDICT_COLOURS[verdict]}"/>')
+        ly = top + 10 + 15 * n
+        if ly < top + plot_h:
+            out.append(f'<line x1="{left + plot_w + 12}" x2="{left + plot_w + 30}" y1="{ly - 4}" y2="{ly - 4}" '
+                       f'stroke="{colour}" stroke-width="2"/><text x="{left + plot_w + 34}" y="{ly}">'
+                       f'{svg_text(phase, 18)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def figure_html(fig_id, svg, caption):
+    return f'<figure id="{esc(fig_id)}">{svg}<figcaption>{esc(caption)}</figcaption></figure>' if svg else ""
+
+
+def phase_row(p):
+    cls = VERDICT_CLASSES[p["verdict"]]
+    interval = p["interval"]
+    cells = [(p["phase"], "l key"), (fmt_num(p["a"]), ""), (fmt_num(p["b"]), ""), (fmt_ratio(p["ratio"]), ""),
+             (f"[{fmt_ratio(interval[0])}, {fmt_ratio(interval[1])}]" if interval else "-", ""), (fmt_p(p["p"]), ""),
+             (f"{p['na'] if p['na'] is not None else '?'}/{p['nb'] if p['nb'] is not None else '?'}", ""),
+             (VERDICTS[p["verdict"]], "l verdict")]
+    heads = ("phase", "A median s", "B median s", "B/A", "interval", "p", "repeats A/B", "verdict")
+    tds = "".join(f'<td class="{c}" data-label="{h}">{esc(v)}</td>' if c else f'<td data-label="{h}">{esc(v)}</td>'
+                  for (v, c), h in zip(cells, heads))
+    return f'<tr class="{cls}">{tds}</tr>'
+
+
+def run_section(i, r, o):
+    cls = VERDICT_CLASSES[r["verdict"]]
+    moved = ", ".join(f"{p['phase']} ×{fmt_ratio(p['ratio'])}" for p in r["phases"]
+                      if p["verdict"] == r["verdict"] and r["verdict"] in ("slower", "faster"))
+    title = r["key"] + (f" / B: {r['key_b']}" if r["key_b"] and r["key_b"] != r["key"] else "")
+    conf = f"{100 * o['confidence']:g}% interval" if o["confidence"] is not None else "interval"
+    head = "".join(f"<th{' class=l' if h in ('phase', 'verdict') else ''}>{esc(h)}</th>"
+                   for h in ("phase", "A median s", "B median s", "B/A", conf, "p", "repeats A/B", "verdict"))
+    table = (f'<div class="scroll"><table class="phases cards"><thead><tr>{head}</tr></thead><tbody>'
+             + "".join(phase_row(p) for p in r["phases"]) + "</tbody></table></div>") if r["phases"] else \
+        '<p class="note">No phase of this run was compared (none timed by both, or none of --phases).</p>'
+    notes = []
+    if r["predicted"] is not None:
+        notes.append(f'<p class="note">model: predicted end to end B/A {esc(fmt_ratio(r["predicted"]))}</p>')
+    if r["context"]:
+        notes.append('<ul class="differs">' + "".join(f"<li>differs: <code>{esc(w)}</code>: {esc(a)} → {esc(b)}</li>"
+                                                      for w, a, b in r["context"]) + "</ul>")
+    caption = f"Median seconds per phase, A and B on one scale ({title})."
+    fig = figure_html(f"fig-run-{i}", bars_svg(r, caption), "Median seconds per phase: A grey, B coloured by its "
+                      "verdict (red slower, green faster), with the ratio B/A.")
+    return (f'<section class="run {cls}" id="run-{i}"><h3>{esc(title)} <span class="verdict {cls}">'
+            f'{esc(VERDICTS[r["verdict"]])}</span>{esc(f" ({moved})" if moved else "")}</h3>'
+            f'<div class="run-body"><div>{table}{"".join(notes)}</div>{fig}</div></section>')
+
+
+def count_text(side):
+    return "-" if side["runs"] is None else str(side["runs"])
+
+
+def sides_table(a, b):
+    rows = [("path", a["path"], b["path"]), ("kind", a["kind"], b["kind"]), ("runs", count_text(a), count_text(b))]
+    rows += [(label, va or "-", vb or "-") for (label, va), (_, vb) in zip(a["context"], b["context"])]
+    body = "".join(f'<tr{" class=differs" if va != vb and k not in ("path", "runs") else ""}>'
+                   f'<th class="l">{esc(k)}</th><td>{esc(va)}</td><td>{esc(vb)}</td></tr>' for k, va, vb in rows)
+    return (f'<div class="scroll"><table class="sides"><thead><tr><th class="l"></th><th class="l">A</th>'
+            f'<th class="l">B</th></tr></thead><tbody>{body}</tbody></table></div>')
+
+
+def keys_html(what, keys):
+    if not keys:
+        return ""
+    shown = keys[:500]
+    more = f"<li>… and {len(keys) - len(shown)} more</li>" if len(keys) > len(shown) else ""
+    return (f"<h3>{esc(what)} ({len(keys)})</h3><ul class=\"keys\">"
+            + "".join(f"<li>{esc(k)}</li>" for k in shown) + more + "</ul>")
+
+
+def page_frame(title, kind, figure_ids, body):
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>scalebench {esc(title)}</title>
+<style>{CSS}{COMPARE_CSS}</style></head>
+<body data-kind="{kind}" data-figures="{esc(" ".join(figure_ids))}">
+<h1>scalebench {esc(title)}</h1>
+{body}
+<p class="note">Page written {generated} from the comparison's JSON (scalebench compare --json holds the same).</p>
+</body></html>
+"""
+
+
+NONE_UNMATCHED = '<p class="note">None: every run of A and B was matched.</p>'
+
+
+def sides_page(data):
+    runs, o = data["runs"], data["options"]
+    count = {v: sum(1 for r in runs if r["verdict"] == v) for v in VERDICTS}
+    summary = (f"{count['slower']} slower, {count['faster']} faster, {count['same']} same, "
+               f"{count['too few repeats']} too few repeats ({len(runs)} matched runs)")
+    slower = [(i, r) for i, r in enumerate(runs, 1) if r["verdict"] == "slower"]
+    alarm = ('<p class="alarm" id="slower">Slower in B: ' + "; ".join(
+        f'<a href="#run-{i}">{esc(r["key"])}</a> ('
+        + esc(", ".join(f"{p['phase']} ×{fmt_ratio(p['ratio'])}" for p in r["phases"] if p["verdict"] == "slower"))
+        + ")" for i, r in slower) + "</p>") if slower else ""
+    code = data["exit_code"]
+    unmatched = (keys_html("only in A", data["only_a"]) + keys_html("only in B", data["only_b"])
+                 + keys_html("no ok run in A", data["a"]["no_ok_run"])
+                 + keys_html("no ok run in B", data["b"]["no_ok_run"]))
+    body = (f'<p class="note" id="summary">B against A, per phase: the ratio of medians B/A (above 1: B is slower) '
+            f'with its interval, the Mann–Whitney p of the repeats and the verdict; {rule_html(o)}. '
+            f'{esc(summary)}{esc(f"; exit code {code}") if code is not None else ""}.</p>{alarm}'
+            f'<section id="context"><h2>What was compared</h2>{sides_table(data["a"], data["b"])}'
+            f'<details><summary>Command line</summary><pre>{esc(data["command_line"] or "-")}</pre></details></section>'
+            f'<section id="runs"><h2>Matched runs ({len(runs)})</h2>'
+            + "".join(run_section(i, r, o) for i, r in enumerate(runs, 1)) + "</section>"
+            + f'<section id="unmatched"><h2>Unmatched runs</h2>{unmatched or NONE_UNMATCHED}</section>')
+    ids = [f"fig-run-{i}" for i, r in enumerate(runs, 1) if r["phases"]]
+    return page_frame("compare: B against A", "compare", ids, body)
+
+
+def history_cell(t, i):
+    m = t["medians"][i]
+    if m is None:
+        return '<td data-label="#{0}">-</td>'.format(i + 1)
+    verdict = t["against"][i]["verdict"] if t["against"][i] else None
+    cls = f' class="{VERDICT_CLASSES[verdict]}"' if verdict in ("slower", "faster", "too few repeats") else ""
+    tip = f' title="{esc(VERDICTS[verdict])} ×{esc(fmt_ratio(t["against"][i]["ratio"]))}"' if verdict else ""
+    return f'<td{cls}{tip} data-label="#{i + 1}">{esc(fmt_num(m))}{esc(HISTORY_MARKS.get(verdict, ""))}</td>'
+
+
+def change_text(t):
+    if t["first_change"] is None:
+        return "no change"
+    c = t["against"][t["first_change"]]
+    return f"#{t['first_change'] + 1}: {VERDICTS[c['verdict']]} ×{fmt_ratio(c['ratio'])} (p {fmt_p(c['p'])})"
+
+
+def trend_section(i, r, folders, min_change):
+    slower = any(t["slower_at_last"] for t in r["phases"])
+    changed = any(t["first_change"] is not None for t in r["phases"])
+    cls, badge = ("slower", "▲ slower in its last folder") if slower else \
+        ("same", "changed" if changed else "no change")
+    head = "".join(f"<th>#{k + 1} s</th>" for k in range(folders))
+    rows = "".join(f'<tr class="{"slower" if t["slower_at_last"] else ""}"><td class="l key" data-label="phase">'
+                   f'{esc(t["phase"])}</td>' + "".join(history_cell(t, k) for k in range(folders))
+                   + f'<td class="l wide" data-label="first change">{esc(change_text(t))}</td></tr>'
+                   for t in r["phases"])
+    table = (f'<div class="scroll"><table class="phases cards"><thead><tr><th class="l">phase</th>{head}'
+             f'<th class="l">first change</th></tr></thead><tbody>{rows}</tbody></table></div>')
+    caption = ("Each phase's median in each folder over its median in the first folder holding the run (1: no "
+               "change, dashed; shaded: a change smaller than --min-change); a ring marks a folder slower (red) or "
+               "faster (green) than that first one.")
+    fig = figure_html(f"fig-trend-{i}", trend_svg(r, folders, min_change, f"Trend per phase of {r['key']}"), caption)
+    return (f'<section class="run {cls}" id="run-{i}"><h3>{esc(r["key"])} <span class="verdict {cls}">{esc(badge)}'
+            f'</span></h3><div class="run-body wide"><div>{table}</div>{fig}</div></section>')
+
+
+FOLDER_COLUMNS = ["#", "folder", "runs"] + [label for _, label in SIDE_FIELDS]
+
+
+def folder_row(k, folder, side):
+    """A folder of a history: its number, path, runs and context (a phone's card: the number a
+    heading, the path a whole line)."""
+    values = [f"#{k + 1}", folder] + ([count_text(side)] + [v or "-" for _, v in side["context"]] if side
+                                      else ["-"] * (len(FOLDER_COLUMNS) - 2))
+    classes = ["l key", "l wide"] + ["l"] * (len(FOLDER_COLUMNS) - 2)
+    return "<tr>" + "".join(f'<td class="{c}" data-label="{esc(h)}">{esc(v)}</td>'
+                            for c, h, v in zip(classes, FOLDER_COLUMNS, values)) + "</tr>"
+
+
+def history_page(data):
+    folders, runs, o = data["folders"], data["runs"], data["options"]
+    sides = data["sides"] or [None] * len(folders)
+    slower = [(i, r) for i, r in enumerate(runs, 1) if any(t["slower_at_last"] for t in r["phases"])]
+    alarm = ('<p class="alarm" id="slower">Slower in its last folder than in its first: '
+             + "; ".join(f'<a href="#run-{i}">{esc(r["key"])}</a>' for i, r in slower) + "</p>") if slower else ""
+    head = "".join(f"<th class=l>{esc(h)}</th>" for h in FOLDER_COLUMNS)
+    rows = "".join(folder_row(k, folder, s) for k, (folder, s) in enumerate(zip(folders, sides)))
+    code = data["exit_code"]
+    body = (f'<p class="note" id="summary">Each run\'s median per phase over {len(folders)} folders, oldest first, each '
+            f'folder against the first that holds the run (+ slower, - faster, ~ too few repeats); {rule_html(o)}. '
+            f'{len(slower)} of {len(runs)} runs slower in their last folder than in their first'
+            f'{esc(f"; exit code {code}") if code is not None else ""}.</p>{alarm}'
+            f'<section id="context"><h2>What was compared</h2><div class="scroll"><table class="sides cards">'
+            f'<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+            f'<details><summary>Command line</summary><pre>{esc(data["command_line"] or "-")}</pre></details></section>'
+            f'<section id="runs"><h2>Runs ({len(runs)})</h2>'
+            + "".join(trend_section(i, r, len(folders), o["min_change"]) for i, r in enumerate(runs, 1))
+            + "</section>")
+    ids = [f"fig-trend-{i}" for i, r in enumerate(runs, 1) if trend_series(r)]
+    return page_frame(f"compare --history: {len(folders)} folders", "compare-history", ids, body)
+
+
+def comparison_page(data):
+    return history_page(data) if data["kind"] == "history" else sides_page(data)
+
+
+# ---------------------------------------------------------------------------------------------
 # Writing: the rule of every scalebench output file (include/scalebench/base/output_file.hpp).
 
 
@@ -1635,9 +2132,12 @@ def load_matplotlib():
 
 def report(a, state):
     if a.out is not None:
-        state["out"] = Output(a.out, "--out")  # before any work
+        state["out"] = Output(a.out, a.out_option)  # before any work
     if a.check:
         load_matplotlib()
+        return
+    if a.compare is not None:
+        compare_report(a, state)
         return
     if not a.folder:
         raise Bad(2, "give the folder of a contrast or a study, e.g. scalebench report results/smoke")
@@ -1656,6 +2156,23 @@ def report(a, state):
     (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
     stop_point()
     out.write(page(data, figs))
+    written(a, out)
+
+
+def compare_report(a, state):
+    """The page of a comparison (--compare FILE): no folder, and --out required."""
+    if a.folder:
+        raise Bad(2, f"give a results folder or --compare FILE, not both (got {a.folder})")
+    if a.out is None:
+        raise Bad(2, "--compare needs --out FILE, the page to write")
+    data = load_comparison(a.compare)
+    stop_point()
+    state["out"].write(comparison_page(data))
+    written(a, state["out"])
+
+
+def written(a, out):
+    """Says where the page is: in --page-path-file for the binary, and on stdout."""
     if a.page_path_file:
         # The binary reads the page's path here, where nothing printed (a library's warning) can mix in.
         with open(a.page_path_file, "w", encoding="utf-8", errors="surrogateescape") as f:
@@ -1676,6 +2193,10 @@ def main():
         ap.add_argument("folder", nargs="?", help="a contrast's or a study's results folder")
         ap.add_argument("--out", help="the page to write [FOLDER/report.html]")
         ap.add_argument("--check", action="store_true", help="only check that matplotlib can be loaded (exit 0 or 3)")
+        ap.add_argument("--compare", metavar="FILE", help="draw the page of a comparison instead: FILE is the --json of "
+                        "scalebench compare (A against B, or --history); needs --out, not matplotlib")
+        # For the binary: the option its user named the page with, as error lines name it.
+        ap.add_argument("--out-option", default="--out", help=argparse.SUPPRESS)
         ap.add_argument("--page-path-file", help=argparse.SUPPRESS)  # for the binary: where to write the page's path
         report(ap.parse_args(), state)
         return 0

@@ -33,8 +33,8 @@ const std::vector<EnvVar>& honoured_env_vars() {
       {"SCALEBENCH_NVML_LIBRARY", "libnvidia-ml.so.1",
        "gemm, montecarlo: the NVML library (the GPU driver's) whose energy counters give the GPUs' energy"},
       {"SCALEBENCH_PYTHON", "unset",
-       "report (and contrast, study at their end): the Python with matplotlib that draws report.html; else python3 on "
-       "PATH, else /usr/bin/python3"},
+       "report (and contrast, study at their end): the Python with matplotlib that draws report.html; compare "
+       "--report: the Python that draws its page (no matplotlib needed); else python3 on PATH, else /usr/bin/python3"},
       {"SLURM_JOB_ID", "unset",
        "inside a Slurm allocation: drivers launch with srun; recorded with the other SLURM_* variables"},
       {"SLURM_MPI_TYPE", "unset",

@@ -1,11 +1,17 @@
 // `scalebench compare` on synthetic records with known shifts (none, 3% with noise, 20% in one
 // phase, fewer repeats than the test needs): the verdict and the exit code of each; runs matched
-// across results folders with extra and missing runs; the trend over folders; and hostile inputs
-// refused as every reader refuses them (one line, the documented exit code, nothing written).
+// across results folders with extra and missing runs; the trend over folders; hostile inputs
+// refused as every reader refuses them (one line, the documented exit code, nothing written); and
+// the --report page: both runs side by side with the slower phase marked, the trend of a history,
+// hostile strings escaped, its place checked before any work, a stop signal leaving nothing, and
+// the page as headless Chromium renders it.
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -14,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "browser_check.hpp"
 #include "cli_runner.hpp"
 
 namespace {
@@ -324,6 +331,367 @@ TEST(CliCompare, BadOptionsAreRefused) {
   expect_refused("compare " + good + " " + good + " --phases compute,", 2, "--phases");
   expect_refused("compare " + good, 2, "two paths");
   expect_refused("compare " + good + " " + good + " --json " + dir, 3, dir);
+}
+
+// --report: the page of the comparison.
+
+std::string binary() { return std::getenv("SCALEBENCH_BINARY"); }
+
+std::string listing(const std::string& dir) { return run_command("ls -A '" + dir + "'").output; }
+
+bool is_kind(const std::string& path, unsigned kind) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+// `scalebench compare <args>` with TMPDIR a fresh folder, which must be empty again when it ends.
+CliRun compare_leaving_no_temporary(const std::string& args, const std::string& env = "") {
+  const std::string tmp = make_temp_dir();
+  const CliRun r = run_command("(TMPDIR='" + tmp + "' " + env + " timeout 120 '" + binary() + "' compare " + args +
+                               ")");
+  EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
+  return r;
+}
+
+// The part of `page` from the run section `id` ("run-2") to its end; empty when there is none.
+std::string run_part(const std::string& page, const std::string& id) {
+  const auto at = page.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const auto from = page.rfind("<section", at);
+  return page.substr(from, page.find("</section>", at) - from);
+}
+
+// The table row of `phase` in a run's part: from its <tr to </tr>; empty when there is none.
+std::string phase_row(const std::string& part, const std::string& phase) {
+  const auto cell = part.find("data-label=\"phase\">" + phase + "</td>");
+  if (cell == std::string::npos) return "";
+  const auto from = part.rfind("<tr", cell);
+  return part.substr(from, part.find("</tr>", cell) - from);
+}
+
+// The figure `id` of a page (from <figure to </figure>); empty when there is none.
+std::string figure(const std::string& page, const std::string& id) {
+  const auto from = page.find("<figure id=\"" + id + "\">");
+  if (from == std::string::npos) return "";
+  return page.substr(from, page.find("</figure>", from) - from);
+}
+
+std::string number_text(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// Folders of one study as FoldersMatchByKeyAndListTheRest has them: n = 128 20% slower in compute,
+// n = 32 only in A, n = 256 only in B; B built from another commit for n = 128.
+std::pair<std::string, std::string> two_nights(const std::string& dir) {
+  Shift slow;
+  slow.compute = 1.2;
+  slow.draw = 2;
+  slow.git = "bbbbbbbbbbbb";
+  return {folder(dir, "a", {line(32, {}), line(64, {}), line(128, {})}),
+          folder(dir, "b", {line(64, Shift{.draw = 9}), line(128, slow), line(256, {})})};
+}
+
+// Renders a compare page and checks what a reader would see (browser_check.hpp): the figures, no
+// sideways scrolling of the page or of the first run's table on a desktop and on a phone.
+void check_compare_page_in_browser(const std::string& page, const std::vector<std::string>& figures) {
+  if (!have_chromium()) {
+    std::printf("[ SKIPPED  ] the Chromium check: chromium is not installed (tools/setup installs it)\n");
+    return;
+  }
+  const std::string dir = make_temp_dir();
+  const std::string dom = dom_in_browser(page, dir);
+  ASSERT_FALSE(dom.empty());
+  for (const auto& f : figures) {
+    const auto at = dom.find("<figure id=\"" + f + "\">");
+    ASSERT_NE(at, std::string::npos) << f << " missing";
+    EXPECT_NE(dom.find("<svg", at), std::string::npos) << f;
+  }
+  check_widths(page, dir, "#run-1 .scroll");
+  if (!python_with_matplotlib().empty()) check_screenshot(page, dir);
+}
+
+TEST(CliCompare, TheReportShowsEachPhaseSideBySideAndMarksTheSlowerOne) {
+  const std::string dir = make_temp_dir();
+  const auto [a, b] = two_nights(dir);
+  const std::string out = make_temp_dir();
+  const CliRun r = compare_leaving_no_temporary(a + " " + b + " --json " + out + "/c.json --report " + out + "/c.html");
+  EXPECT_EQ(r.exit_code, kSlower) << "the exit code is the comparison's, page or not: " << r.output;
+  EXPECT_NE(r.output.find("scalebench compare: report: " + out + "/c.html"), std::string::npos) << r.output;
+  EXPECT_EQ(listing(out), "c.html\nc.json\n") << "no temporary page beside it";
+  const std::string page = read_file(out + "/c.html");
+  const json j = json::parse(read_file(out + "/c.json"));
+  ASSERT_EQ(j["runs"].size(), 2u);
+  ASSERT_EQ(j["runs"][1]["key"], "gemm ranks=1 n=128");
+
+  // The slower run and its slower phase are named at the top, and the same run is not.
+  const std::string alarm = page.substr(page.find("<p class=\"alarm\" id=\"slower\">"), 400);
+  EXPECT_NE(alarm.find("<a href=\"#run-2\">gemm ranks=1 n=128</a>"), std::string::npos) << alarm;
+  EXPECT_NE(alarm.find("compute ×1.2"), std::string::npos) << alarm;
+  EXPECT_EQ(alarm.find("n=64"), std::string::npos) << alarm;
+
+  // Each run: its verdict, and each phase side by side with the numbers of --json.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& run = j["runs"][i];
+    const std::string verdict = run["verdict"];
+    const std::string part = run_part(page, "run-" + std::to_string(i + 1));
+    SCOPED_TRACE(run["key"].get<std::string>());
+    ASSERT_FALSE(part.empty());
+    EXPECT_EQ(part.find("<section class=\"run " + verdict + "\" id=\"run-" + std::to_string(i + 1) + "\"><h3>" +
+                        run["key"].get<std::string>() + " <span class=\"verdict " + verdict + "\">"),
+              0u)
+        << part.substr(0, 300);
+    for (const json& p : run["phases"]) {
+      const std::string phase = p["phase"];
+      const std::string row = phase_row(part, phase);
+      ASSERT_FALSE(row.empty()) << phase;
+      const bool slower = p["verdict"] == "slower";
+      EXPECT_EQ(row.rfind("<tr class=\"slower\">", 0) == 0, slower) << row;
+      EXPECT_EQ(row.find("▲ slower") != std::string::npos, slower) << row;
+      EXPECT_NE(row.find(">" + number_text("%.4g", p["a"]["median_s"]) + "</td>"), std::string::npos) << row;
+      EXPECT_NE(row.find(">" + number_text("%.4g", p["b"]["median_s"]) + "</td>"), std::string::npos) << row;
+      EXPECT_NE(row.find(">" + number_text("%.3f", p["ratio"]) + "</td>"), std::string::npos) << row;
+      EXPECT_NE(row.find(">[" + number_text("%.3f", p["interval"][0]) + ", " + number_text("%.3f", p["interval"][1]) +
+                         "]</td>"),
+                std::string::npos)
+          << row;
+      EXPECT_NE(row.find(">10/10</td>"), std::string::npos) << row;
+    }
+    // Its figure: a bar for A and one for B per phase (and the legend's two swatches).
+    const std::string fig = figure(page, "fig-run-" + std::to_string(i + 1));
+    EXPECT_EQ(count_of(fig, "<rect "), 2 + 2 * static_cast<int>(run["phases"].size())) << fig;
+  }
+  EXPECT_EQ(j["runs"][1]["verdict"], "slower");
+  EXPECT_FALSE(phase_row(run_part(page, "run-2"), "compute").empty());
+  EXPECT_EQ(phase_row(run_part(page, "run-2"), "compute").rfind("<tr class=\"slower\">", 0), 0u);
+
+  // What was compared: the inputs, and the git hash that differs marked.
+  EXPECT_NE(page.find("<th class=\"l\">path</th><td>" + a + "</td><td>" + b + "</td>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=differs><th class=\"l\">git</th><td>aaaaaaaaaaaa</td><td>aaaaaaaaaaaa, "
+                      "bbbbbbbbbbbb</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<tr><th class=\"l\">hosts</th><td>node1</td><td>node1</td></tr>"), std::string::npos);
+  EXPECT_NE(page.find("differs: <code>versions.git</code>: aaaaaaaaaaaa → bbbbbbbbbbbb"), std::string::npos);
+  // The unmatched runs.
+  EXPECT_NE(page.find("<h3>only in A (1)</h3><ul class=\"keys\"><li>gemm ranks=1 n=32</li></ul>"), std::string::npos);
+  EXPECT_NE(page.find("<h3>only in B (1)</h3><ul class=\"keys\"><li>gemm ranks=1 n=256</li></ul>"), std::string::npos);
+  // Self-contained: no script, nothing fetched.
+  EXPECT_EQ(lower(page).find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("src="), std::string::npos);
+  EXPECT_EQ(page.find("href=\"http"), std::string::npos);
+  check_compare_page_in_browser(out + "/c.html", {"fig-run-1", "fig-run-2"});
+
+  // Nothing slower: the page is written and the exit code stays 0.
+  EXPECT_EQ(compare_leaving_no_temporary(a + " " + a + " --report " + out + "/same.html").exit_code, 0);
+  EXPECT_EQ(read_file(out + "/same.html").find("class=\"alarm\""), std::string::npos);
+}
+
+TEST(CliCompare, TheReportOfAHistoryShowsEachRunsTrend) {
+  const std::string dir = make_temp_dir();
+  Shift slow;
+  slow.compute = 1.2;
+  std::string nights;
+  for (int i = 0; i < 4; ++i) {
+    Shift s = i >= 2 ? slow : Shift{};
+    s.draw = i;
+    nights += " " + folder(dir, "night" + std::to_string(i + 1), {line(64, Shift{.draw = 10 + i}), line(128, s)});
+  }
+  const std::string out = make_temp_dir();
+  const CliRun r = compare_leaving_no_temporary("--history" + nights + " --report " + out + "/h.html");
+  EXPECT_EQ(r.exit_code, kSlower) << r.output;
+  EXPECT_EQ(listing(out), "h.html\n");
+  const std::string page = read_file(out + "/h.html");
+  EXPECT_NE(page.find("data-kind=\"compare-history\""), std::string::npos);
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_NE(page.find("<td class=\"l wide\" data-label=\"folder\">" + dir + "/night" + std::to_string(i) + "</td>"),
+              std::string::npos);
+  }
+  const std::string same = run_part(page, "run-1");
+  const std::string moved = run_part(page, "run-2");
+  EXPECT_EQ(same.find("<section class=\"run same\" id=\"run-1\"><h3>gemm ranks=1 n=64 <span class=\"verdict same\">no "
+                      "change</span>"),
+            0u)
+      << same.substr(0, 300);
+  EXPECT_EQ(moved.find("<section class=\"run slower\" id=\"run-2\"><h3>gemm ranks=1 n=128 <span class=\"verdict "
+                       "slower\">▲ slower in its last folder</span>"),
+            0u)
+      << moved.substr(0, 300);
+  // compute: the same in folders 2, slower (+) in 3 and 4, its first change in folder 3.
+  const std::string compute = phase_row(moved, "compute");
+  EXPECT_EQ(count_of(compute, "<td class=\"slower\""), 2) << compute;
+  EXPECT_NE(compute.find("data-label=\"#3\">0.012"), std::string::npos) << compute;
+  EXPECT_NE(compute.find("#3: ▲ slower ×1.2"), std::string::npos) << compute;
+  EXPECT_NE(phase_row(moved, "scatter").find(">no change</td>"), std::string::npos);
+  EXPECT_EQ(count_of(same, "class=\"slower\""), 0) << same;
+  // The trend figures: a line per phase; rings where slower (compute and end_to_end, folders 3, 4).
+  const std::string fig_same = figure(page, "fig-trend-1");
+  const std::string fig_moved = figure(page, "fig-trend-2");
+  EXPECT_EQ(count_of(fig_same, "<polyline "), 4) << fig_same;
+  EXPECT_EQ(count_of(fig_moved, "<polyline "), 4) << fig_moved;
+  EXPECT_EQ(count_of(fig_same, "stroke=\"#c44e52\""), 0) << fig_same;
+  EXPECT_EQ(count_of(fig_moved, "stroke=\"#c44e52\""), 4) << fig_moved;
+  check_compare_page_in_browser(out + "/h.html", {"fig-trend-1", "fig-trend-2"});
+}
+
+TEST(CliCompare, HostileStringsAreEscapedInTheReport) {
+  const std::string dir = make_temp_dir();
+  const std::string hostile = R"(<script>alert(1)</script> "><img src=x onerror=alert(2)> $x^{ &amp;)";
+  const auto hostile_record = [&](const Shift& s) {
+    json r = record(64, s);
+    r["cpu_model"] = hostile;
+    r["hosts"] = {hostile};
+    r["versions"]["mpi_library"] = hostile;
+    r["phases"][hostile] = r["phases"]["gather"];
+    r["command_line"].push_back("--label");
+    r["command_line"].push_back(hostile);
+    return r;
+  };
+  Shift changed;
+  changed.git = hostile;
+  changed.compute = 1.2;
+  const auto key_line = [&](const std::string& key, const json& r, const std::string& status = "ok") {
+    return json{{"key", key}, {"status", status}, {"launch_failed", false}, {"record", r}};
+  };
+  const std::string a = folder(dir, "a",
+                               {key_line("gemm " + hostile, hostile_record({})),
+                                key_line("only A " + hostile, hostile_record({}))});
+  const std::string b = folder(dir, "b",
+                               {key_line("gemm " + hostile, hostile_record(changed)),
+                                key_line("failed " + hostile, nullptr, "failed")});
+  const std::string page_path = dir + "/page.html";
+  const CliRun r = compare_leaving_no_temporary(a + " " + b + " --report " + page_path);
+  EXPECT_EQ(r.exit_code, kSlower) << r.output;
+  const std::string page = read_file(page_path);
+  EXPECT_EQ(lower(page).find("<script"), std::string::npos);
+  EXPECT_EQ(lower(page).find("<img"), std::string::npos);
+  const std::string escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &quot;&gt;&lt;img src=x onerror=alert(2)&gt; "
+                              "$x^{ &amp;amp;";
+  // The run's key (title, alarm, figure's label), the phase (row, figure), the hosts, CPU, MPI and git
+  // of each side, the context difference, the unmatched keys.
+  EXPECT_GE(count_of(page, escaped), 10) << page;
+  EXPECT_NE(page.find("<li>only A " + escaped + "</li>"), std::string::npos);
+  EXPECT_NE(page.find("<li>failed " + escaped + " (failed)</li>"), std::string::npos);
+  EXPECT_NE(page.find("data-label=\"phase\">" + escaped + "</td>"), std::string::npos);
+  check_compare_page_in_browser(page_path, {"fig-run-1"});
+
+  // A context value cut at its length limit inside a character, and an input path that is not
+  // UTF-8: --json stays valid JSON and the page is written.
+  Shift long_text;
+  long_text.git = "x";  // then 2-byte characters: the 160-byte limit falls inside one
+  for (int i = 0; i < 200; ++i) long_text.git += "é";
+  const std::string odd = dir + "/odd-\xff";
+  ::mkdir(odd.c_str(), 0755);
+  const std::string odd_a = record_file(odd, "a.json", record(64, {}));
+  const std::string odd_b = record_file(dir, "b.json", record(64, long_text));
+  const CliRun cut = compare_leaving_no_temporary("'" + odd_a + "' " + odd_b + " --json " + dir +
+                                                  "/cut.json --report " + dir + "/cut.html");
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  const json j = json::parse(read_file(dir + "/cut.json"), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << read_file(dir + "/cut.json");
+  const std::string git_b = j["runs"][0]["context"][0]["b"];
+  EXPECT_EQ(git_b.substr(git_b.size() - 3), "…") << git_b;
+  EXPECT_NE(j["a"]["path"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos) << "U+FFFD for the byte";
+  EXPECT_NE(read_file(dir + "/cut.html").find("</html>"), std::string::npos);
+}
+
+// The page drawn again from a saved --json by tools/report, whose comparison is an input as any:
+// a field of the wrong kind is one line naming the file and the field, and no page.
+TEST(CliCompare, ASavedComparisonIsDrawnAgainAndCheckedAsAnInput) {
+  const std::string dir = make_temp_dir();
+  const auto [a, b] = two_nights(dir);
+  ASSERT_EQ(run_scalebench("compare " + a + " " + b + " --json " + dir + "/c.json").exit_code, kSlower);
+  const std::string tool = "timeout 60 '" + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) + "/tools/report' ";
+  CliRun r = run_command(tool + "--compare " + dir + "/c.json --out " + dir + "/again.html");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_file(dir + "/again.html").find("<section class=\"run slower\" id=\"run-2\">"), std::string::npos);
+  const json good = json::parse(read_file(dir + "/c.json"));
+  struct Case {
+    std::string field;
+    json value;
+    std::string said;
+  };
+  for (const Case& k : std::vector<Case>{{"/runs/0/verdict", "<b>worse</b>", "\"verdict\" must be one of"},
+                                         {"/runs/1/phases/0/p", -1, "\"p\" must be a finite number >= 0"},
+                                         {"/runs/0/phases", "all", "\"phases\" must be a list"},
+                                         {"/a/context/hosts", json::array({1}), "\"hosts\"[0] must be a string"},
+                                         {"/subcommand", "report", "\"subcommand\" must be \"compare\""}}) {
+    SCOPED_TRACE(k.field);
+    json bad = good;
+    bad[json::json_pointer(k.field)] = k.value;
+    std::ofstream(dir + "/bad.json") << bad.dump();
+    r = run_command(tool + "--compare " + dir + "/bad.json --out " + dir + "/bad.html");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(k.said), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(dir + "/bad.json"), std::string::npos) << r.output;
+    EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    EXPECT_FALSE(file_exists(dir + "/bad.html"));
+  }
+  ASSERT_EQ(run_command("mkfifo " + dir + "/fifo.json").exit_code, 0);
+  r = run_command(tool + "--compare " + dir + "/fifo.json --out " + dir + "/bad.html");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("it is a FIFO"), std::string::npos) << r.output;
+}
+
+TEST(CliCompare, TheReportsPlaceIsCheckedBeforeAnyWork) {
+  const std::string dir = make_temp_dir();
+  const auto [a, b] = two_nights(dir);
+  // A folder: refused before the inputs are read (they are missing here), and with inputs that
+  // are there no table is printed: one line.
+  CliRun r = run_scalebench("compare " + dir + "/missing-a.json " + dir + "/missing-b.json --report " + dir);
+  EXPECT_TRUE(is_refusal(r, 3, "--report")) << r.output;
+  EXPECT_NE(r.output.find("folder"), std::string::npos) << r.output;
+  r = run_scalebench("compare " + a + " " + b + " --report " + dir);
+  EXPECT_TRUE(is_refusal(r, 3, "--report " + dir)) << r.output;
+  EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+  expect_refused("compare " + a + " " + b + " --report " + dir + "/no-such-folder/c.html", 3, "--report");
+  expect_refused("compare " + a + " " + b + " --json " + dir + "/c.html --report " + dir + "/c.html", 2,
+                 "--json and --report");
+  EXPECT_FALSE(file_exists(dir + "/c.html"));
+  // /dev/null is written in place and stays a device; the exit code is the comparison's.
+  r = compare_leaving_no_temporary(a + " " + b + " --report /dev/null");
+  EXPECT_EQ(r.exit_code, kSlower) << r.output;
+  EXPECT_TRUE(is_kind("/dev/null", S_IFCHR));
+  // A FIFO nobody reads: the page cannot be written, exit 3 at once (no hang), the FIFO stays.
+  ASSERT_EQ(run_command("mkfifo " + dir + "/fifo").exit_code, 0);
+  r = compare_leaving_no_temporary(a + " " + b + " --json " + dir + "/c.json --report " + dir + "/fifo");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("scalebench: error: cannot write --report " + dir + "/fifo: no process reads the pipe"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(is_kind(dir + "/fifo", S_IFIFO));
+  EXPECT_TRUE(file_exists(dir + "/c.json")) << "the JSON, written before the page, is kept";
+  // No Python to draw it: exit 3 naming what was tried.
+  r = compare_leaving_no_temporary(a + " " + b + " --report " + dir + "/p.html",
+                                   "SCALEBENCH_PYTHON=" + dir + "/no-such-python");
+  EXPECT_TRUE(is_refusal(r, 3, "SCALEBENCH_PYTHON=" + dir + "/no-such-python: no such program")) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/p.html"));
+}
+
+TEST(CliCompare, AStopSignalWhileThePageIsDrawnLeavesNothingBehind) {
+  const std::string dir = make_temp_dir();
+  const auto [a, b] = two_nights(dir);
+  const std::string out = make_temp_dir();
+  const std::string tmp = make_temp_dir();
+  // Its Python marks that it started, then waits, so the signal lands while the page is drawn
+  // however fast or loaded the machine is.
+  std::ofstream(dir + "/slow-python") << "#!/bin/sh\ntouch " << dir << "/drawing\nsleep 60\nexec python3 \"$@\"\n";
+  ASSERT_EQ(run_command("chmod +x " + dir + "/slow-python").exit_code, 0);
+  const CliRun r = run_command("(TMPDIR=" + tmp + " SCALEBENCH_PYTHON=" + dir + "/slow-python '" + binary() +
+                               "' compare " + a + " " + b + " --json " + out + "/c.json --report " + out +
+                               "/c.html & pid=$!; for i in $(seq 1200); do [ -e " + dir +
+                               "/drawing ] && break; sleep 0.05; done; sleep 0.2; kill -TERM $pid; " +
+                               "for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; " +
+                               "kill -KILL $pid 2>/dev/null; wait $pid; echo rc=$?)");
+  EXPECT_NE(r.output.find("rc=143"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stopped by SIGTERM"), std::string::npos) << r.output;
+  EXPECT_EQ(listing(tmp), "") << "temporary files left in TMPDIR";
+  EXPECT_EQ(listing(out), "c.json\n") << "no page, no partial page; the JSON written before it kept";
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #pragma once
 // `scalebench report DIR`: one self-contained report.html (inline SVG figures, no network) for a
 // contrast or a study folder, drawn by the report script the binary carries (tools/report.py)
-// with a Python that has matplotlib. contrast and study write it at their end.
+// with a Python that has matplotlib. contrast and study write it at their end. The page of
+// `scalebench compare --report` is drawn by the same script, from the comparison's JSON.
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace scalebench {
 
@@ -29,6 +32,13 @@ struct ReportOutcome {
 // and throws Stopped (exit code 128 + the signal). Temporary files go in TMPDIR (else /tmp) and
 // are removed on every way out.
 ReportOutcome write_report(const std::string& folder, const std::string& out = "");
+
+// Writes `out`, the page of a comparison: `comparison` is the document `scalebench compare --json`
+// writes, handed to the script in a temporary file of TMPDIR (else /tmp) that only this user can
+// read, removed on every way out. As write_report otherwise (the output-file rule, stop signals,
+// the Python's errors), but any Python will do: the page needs no matplotlib. Its error lines name
+// the page `--report FILE`.
+ReportOutcome write_compare_report(const nlohmann::json& comparison, const std::string& out);
 
 // What the drivers do at their end: writes the report, or says on stderr why it could not (their
 // results are written already and their exit code stays theirs; Stopped still goes through).

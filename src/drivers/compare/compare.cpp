@@ -1,5 +1,6 @@
 // `scalebench compare A B`: the runs of two sides matched by key, each phase's repeats compared
-// (compare_runs.hpp), printed as one block per run, the unmatched runs listed, --json written.
+// (compare_runs.hpp), printed as one block per run, the unmatched runs listed, --json and --report
+// written.
 #include "scalebench/drivers/compare.hpp"
 
 #include <cstdio>
@@ -10,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/compare_inputs.hpp"
+#include "compare/compare_output.hpp"
 #include "compare/compare_runs.hpp"
 #include "compare/compare_table.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/base/output_file.hpp"
 
 namespace scalebench {
 namespace compare {
@@ -51,10 +52,6 @@ Matched match_runs(const Side& a, const Side& b) {
   return m;
 }
 
-json side_json(const Side& s) {
-  return {{"path", s.path}, {"kind", s.kind}, {"runs", s.runs.size()}, {"no_ok_run", s.not_ok}};
-}
-
 }  // namespace
 }  // namespace compare
 
@@ -85,14 +82,13 @@ int compare_sides(const std::string& a_path, const std::string& b_path, const Co
                      code != 0 ? fmt::format("; exit {}", code) : "");
   std::fputs(out.c_str(), stdout);
 
-  if (!o.json_path.empty()) {
-    json jr = json::array();
-    for (const RunComparison& r : runs) jr.push_back(to_json(r));
-    const json j = {{"schema_version", 1},
+  json jr = json::array();
+  for (const RunComparison& r : runs) jr.push_back(to_json(r));
+  const json doc = {{"schema_version", 1},
                     {"subcommand", "compare"},
                     {"command_line", command_line()},
-                    {"a", side_json(a)},
-                    {"b", side_json(b)},
+                    {"a", to_json(a)},
+                    {"b", to_json(b)},
                     {"options", options_json(o)},
                     {"runs", jr},
                     {"only_in_a", m.only_a},
@@ -103,8 +99,7 @@ int compare_sides(const std::string& a_path, const std::string& b_path, const Co
                       {"same", counts[static_cast<int>(Verdict::same)]},
                       {"too_few_repeats", counts[static_cast<int>(Verdict::too_few)]}}},
                     {"exit_code", code}};
-    write_json_atomic(o.json_path, j);
-  }
+  write_outputs(doc, o);
   return code;
 }
 

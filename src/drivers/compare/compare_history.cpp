@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/compare_inputs.hpp"
+#include "compare/compare_output.hpp"
 #include "compare/compare_runs.hpp"
 #include "compare/compare_table.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/compare.hpp"
 
 namespace scalebench {
@@ -181,18 +181,20 @@ int compare_history(const std::vector<std::string>& folders, const CompareOption
                                    ? fmt::format("a run is slower in its last folder than in its first; exit {}", code)
                                    : "no run is slower in its last folder than in its first");
   std::fputs(out.c_str(), stdout);
-  if (!o.json_path.empty()) {
-    json jt = json::array();
-    for (const RunTrend& r : trends) jt.push_back(trend_json(r));
-    write_json_atomic(o.json_path, {{"schema_version", 1},
-                                    {"subcommand", "compare"},
-                                    {"mode", "history"},
-                                    {"command_line", command_line()},
-                                    {"folders", folders},
-                                    {"options", options_json(o)},
-                                    {"runs", jt},
-                                    {"exit_code", code}});
-  }
+  json jt = json::array();
+  for (const RunTrend& r : trends) jt.push_back(trend_json(r));
+  json js = json::array();
+  for (const Side& s : sides) js.push_back(to_json(s));
+  write_outputs({{"schema_version", 1},
+                 {"subcommand", "compare"},
+                 {"mode", "history"},
+                 {"command_line", command_line()},
+                 {"folders", folders},
+                 {"sides", js},
+                 {"options", options_json(o)},
+                 {"runs", jt},
+                 {"exit_code", code}},
+                o);
   return code;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,8 +18,20 @@ using nlohmann::json;
 
 // The longest a repeat's time may be read as (a century): beyond it a record is not one scalebench wrote.
 constexpr double kMaxSeconds = 3.2e9;
-// The longest text of one context value shown.
+// The longest text of one context value shown, in bytes.
 constexpr std::size_t kMaxContextText = 160;
+// The most distinct values of one field a side's context lists.
+constexpr std::size_t kMaxSideValues = 8;
+
+// `s` cut to at most kMaxContextText bytes at a character's start (a record's text is UTF-8, and
+// stays so: --json cannot write half a character), "…" added when cut.
+std::string shortened(std::string s) {
+  if (s.size() <= kMaxContextText) return s;
+  std::size_t end = kMaxContextText;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  s.resize(end);
+  return s + "…";
+}
 
 // A JSON value as short text, whatever its kind (context values are shown, never computed with).
 std::string as_text(const json& v) {
@@ -32,8 +45,7 @@ std::string as_text(const json& v) {
   } else {
     s = v.dump();
   }
-  if (s.size() > kMaxContextText) s = s.substr(0, kMaxContextText) + "…";
-  return s;
+  return shortened(std::move(s));
 }
 
 // The leaves of an object by dotted path ("versions.openblas.config").
@@ -64,7 +76,7 @@ std::string placement_text(const json& record) {
       one += fmt::format(" pin={} binding={}", as_text(member(p, "pin")), as_text(member(p, "binding")));
     s += (s.empty() ? "" : "; ") + one;
   }
-  return s.size() > kMaxContextText ? s.substr(0, kMaxContextText) + "…" : s;
+  return shortened(std::move(s));
 }
 
 std::vector<ContextDifference> context_differences(const json& a, const json& b) {
@@ -113,6 +125,34 @@ std::optional<double> predicted_ratio(const json& a, const json& b) {
 }
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// The distinct values of one field over a side's runs (`section`.`field`, or `field` at the top
+// when `section` is null; each item of a list apart), in the order first seen; beyond
+// kMaxSideValues, a last item says how many more there are.
+json distinct_values(const Side& s, const char* section, const char* field) {
+  std::vector<std::string> seen;
+  std::set<std::string> more;
+  for (const SideRun& r : s.runs) {
+    const json& v = member(section != nullptr ? member(r.record, section) : r.record, field);
+    std::vector<std::string> values;
+    if (v.is_array()) {
+      for (const json& e : v) values.push_back(as_text(e));
+    } else if (!v.is_null()) {
+      values.push_back(as_text(v));
+    }
+    for (std::string& t : values) {
+      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      if (seen.size() < kMaxSideValues) {
+        seen.push_back(std::move(t));
+      } else {
+        more.insert(std::move(t));
+      }
+    }
+  }
+  json out = seen;
+  if (!more.empty()) out.push_back(fmt::format("(and {} more)", more.size()));
+  return out;
+}
 
 }  // namespace
 
@@ -232,6 +272,20 @@ json to_json(const RunComparison& r) {
             {"predicted_ratio", optional_number(r.predicted_ratio)}};
   if (r.key_b != r.key) j["key_b"] = r.key_b;
   return j;
+}
+
+json to_json(const Side& s) {
+  return {{"path", s.path},
+          {"kind", s.kind},
+          {"runs", s.runs.size()},
+          {"no_ok_run", s.not_ok},
+          {"context",
+           {{"hosts", distinct_values(s, nullptr, "hosts")},
+            {"cpu_model", distinct_values(s, nullptr, "cpu_model")},
+            {"gpu_models", distinct_values(s, "gpus", "models")},
+            {"scalebench", distinct_values(s, "versions", "scalebench")},
+            {"git", distinct_values(s, "versions", "git")},
+            {"mpi_library", distinct_values(s, "versions", "mpi_library")}}}};
 }
 
 }  // namespace scalebench::compare

@@ -59,5 +59,9 @@ RunComparison compare_pair(const SideRun& a, const SideRun& b, const CompareOpti
 
 nlohmann::json to_json(const PhaseComparison& p);
 nlohmann::json to_json(const RunComparison& r);
+// A side as --json records it: its path, kind, runs and keys without an ok run, and `context`:
+// where its runs ran and what built them (hosts, CPU and GPU models, scalebench version, git hash,
+// MPI library), each field's distinct values over its runs, as text, at most eight of each.
+nlohmann::json to_json(const Side& s);
 
 }  // namespace scalebench::compare

@@ -72,6 +72,16 @@ class TempFile {
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   const std::string& path() const { return path_; }
+  // Writes `text` into it whole; ResourceError naming TMPDIR when it cannot (a full disk).
+  void write(const std::string& text) const {
+    std::FILE* f = std::fopen(path_.c_str(), "w");
+    const bool written = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int error = errno;
+    if ((f != nullptr && std::fclose(f) != 0) || !written) {
+      throw ResourceError(fmt::format("cannot write a temporary file for the report script, {} (TMPDIR): {}", path_,
+                                      std::strerror(written ? errno : error)));
+    }
+  }
 
  private:
   std::string path_;
@@ -144,26 +154,26 @@ ReportOutcome check_written(const Python& py, const std::string& page_path_file)
   return {0, path, ""};
 }
 
-}  // namespace
-
-ReportOutcome write_report(const std::string& folder, const std::string& out) {
-  // A stop signal while the page is drawn goes to the script (it removes its temporary file), then
-  // ends this report with 128 + the signal; the temporary files below go on the way out.
-  std::optional<StopSignals> stop_signals;
-  if (!stop_signals_held()) stop_signals.emplace();
+// Runs the report script with `args` under each Python in turn (see write_report) until one draws
+// the page or fails for a reason another Python would not mend (`matplotlib`: whether the page
+// needs it). A stop signal (with a StopSignals guard held) throws Stopped once the script has ended.
+ReportOutcome run_report_script(const std::vector<std::string>& args, bool matplotlib) {
   const TempFile log("log");
   const TempFile page_path("page");
-  ReportOutcome result{3, "", "no python3 found: install python3 and python3-matplotlib (tools/setup does)"};
+  ReportOutcome result{3, "",
+                       fmt::format("no python3 found: install python3{} (tools/setup does)",
+                                   matplotlib ? " and python3-matplotlib" : "")};
   for (const auto& py : python_candidates()) {
     if (!program_available(py.program)) {
       if (!py.from_env) continue;
-      return {3, "", fmt::format("{}: no such program, or not executable; name a Python with matplotlib", py.shown)};
+      return {3, "",
+              fmt::format("{}: no such program, or not executable; name a Python{}", py.shown,
+                          matplotlib ? " with matplotlib" : "")};
     }
-    // "--opt=value" and "--" before the folder: a name that starts with '-' stays a name.
+    // "--opt=value" and "--" before a folder: a name that starts with '-' stays a name.
     std::vector<std::string> argv{py.program, "-c", std::string(report_script()),
                                   "--page-path-file=" + page_path.path()};
-    if (!out.empty()) argv.push_back("--out=" + out);
-    argv.insert(argv.end(), {"--", folder});
+    argv.insert(argv.end(), args.begin(), args.end());
     std::FILE* truncate = std::fopen(log.path().c_str(), "w");
     if (truncate != nullptr) std::fclose(truncate);
     const StepOutcome step = run_step(argv, log.path(), kReportTimeoutS);
@@ -190,6 +200,29 @@ ReportOutcome write_report(const std::string& folder, const std::string& out) {
     return {3, "", failed_python(py, step, said)};
   }
   return result;
+}
+
+}  // namespace
+
+ReportOutcome write_report(const std::string& folder, const std::string& out) {
+  // A stop signal while the page is drawn goes to the script (it removes its temporary file), then
+  // ends this report with 128 + the signal; the temporary files go on the way out.
+  std::optional<StopSignals> stop_signals;
+  if (!stop_signals_held()) stop_signals.emplace();
+  std::vector<std::string> args;
+  if (!out.empty()) args.push_back("--out=" + out);
+  args.insert(args.end(), {"--", folder});
+  return run_report_script(args, true);
+}
+
+ReportOutcome write_compare_report(const nlohmann::json& comparison, const std::string& out) {
+  // Held before the temporary file is made: a stop signal cannot end the process between its
+  // making and its removal.
+  std::optional<StopSignals> stop_signals;
+  if (!stop_signals_held()) stop_signals.emplace();
+  const TempFile doc("compare");
+  doc.write(comparison.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return run_report_script({"--compare=" + doc.path(), "--out=" + out, "--out-option=--report"}, false);
 }
 
 void write_report_after_run(const std::string& folder, bool quiet) {
