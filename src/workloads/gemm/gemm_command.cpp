@@ -43,7 +43,7 @@ struct GemmOptions {
   std::string peer_library = "none";
   std::string mpi_chunk, auto_memory;
   std::string inject_error_rank = "-1";
-  std::string delay_rank = "-1", delay_seconds = "0";
+  std::string delay_rank = "-1", delay_seconds = "0", check_delay_seconds = "0";
 };
 
 // Whether `value` leaves its option to `auto` (not given, or given as auto); records which.
@@ -143,6 +143,10 @@ GemmTestHooks to_hooks(const GemmOptions& o) {
   hooks.delay_seconds = parse_real("--delay-seconds", o.delay_seconds);
   if (hooks.delay_seconds < 0 || hooks.delay_seconds > 60) {
     throw UsageError(fmt::format("--delay-seconds {} is out of range [0, 60]", o.delay_seconds));
+  }
+  hooks.check_delay_seconds = parse_real("--check-delay-seconds", o.check_delay_seconds);
+  if (hooks.check_delay_seconds < 0 || hooks.check_delay_seconds > 60) {
+    throw UsageError(fmt::format("--check-delay-seconds {} is out of range [0, 60]", o.check_delay_seconds));
   }
   return hooks;
 }
@@ -285,6 +289,9 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
   app->add_option("--delay-rank", opts->delay_rank, "summa2d: this rank sleeps before each panel multiply (testing)")
       ->group("");
   app->add_option("--delay-seconds", opts->delay_seconds, "The sleep of --delay-rank per panel (testing)")->group("");
+  app->add_option("--check-delay-seconds", opts->check_delay_seconds,
+                  "Every rank sleeps this long in each repeat's check (testing)")
+      ->group("");
 
   return opts;
 }
