@@ -15,7 +15,10 @@ window; on a phone each row is a card), and the figures as inline SVG (no networ
             in energy marked)
   contrast: joules per verified result by mode
   both:     the energy figures only when the rows (or their records) carry joules per verified
-            result; without, one sentence says no run's counters were read and why;
+            result; without, one sentence says no run's counters were read and why; each joule
+            figure says its interval: the timed interval (the time column's), the whole repeat
+            with its check (marked "rep": a timed interval too short for the counters), or not
+            stated (marked "?": a record from before the records said so);
             predicted against measured, when the records carry a "prediction"
 
   scalebench report DIR [--out FILE]      (tools/report DIR runs this script the same way)
@@ -162,14 +165,47 @@ def fmt_rate(v, unit):
     return f"{v:.4g} GFLOP/s"
 
 
+# What a row's joules cover (energy "interval"): the timed interval (the time column's), the whole
+# repeat with its check (a record whose timed interval is too short for the counters), or not
+# stated (a record from before the records said so). Its words and the table's mark.
+INTERVALS = {"timed": ("J of the timed interval", ""),
+             "repeat": ("J of the whole repeat with its check", " rep"),
+             "unstated": ("J per verified result, interval not stated", " ?")}
+
+
 def joules(r):
     """A row's joules per verified result, None when not counted."""
     return (r.get("energy") or {}).get("j")
 
 
+def interval_of(r):
+    """The interval a row's joules cover (a key of INTERVALS)."""
+    return (r.get("energy") or {}).get("interval") or "unstated"
+
+
 def fmt_joules(r):
     j = joules(r)
-    return "-" if j is None else f"{j:.0f}" if j >= 100 else f"{j:.3g}"
+    if j is None:
+        return "-"
+    return (f"{j:.0f}" if j >= 100 else f"{j:.3g}") + INTERVALS[interval_of(r)][1]
+
+
+def joules_label(rows):
+    """The axis label of rows' joules: their interval's words, or the intervals they mix."""
+    kinds = [k for k in INTERVALS if any(interval_of(r) == k for r in rows)]
+    if len(kinds) == 1:
+        return INTERVALS[kinds[0]][0]
+    return "joules per verified result (" + ", ".join(INTERVALS[k][0] for k in kinds) + ")"
+
+
+def marks_note(rows):
+    """What the table's marks on joules mean, for the marks it shows ("" for none)."""
+    kinds = {interval_of(r) for r in rows if r["status"] == "ok" and joules(r) is not None}
+    marks = [f"{INTERVALS[k][1].strip()}: {INTERVALS[k][0]}" for k in ("repeat", "unstated") if k in kinds]
+    if not marks:
+        return ""
+    return ('<p class="note" id="energy-intervals">J timed: the joules of each repeat\'s timed interval, the time '
+            "column's; marked " + esc("; ".join(marks)) + ".</p>")
 
 
 def fmt_num(v, digits=4):
@@ -486,32 +522,43 @@ def gpu_items(recs):
 
 
 def record_energy(rec):
-    """A record's "energy" section as the page uses it (energy_of), its numbers checked; None without one."""
+    """A record's "energy" section as the page uses it (energy_of), its numbers checked; None without one.
+    The timed interval's joules where the record gives them (timed_j), else the whole repeat's
+    (timed_j null: too short for the counters), else an older record's, their interval not stated."""
     if not rec.has("energy"):
         return None
     e = rec.obj("energy")
-    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples"):
+    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "timed_mean_w"):
         e.number(k)
     reasons = [f"{name}: {e.obj(key).text('reason')}" for key, name in (("cpu", "CPU"), ("gpu", "GPU"))
                if e.obj(key).has("reason")]
     counted = "+".join(k for k in ("cpu", "gpu") if e.obj(k).boolean("counted", False))
-    return energy_figures(e, "; ".join(reasons) or None, counted)
+    j, interval = e.number("per_result_j"), "unstated"
+    if "timed_j" in e.d:
+        timed = e.obj("timed_j").number("median")
+        j, interval = (timed, "timed") if timed else (j, "repeat")
+    return energy_figures(j, interval, "; ".join(reasons) or None, counted)
 
 
-def energy_figures(e, reason, counted):
-    """{"j": joules per verified result (None: not counted), "reason", "counted"} from an energy object."""
-    j = e.number("per_result_j")
-    return {"j": j if j else None, "reason": None if j else (reason or "no counter"), "counted": counted or None}
+def energy_figures(j, interval, reason, counted):
+    """{"j": joules per verified result (None: not counted), "interval" (INTERVALS), "reason", "counted"}."""
+    return {"j": j if j else None, "interval": interval, "reason": None if j else (reason or "no counter"),
+            "counted": counted or None}
 
 
 def energy_of(row, rec):
-    """A row's energy: the drivers' summary of it in the row ("energy": per_result_j, counted, or
-    reason), else its record's; None when neither has one."""
+    """A row's energy: the drivers' summary of it in the row ("energy": j and its interval, or an
+    older summary's per_result_j, counted, or reason), else its record's; None when neither has one."""
     if row.has("energy"):
         e = row.obj("energy")
-        for k in ("mean_w", "gflop_per_j", "j_per_1e9_samples"):
+        for k in ("mean_w", "gflop_per_j", "j_per_1e9_samples", "timed_mean_w", "timed_j", "per_result_j"):
             e.number(k)
-        return energy_figures(e, e.text("reason"), e.text("counted"))
+        interval = e.string("interval")
+        if e.has("j") or interval is not None:
+            j, interval = e.number("j"), interval if interval in INTERVALS else "unstated"
+        else:  # a summary from before "j": its per_result_j, the interval not stated
+            j, interval = e.number("per_result_j"), "unstated"
+        return energy_figures(j, interval, e.text("reason"), e.text("counted"))
     return rec["energy"] if rec else None
 
 
@@ -783,8 +830,12 @@ def check_record_energy(r):
     if not r.has("energy"):
         return
     e = r.sub("energy")
-    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j"):
+    for k in ("run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j", "timed_mean_w"):
         e.nonnegative(k)
+    if e.has("timed_j"):
+        t = e.sub("timed_j")
+        for k in ("median", "min", "max"):
+            t.nonnegative(k)
     for side in ("cpu", "gpu"):
         if e.has(side):
             s = e.sub(side)
@@ -953,6 +1004,8 @@ def load_study(folder):
             energy_cross = crossover_of(g, "energy_crossover")
             if energy_cross:
                 energy_cross["same_as_time"] = g.obj("energy_crossover").boolean("same_as_time", False)
+                interval = g.obj("energy_crossover").string("interval")
+                energy_cross["interval"] = interval if interval in INTERVALS else "unstated"
             groups.append({"group": g.text("group", "runs"), "crossover": cross, "energy_crossover": energy_cross,
                            "points": [{"size": p.number("size"), "ratio": p.number("ratio", 0.0),
                                        "energy_ratio": p.number("energy_ratio")} for p in g.objects("points")]})
@@ -1145,10 +1198,10 @@ def contrast_energy_figure(figs, w, ok):
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([f"{fig_text(r['mode'])}\n{fig_text(r['size'])}" for r in rows], rotation=40, ha="right",
                        fontsize="small")
-    ax.set_ylabel("joules per verified result")
+    ax.set_ylabel(fig_text(joules_label(rows)))
     ax.set_title(f"{fig_text(w)}: energy per result")
-    figs.add(f"fig-energy-{w}", f"{w}: joules per verified result per row ({counters_text(rows)}; fewer is better; "
-             "the naive rows run a smaller problem).", fig)
+    figs.add(f"fig-energy-{w}", f"{w}, per row: {joules_label(rows)} ({counters_text(rows)}; fewer is better; the "
+             "naive rows run a smaller problem).", fig)
 
 
 def study_energy_figure(figs, data, ok, size_key, by_size):
@@ -1185,12 +1238,12 @@ def study_energy_figure(figs, data, ok, size_key, by_size):
         mark_crossovers(ax, crossed, size_key)
     what = size_key if by_size else "cores (CPU runs) or GPUs"
     ax.set_xlabel(fig_text(what))
-    ax.set_ylabel("joules per verified result")
+    rows = [p[2] for pts in series.values() for p in pts]
+    ax.set_ylabel(fig_text(joules_label(rows)))
     ax.set_title(fig_text(f"{data['name']}: energy per result"))
     ax.legend(fontsize="x-small")
-    rows = [p[2] for pts in series.values() for p in pts]
-    figs.add("fig-energy", f"Joules per verified result against {what} per series ({counters_text(rows)}; fewer is "
-             "better)" + ("; a star: the least energy of its series" if any(r.get("energy_optimal") for r in rows)
+    figs.add("fig-energy", f"Joules per verified result against {what} per series: {joules_label(rows)} "
+             f"({counters_text(rows)}; fewer is better)" + ("; a star: the least energy of its series" if any(r.get("energy_optimal") for r in rows)
                           else "") + ("; the crossover in energy marked" if crossed else "") + ".", fig)
 
 
@@ -1388,16 +1441,16 @@ def table_html(data):
     has_pred = any(r["prediction"] for r in rows)
     if data["kind"] == "contrast":
         head = ["workload", "mode", "nodes", "size", "ranks × thr", "time s", "rate", "speed-up", "eff.",
-                "J / result", "compute / comm / transfer", "status"]
+                "J timed", "compute / comm / transfer", "status"]
     else:
         sweep = [k for k, _ in doc_sweep(data)]
-        head = ["#", "nodes"] + sweep + ["cores or GPUs", "time s", "rate", "speed-up", "eff.", "J / result",
+        head = ["#", "nodes"] + sweep + ["cores or GPUs", "time s", "rate", "speed-up", "eff.", "J timed",
                                          "compute / comm / transfer s", "status"]
     if has_pred:
         head.insert(head.index("rate"), "predicted s")
     has_bound = any(r.get("bound") for r in rows)
     if has_bound:
-        head.insert(head.index("J / result"), "× bound")
+        head.insert(head.index("J timed"), "× bound")
     out = ['<div class="scroll"><table id="results"><thead><tr>']
     out += [f'<th{" class=l" if h in ("workload", "mode", "status") else ""}>{esc(h)}</th>' for h in head]
     out.append("</tr></thead><tbody>")
@@ -1442,8 +1495,9 @@ def crossover_html(data):
                            else f"{p['ratio']:.2f}×" for p in g["points"])
         cross = (g["crossover"] or {}).get("text")
         energy = g["energy_crossover"]
-        in_energy = ("; the same in energy" if energy["same_as_time"] else
-                     f'; in energy (J per verified result) <span class="crossover">{esc(energy["text"])}</span>'
+        what = esc(INTERVALS[energy["interval"]][0]) if energy else ""
+        in_energy = (f"; the same in energy ({what})" if energy["same_as_time"] else
+                     f'; in energy ({what}) <span class="crossover">{esc(energy["text"])}</span>'
                      ) if energy and energy["text"] else ""
         items.append(f"<li>{esc(g['group'])}: {esc(ratios)}"
                      + (f'; crossover <span class="crossover">{esc(cross)}</span>' if cross else "") + in_energy
@@ -1458,7 +1512,7 @@ def optima_note(data):
         return ""
     energy = any(r.get("energy_optimal") for r in data["rows"])
     return ('<p class="note" id="optima">* the fastest run of its series (time s)'
-            + (" and the one with the least energy per verified result (J / result)" if energy else "")
+            + (" and the one with the least energy per verified result (J timed)" if energy else "")
             + "; a series: the runs alike in all but ranks, threads and nodes.</p>")
 
 
@@ -1493,7 +1547,7 @@ records in this folder.</p>
 <section id="context"><h2>What ran, and where</h2><dl class="context">{ctx}</dl>
 <details><summary>Every command line ({sum(1 for r in data['rows'] if r['command'])})</summary><pre id="commands">{html.escape(cmds)}</pre></details>
 </section>
-<section id="table"><h2>Results</h2>{table_html(data)}{optima_note(data)}</section>
+<section id="table"><h2>Results</h2>{table_html(data)}{optima_note(data)}{marks_note(data['rows'])}</section>
 {crossover_html(data) if data['kind'] == 'study' else ''}
 <section id="figures"><h2>Figures</h2>{energy_note(data)}<div class="figures">{fig_html}</div></section>
 </body></html>

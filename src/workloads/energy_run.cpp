@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "energy_timeline.hpp"
 #include "scalebench/base/phases.hpp"
 
 namespace scalebench {
@@ -21,9 +22,17 @@ constexpr double kNvmlRefresh = 0.1;    // and NVML's GPU energy counter
 constexpr double kRefreshesPerPhase = 5;
 constexpr const char* kResolution =
     "the counters are read before each repeat's barrier and, by a thread on each node's reader, every 20 ms; RAPL "
-    "advances about every millisecond and NVML's GPU energy about every 100 ms. A phase whose median lasts at least 5 "
-    "of the slowest counted counter's steps (and the sampler's 20 ms) gets the joules of its own intervals; a shorter "
-    "one folds into its repeat. Phases that overlap (--overlap) share the joules of their common time";
+    "advances about every millisecond and NVML's GPU energy about every 100 ms. A timed interval or a phase whose "
+    "median lasts at least 5 of the slowest counted counter's steps (and the sampler's 20 ms) gets the joules of its "
+    "own intervals; a shorter one folds into its repeat. Phases that overlap (--overlap) share the joules of their "
+    "common time";
+// The two intervals the section gives joules for (the record's `intervals`).
+constexpr const char* kTimedInterval =
+    "timed_j, timed_mean_w, gflop_per_j, j_per_1e9_samples: each timed repeat from the end of its barrier for as long "
+    "as its slowest rank's end to end, the interval of the time column and the rate";
+constexpr const char* kWholeRepeat =
+    "per_result_j, repeat_j, run_j, cpu_j, gpu_j, mean_w: each timed repeat whole, from the reading before its "
+    "barrier to the next: barrier, timed work and its check";
 
 struct Split {
   double cpu = 0, gpu = 0;
@@ -41,48 +50,11 @@ CheckedSplit checked_split(const std::vector<EnergyDomain>& domains, const Energ
   return {{cpu.joules.value_or(0.0), gpu.joules.value_or(0.0)}, cpu.why, gpu.why};
 }
 
-// The counters' joules since the first reading, CPU and GPU apart, and the joules within any
-// interval (linear between readings, clamped to the readings' span). Every interval between two
-// readings is checked (energy.hpp); a kind with any interval not counted is not counted at all,
-// its first interval's reason kept.
-class Timeline {
- public:
-  Timeline(const std::vector<EnergyDomain>& domains, std::vector<EnergyReading> readings) {
-    std::sort(readings.begin(), readings.end(),
-              [](const EnergyReading& a, const EnergyReading& b) { return a.at_s < b.at_s; });
-    Split sum;
-    for (std::size_t i = 0; i < readings.size(); ++i) {
-      if (i > 0) {
-        const CheckedSplit d = checked_split(domains, readings[i - 1], readings[i]);
-        if (cpu_why_.empty()) cpu_why_ = d.cpu_why;
-        if (gpu_why_.empty()) gpu_why_ = d.gpu_why;
-        sum.cpu += d.joules.cpu;
-        sum.gpu += d.joules.gpu;
-      }
-      t_.push_back(readings[i].at_s);
-      at_.push_back(sum);
-    }
-  }
-  Split between(double t0, double t1) const {
-    const Split a = at(t0), b = at(t1);
-    return {b.cpu - a.cpu, b.gpu - a.gpu};
-  }
-  const std::string& cpu_why() const { return cpu_why_; }
-  const std::string& gpu_why() const { return gpu_why_; }
-
- private:
-  Split at(double t) const {
-    if (t_.empty()) return {};
-    if (t <= t_.front()) return at_.front();
-    if (t >= t_.back()) return at_.back();
-    const auto i = static_cast<std::size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());
-    const double w = t_[i] > t_[i - 1] ? (t - t_[i - 1]) / (t_[i] - t_[i - 1]) : 1.0;
-    return {at_[i - 1].cpu + w * (at_[i].cpu - at_[i - 1].cpu), at_[i - 1].gpu + w * (at_[i].gpu - at_[i - 1].gpu)};
-  }
-  std::vector<double> t_;
-  std::vector<Split> at_;
-  std::string cpu_why_, gpu_why_;
-};
+// The step of the slowest counted counter (and of the sampler): an interval gets joules of its own
+// when it lasts kRefreshesPerPhase of them.
+double resolved_step(bool cpu, bool gpu) {
+  return std::max({kSamplePeriod, cpu ? kRaplRefresh : 0.0, gpu ? kNvmlRefresh : 0.0});
+}
 
 // The phases whose joules are asked: rank 0's (every rank reduces the same list; a rank's own may
 // differ), but the repeat itself. Collective.
@@ -94,21 +66,36 @@ std::vector<std::string> energy_phases(const PhaseRecorder& timed, const Communi
   return out;
 }
 
-// Joules of `phase` in timed repeat `repeat` on this node: the union of its spans there.
-Split phase_joules(const Timeline& line, const PhaseRecorder& timed, const std::string& name, int repeat) {
+// Adds one span's joules of a kind to a sum of spans; a span not counted leaves the sum not
+// counted, with its reason.
+void add_span(std::optional<double>& sum, std::string& why, const std::optional<double>& part,
+              const std::string& part_why) {
+  if (!sum) return;
+  if (part) {
+    *sum += *part;
+  } else {
+    sum = std::nullopt;
+    why = part_why;
+  }
+}
+
+// Joules of `phase` in timed repeat `repeat` on this node: the union of its spans there; a kind
+// not counted in one span is not counted for the phase.
+IntervalJoules phase_joules(const EnergyTimeline& line, const PhaseRecorder& timed, const std::string& name,
+                            int repeat) {
   std::vector<std::pair<double, double>> spans;
   for (const auto& s : timed.spans()) {
     if (s.repeat == repeat && s.phase == name && s.t1 > s.t0) spans.emplace_back(s.t0, s.t1);
   }
   std::sort(spans.begin(), spans.end());
-  Split total;
+  IntervalJoules total{0.0, 0.0, "", ""};
   double covered = -1e300;  // the end of the union so far
   for (const auto& [t0, t1] : spans) {
     const double from = std::max(t0, covered);
     if (t1 <= from) continue;
-    const Split d = line.between(from, t1);
-    total.cpu += d.cpu;
-    total.gpu += d.gpu;
+    const IntervalJoules d = line.between(from, t1);
+    add_span(total.cpu, total.cpu_why, d.cpu, d.cpu_why);
+    add_span(total.gpu, total.gpu_why, d.gpu, d.gpu_why);
     covered = t1;
   }
   return total;
@@ -118,26 +105,36 @@ bool has_spans(const PhaseRecorder& timed, const std::string& name) {
   return std::any_of(timed.spans().begin(), timed.spans().end(), [&](const PhaseSpan& s) { return s.phase == name; });
 }
 
+// Where this rank's timed repeat `repeat` began (after its barrier), none when it was not kept.
+std::optional<double> timed_start(const PhaseRecorder& timed, int repeat) {
+  for (const auto& s : timed.spans()) {
+    if (s.repeat == repeat && s.phase == phase::end_to_end) return s.t0;
+  }
+  return std::nullopt;
+}
+
 void allreduce_in_place(std::vector<double>& v, MPI_Op op, const Communicator& comm) {
   if (v.empty()) return;
   SCALEBENCH_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, op, comm.get()));
 }
 
 // What every node's reader adds up, as one vector summed over ranks: the counted flags, the idle
-// watts and their flags, each timed repeat's joules and each phase's joules per timed repeat (CPU
-// and GPU apart).
+// watts and their flags, each timed repeat's joules (whole, then its timed interval) and each
+// phase's joules per timed repeat (CPU and GPU apart), and the nodes whose reader timed each phase
+// with its intervals.
 struct NodeSums {
   // leaders, CPU counted, GPU counted, idle CPU W, idle GPU W, idle CPU counted, idle GPU counted
   static constexpr std::size_t kHead = 7;
   std::size_t repeats = 0, phases = 0;
   std::vector<double> v;
 
-  NodeSums(std::size_t r, std::size_t p) : repeats(r), phases(p), v(kHead + 2 * r + 2 * r * p + p, 0.0) {}
+  NodeSums(std::size_t r, std::size_t p) : repeats(r), phases(p), v(kHead + 4 * r + 2 * r * p + p, 0.0) {}
   double& repeat(std::size_t r, bool gpu) { return v[kHead + 2 * r + (gpu ? 1 : 0)]; }
+  double& timed(std::size_t r, bool gpu) { return v[kHead + 2 * repeats + 2 * r + (gpu ? 1 : 0)]; }
   double& phase(std::size_t p, std::size_t r, bool gpu) {
-    return v[kHead + 2 * repeats + 2 * (p * repeats + r) + (gpu ? 1 : 0)];
+    return v[kHead + 4 * repeats + 2 * (p * repeats + r) + (gpu ? 1 : 0)];
   }
-  double& spans(std::size_t p) { return v[kHead + 2 * repeats + 2 * repeats * phases + p]; }
+  double& spans(std::size_t p) { return v[kHead + 4 * repeats + 2 * repeats * phases + p]; }
 };
 
 // Why each kind is not counted on one node ("" when it is): `cpu`, `gpu` (the counters absent,
@@ -151,8 +148,8 @@ json node_why(const EnergyMeter& m, const std::string& cpu_late, const std::stri
   for (const std::string* w : {&idle_cpu, &idle_gpu}) {
     if (!w->empty()) warnings.push_back(*w);
   }
-  if (m.cpu_reason().empty() && !cpu_late.empty()) warnings.push_back(cpu_late);
-  if (m.gpu_reason().empty() && !gpu_late.empty()) warnings.push_back(gpu_late);
+  if (m.cpu_reason().empty() && !cpu_late.empty()) warnings.push_back("CPU energy not counted: " + cpu_late);
+  if (m.gpu_reason().empty() && !gpu_late.empty()) warnings.push_back("GPU energy not counted: " + gpu_late);
   return {{"cpu", cpu}, {"gpu", gpu}, {"warnings", warnings}};
 }
 
@@ -176,15 +173,19 @@ Whys gather_whys(const std::vector<std::string>& gathered, std::int64_t nodes) {
   return out;
 }
 
-// The record's per-phase joules: each phase long enough for the counters, the others folded.
+// The record's per-phase joules: each phase long enough for the counters, the others folded. A
+// phase some node's reader timed without its intervals folds too: its joules there are unknown.
 void add_phases(json& j, NodeSums& sums, const std::vector<std::string>& phases, const std::vector<double>& median_s,
                 bool cpu, bool gpu) {
-  const double step = std::max({kSamplePeriod, cpu ? kRaplRefresh : 0.0, gpu ? kNvmlRefresh : 0.0});
+  const double step = resolved_step(cpu, gpu);
   const double least = kRefreshesPerPhase * step;
+  const double nodes = sums.v[0];
   json split_phases = json::object(), folded = json::object();
   for (std::size_t p = 0; p < phases.size(); ++p) {
-    if (sums.spans(p) <= 0) {
-      folded[phases[p]] = "timed without its intervals: its joules fold into its repeat";
+    if (sums.spans(p) < nodes) {
+      folded[phases[p]] = sums.spans(p) <= 0 ? "timed without its intervals: its joules fold into its repeat"
+                                             : "timed without its intervals on some node's reader: its joules fold "
+                                               "into its repeat";
       continue;
     }
     if (median_s[p] < least) {
@@ -204,22 +205,55 @@ void add_phases(json& j, NodeSums& sums, const std::vector<std::string>& phases,
   j["phases_folded"] = folded;
 }
 
-// A node's reader: each timed repeat's joules and each phase's per repeat, from the timeline of
-// every reading (the sampler's and the marks, each interval checked).
-void add_node(const Timeline& line, const std::vector<EnergyReading>& marks, NodeSums& sums,
-              const std::vector<std::string>& phases, int warmup, const PhaseRecorder& timed) {
+// The first interval of each kind not counted on a node's reader: its reason and where it lies in
+// the run ("" while every one is counted).
+struct NodeGaps {
+  std::string cpu, gpu;
+  void note(const IntervalJoules& j, const std::string& where) {
+    if (cpu.empty() && !j.cpu) cpu = fmt::format("{} ({})", j.cpu_why, where);
+    if (gpu.empty() && !j.gpu) gpu = fmt::format("{} ({})", j.gpu_why, where);
+  }
+};
+
+// What a node's reader integrates the counters over, per timed repeat.
+struct Intervals {
+  const std::vector<EnergyReading>& marks;  // the readings before each repeat's barrier and after the last
+  int warmup = 0;
+  const std::vector<double>& timed_s;  // each timed repeat's timed interval: its slowest rank's end to end
+  const PhaseRecorder& timed;
+};
+
+// A node's reader: each timed repeat's joules (whole, and over its timed interval: from this
+// rank's start after the barrier, as long as the slowest rank's end to end) and each phase's per
+// repeat, from the timeline of every reading. A kind is counted on the node only when each of
+// these intervals is; the first one not counted is returned with where it lies. A kind not
+// counted adds 0 to the sums, which its flag keeps from every figure.
+NodeGaps add_node(const EnergyTimeline& line, const Intervals& in, NodeSums& sums,
+                  const std::vector<std::string>& phases) {
+  NodeGaps gaps;
   for (std::size_t r = 0; r < sums.repeats; ++r) {
-    const std::size_t i = static_cast<std::size_t>(warmup) + r;
-    const Split s = line.between(marks[i].at_s, marks[i + 1].at_s);
-    sums.repeat(r, false) = s.cpu;
-    sums.repeat(r, true) = s.gpu;
+    const std::size_t i = static_cast<std::size_t>(in.warmup) + r;
+    const std::string repeat = fmt::format("timed repeat {}", r + 1);
+    const std::optional<double> t0 = timed_start(in.timed, static_cast<int>(r));
+    const IntervalJoules timed = t0 ? line.between(*t0, *t0 + in.timed_s[r])
+                                    : IntervalJoules{std::nullopt, std::nullopt, "its start was not kept: not counted",
+                                                     "its start was not kept: not counted"};
+    gaps.note(timed, "in the timed interval of " + repeat);
+    const IntervalJoules whole = line.between(in.marks[i].at_s, in.marks[i + 1].at_s);
+    gaps.note(whole, "in " + repeat + ", outside its timed interval: its barrier or its check");
+    sums.repeat(r, false) = whole.cpu.value_or(0.0);
+    sums.repeat(r, true) = whole.gpu.value_or(0.0);
+    sums.timed(r, false) = timed.cpu.value_or(0.0);
+    sums.timed(r, true) = timed.gpu.value_or(0.0);
     for (std::size_t p = 0; p < phases.size(); ++p) {
-      const Split ph = phase_joules(line, timed, phases[p], static_cast<int>(r));
-      sums.phase(p, r, false) = ph.cpu;
-      sums.phase(p, r, true) = ph.gpu;
+      const IntervalJoules ph = phase_joules(line, in.timed, phases[p], static_cast<int>(r));
+      gaps.note(ph, fmt::format("in phase {} of {}", phases[p], repeat));
+      sums.phase(p, r, false) = ph.cpu.value_or(0.0);
+      sums.phase(p, r, true) = ph.gpu.value_or(0.0);
     }
   }
-  for (std::size_t p = 0; p < phases.size(); ++p) sums.spans(p) = has_spans(timed, phases[p]) ? 1 : 0;
+  for (std::size_t p = 0; p < phases.size(); ++p) sums.spans(p) = has_spans(in.timed, phases[p]) ? 1 : 0;
+  return gaps;
 }
 
 // Watts of a counted kind, or null: a kind not counted, or its idle interval not counted.
@@ -227,7 +261,24 @@ json idle_watts(bool counted, double flags, double nodes, double watts) {
   return counted && flags == nodes ? json(watts) : json(nullptr);
 }
 
-// Rank 0: the section's head (what is counted, why not, the warnings); `meter` is rank 0's node's.
+// What the joules cover, from the kinds counted (the domains named from rank 0's node's): the
+// parts measured, never the node at the wall.
+std::string covers_text(const std::vector<EnergyDomain>& domains, bool cpu, bool gpu, std::int64_t nodes) {
+  std::string parts;
+  if (cpu) {
+    const bool dram = std::any_of(domains.begin(), domains.end(), [](const EnergyDomain& d) {
+      return d.kind == "cpu" && d.name.find("/dram") != std::string::npos;
+    });
+    parts = dram ? "CPU packages and their DRAM (RAPL)" : "CPU packages (RAPL)";
+  }
+  if (gpu) parts += std::string(parts.empty() ? "" : " + ") + "GPU boards (NVML)";
+  if (parts.empty()) return "nothing: no counter counted";
+  return nodes > 1 ? fmt::format("{} of {} nodes, not the nodes at the wall", parts, nodes)
+                   : parts + ", not the node at the wall";
+}
+
+// Rank 0: the section's head (what is counted, why not, what it covers, the warnings); `meter`
+// is rank 0's node's.
 json section_head(const EnergyMeter& meter, const NodeSums& sums, const Whys& whys) {
   // Every node counts the same way, or the sum is not a run's energy.
   const auto nodes = static_cast<std::int64_t>(sums.v[0]);
@@ -244,16 +295,52 @@ json section_head(const EnergyMeter& meter, const NodeSums& sums, const Whys& wh
   j["gpu"] = {{"counted", gpu},
               {"reason", gpu ? "" : (whys.gpu.empty() ? "not every node's GPUs have counters" : whys.gpu)}};
   j["domains_rank0_node"] = domains;
+  j["covers"] = covers_text(meter.domains(), cpu, gpu, nodes);
   if (gpu && limit_w > 0) j["gpu"]["power_limit_w_rank0_node"] = limit_w;
   if (!whys.warnings.empty()) j["warnings"] = whys.warnings;
   return j;
 }
 
+json spread(const std::vector<double>& v) {
+  return {{"median", median_of(v)},
+          {"min", *std::min_element(v.begin(), v.end())},
+          {"max", *std::max_element(v.begin(), v.end())}};
+}
+
+// Rank 0: the timed interval's figures, and the efficiency from them (the time column's interval:
+// GFLOP/s and GFLOP/J describe the same work over the same time). An interval shorter than the
+// counters resolve has no joules of its own: null, and why.
+void add_timed(json& j, NodeSums& sums, const std::vector<double>& timed_s, const EnergyWork& work, bool cpu,
+               bool gpu) {
+  std::vector<double> per_repeat;
+  double joules = 0, seconds = 0;
+  for (std::size_t r = 0; r < sums.repeats; ++r) {
+    per_repeat.push_back((cpu ? sums.timed(r, false) : 0.0) + (gpu ? sums.timed(r, true) : 0.0));
+    joules += per_repeat.back();
+    seconds += timed_s[r];
+  }
+  j["timed_s"] = spread(timed_s);
+  const double median_s = median_of(timed_s), step = resolved_step(cpu, gpu), least = kRefreshesPerPhase * step;
+  if (median_s < least) {
+    j["timed_j"] = nullptr;
+    j["timed_mean_w"] = nullptr;
+    j["timed_reason"] = fmt::format("its median {:.3g} s is under {:.3g} s ({} steps of {:.3g} s), too short for the "
+                                    "counters: only the whole repeat's joules are given (per_result_j)",
+                                    median_s, least, kRefreshesPerPhase, step);
+    return;
+  }
+  j["timed_j"] = spread(per_repeat);
+  j["timed_mean_w"] = seconds > 0 ? json(joules / seconds) : json(nullptr);
+  const double median_j = median_of(per_repeat);
+  if (work.unit == "GFLOP" && median_j > 0) j["gflop_per_j"] = work.per_repeat / median_j;
+  if (work.unit == "1e9 samples" && work.per_repeat > 0) j["j_per_1e9_samples"] = median_j / work.per_repeat;
+}
+
 // Rank 0: the section from the nodes' sums (`meter` and `marks` are rank 0's node's). A kind not
 // counted has no joules (null), never 0 J.
 json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks, NodeSums& sums, const Whys& whys,
-               const std::vector<std::string>& phases, const std::vector<double>& median_s, int warmup,
-               const EnergyWork& work) {
+               const std::vector<std::string>& phases, const std::vector<double>& median_s,
+               const std::vector<double>& timed_s, int warmup, const EnergyWork& work) {
   json j = section_head(meter, sums, whys);
   const bool cpu = j["cpu"]["counted"].get<bool>(), gpu = j["gpu"]["counted"].get<bool>();
   if (!(cpu || gpu) || sums.repeats == 0 || marks.size() <= static_cast<std::size_t>(warmup)) return j;
@@ -270,6 +357,7 @@ json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks
   const json idle_gpu = idle_watts(gpu, sums.v[6], sums.v[0], sums.v[4]);
   const bool idle_known = (!cpu || idle_cpu.is_number()) && (!gpu || idle_gpu.is_number());
   const double seconds = marks.back().at_s - marks[static_cast<std::size_t>(warmup)].at_s;
+  j["intervals"] = {{"timed", kTimedInterval}, {"repeat", kWholeRepeat}};
   j["idle_w"] = {{"cpu", idle_cpu},
                  {"gpu", idle_gpu},
                  {"total", idle_known ? json((cpu ? sums.v[3] : 0.0) + (gpu ? sums.v[4] : 0.0)) : json(nullptr)}};
@@ -277,16 +365,12 @@ json summarize(const EnergyMeter& meter, const std::vector<EnergyReading>& marks
   j["cpu_j"] = cpu ? json(cpu_run) : json(nullptr);
   j["gpu_j"] = gpu ? json(gpu_run) : json(nullptr);
   j["repeats"] = sums.repeats;
-  j["repeat_j"] = {{"median", median_of(per_repeat)},
-                   {"min", *std::min_element(per_repeat.begin(), per_repeat.end())},
-                   {"max", *std::max_element(per_repeat.begin(), per_repeat.end())}};
+  j["repeat_j"] = spread(per_repeat);
   j["seconds"] = seconds;
   j["interval_unix"] = {marks[static_cast<std::size_t>(warmup)].at_unix, marks.back().at_unix};
   j["mean_w"] = seconds > 0 ? json(run_j / seconds) : json(nullptr);
-  const double per_result = run_j / static_cast<double>(sums.repeats);  // each repeat is one verified result
-  j["per_result_j"] = per_result;
-  if (work.unit == "GFLOP" && per_result > 0) j["gflop_per_j"] = work.per_repeat / per_result;
-  if (work.unit == "1e9 samples" && work.per_repeat > 0) j["j_per_1e9_samples"] = per_result / work.per_repeat;
+  j["per_result_j"] = run_j / static_cast<double>(sums.repeats);  // each repeat is one verified result
+  add_timed(j, sums, timed_s, work, cpu, gpu);
   add_phases(j, sums, phases, median_s, cpu, gpu);
   return j;
 }
@@ -361,6 +445,11 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
   std::vector<double> median_s;
   for (const auto& p : phases) median_s.push_back(median_of(timed.samples(p)));
   allreduce_in_place(median_s, MPI_MAX, comm_);
+  // Each timed repeat's timed interval lasts as long as its slowest rank's end to end: the time
+  // column's interval.
+  std::vector<double> timed_s = timed.samples(phase::end_to_end);
+  timed_s.resize(repeats, 0.0);
+  allreduce_in_place(timed_s, MPI_MAX, comm_);
 
   NodeSums sums(repeats, phases.size());
   std::string mine;  // this node's reasons and warnings, on its reader
@@ -369,10 +458,10 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
     if (marks_.size() == static_cast<std::size_t>(total) + 1) {
       std::vector<EnergyReading> all = timeline_;
       all.insert(all.end(), marks_.begin(), marks_.end());
-      const Timeline line(meter_->domains(), std::move(all));
-      add_node(line, marks_, sums, phases, warmup, timed);
-      cpu_late = line.cpu_why();
-      gpu_late = line.gpu_why();
+      const EnergyTimeline line(meter_->domains(), std::move(all));
+      const NodeGaps gaps = add_node(line, {marks_, warmup, timed_s, timed}, sums, phases);
+      cpu_late = gaps.cpu;
+      gpu_late = gaps.gpu;
     }
     const json why = node_why(*meter_, cpu_late, gpu_late, idle_cpu_why_, idle_gpu_why_);
     sums.v[0] = 1;
@@ -388,7 +477,7 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
   const std::vector<std::string> gathered = comm_.gather_strings(mine);
   if (!comm_.is_root()) return nullptr;
   const Whys whys = gather_whys(gathered, static_cast<std::int64_t>(sums.v[0]));
-  return summarize(*meter_, marks_, sums, whys, phases, median_s, warmup, work);
+  return summarize(*meter_, marks_, sums, whys, phases, median_s, timed_s, warmup, work);
 }
 
 namespace {
@@ -415,6 +504,21 @@ std::string kind_parts(const json& e) {
   return counted + " over the run" + not_counted;
 }
 
+// The timed interval's joules and efficiency, or why it has none of its own.
+std::string timed_part(const json& e) {
+  if (!e.contains("timed_j")) return "timed interval not kept (an older record)";
+  if (!e["timed_j"].is_object()) {
+    return fmt::format("timed interval not counted apart ({})", e.value("timed_reason", std::string("-")));
+  }
+  std::string eff;
+  if (e.contains("gflop_per_j")) eff = fmt::format(", {:.3g} GFLOP/J", e["gflop_per_j"].get<double>());
+  if (e.contains("j_per_1e9_samples")) {
+    eff = fmt::format(", {:.3g} J per 1e9 samples", e["j_per_1e9_samples"].get<double>());
+  }
+  return fmt::format("timed interval {:.4g} J median (mean {}){}", e["timed_j"].value("median", 0.0),
+                     figure(e, "timed_mean_w", "W"), eff);
+}
+
 }  // namespace
 
 std::string EnergyRun::table_line(const json& e) {
@@ -429,20 +533,18 @@ std::string EnergyRun::table_line(const json& e) {
                                   cpu ? "counted" : e["cpu"].value("reason", "-"),
                                   gpu ? "counted" : e["gpu"].value("reason", "-"));
   }
-  std::string eff;
-  if (e.contains("gflop_per_j")) eff = fmt::format(", {:.3g} GFLOP/J", e["gflop_per_j"].get<double>());
-  if (e.contains("j_per_1e9_samples")) {
-    eff = fmt::format(", {:.3g} J per 1e9 samples", e["j_per_1e9_samples"].get<double>());
-  }
   std::string phases;
   if (e.contains("phases") && e["phases"].is_object()) {
     for (const auto& [name, p] : e["phases"].items()) {
       phases += fmt::format("{}{} {:.4g} J", phases.empty() ? "; per repeat: " : ", ", name, p.value("median_j", 0.0));
     }
   }
-  return warnings + fmt::format("energy: {:.4g} J per verified result{}, mean {}, idle before {} ({}{})\n",
-                                e["per_result_j"].get<double>(), eff, figure(e, "mean_w", "W"),
-                                figure(e["idle_w"], "total", "W"), kind_parts(e), phases);
+  std::string out = warnings + fmt::format("energy: {}; whole repeat with its check {:.4g} J per verified result "
+                                           "(mean {}); idle before {} ({}{})\n",
+                                           timed_part(e), e["per_result_j"].get<double>(), figure(e, "mean_w", "W"),
+                                           figure(e["idle_w"], "total", "W"), kind_parts(e), phases);
+  if (e.contains("covers")) out += "energy covers: " + e["covers"].get<std::string>() + "\n";
+  return out;
 }
 
 }  // namespace scalebench

@@ -3,10 +3,13 @@
 // rank) reads its CPU packages' RAPL counters and the GPUs its ranks drive (each GPU once, however
 // many ranks share it) just before every repeat's barrier and after the last; the nodes' joules are
 // summed on rank 0. The main thread never reads a counter inside a timed repeat; a sampler thread
-// on the reader reads them every kSamplePeriod, and a phase long enough for the counters' refresh
-// gets the joules of its intervals (PhaseRecorder::spans) from that timeline. Every interval between
-// two readings is checked (energy.hpp): a kind (CPU, GPU) with one interval not counted on one
-// node is not counted for the run, the reason and a warning in the section, never 0 J.
+// on the reader reads them every kSamplePeriod. Each figure says which interval it covers: the
+// timed interval of each repeat (from the end of its barrier, as long as its slowest rank's end to
+// end: the time column's interval, and the one GFLOP/J and J per 1e9 samples come from), the whole
+// repeat with its check (per_result_j), and each phase long enough for the counters' refresh
+// (PhaseRecorder::spans), all from that timeline (energy_timeline.hpp). A kind (CPU, GPU) with one
+// of these intervals not counted on one node is not counted for the run: the reason says where,
+// a warning too, and its joules are null, never 0 J. `covers` names the parts counted.
 #include <condition_variable>
 #include <memory>
 #include <mutex>

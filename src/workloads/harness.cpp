@@ -19,7 +19,9 @@ int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, Ene
     energy.mark();  // before the barrier: reading the counters is never inside a timed repeat
     const double t0 = loop.begin(rep, rec);
     w.repeat(rec);
-    rec.add(phase::end_to_end, wall_seconds() - t0);
+    const double t1 = wall_seconds();
+    rec.add(phase::end_to_end, t1 - t0);
+    rec.span(phase::end_to_end, t0, t1);  // the energy's timed interval starts here
     w.check_repeat(rep, rec);
     rec.next_repeat();
     loop.end(rep);

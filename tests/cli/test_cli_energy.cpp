@@ -1,6 +1,7 @@
 // The record's energy section from real runs: without counters it says why (nothing estimated);
 // with a powercap tree whose counter a writer advances during the run, the joules, watts and
-// efficiency follow from that counter; a counter that steps back, rises past what a package can
+// efficiency follow from that counter, the timed interval's apart from the whole repeat's with its
+// check, and the record says what they cover; a counter that steps back, rises past what a package can
 // draw, turns to garbage or into a FIFO during the run is not counted, with a warning, never a
 // number (energy.hpp), and the run ends as it would without counters.
 #include <string>
@@ -43,7 +44,12 @@ TEST(EnergyCli, AnAdvancingCounterGivesJoulesPerResult) {
   EXPECT_GT(run_j, 0) << e.dump();
   EXPECT_NEAR(per, run_j / 3, 1e-9 * run_j);
   EXPECT_NEAR(e["mean_w"].get<double>(), run_j / seconds, 1e-9 * run_j / seconds);
-  EXPECT_NEAR(e["j_per_1e9_samples"].get<double>(), per / 2.0, 1e-9 * per);
+  // The efficiency comes from the timed interval (the kernels' repeat, its check apart).
+  ASSERT_TRUE(e["timed_j"].is_object()) << e.dump(1);
+  const double timed = e["timed_j"]["median"];
+  EXPECT_LE(timed, e["repeat_j"]["median"].get<double>()) << e.dump(1);
+  EXPECT_NEAR(e["j_per_1e9_samples"].get<double>(), timed / 2.0, 1e-9 * timed);
+  EXPECT_EQ(e["covers"], "CPU packages (RAPL), not the node at the wall");
   // The writer aims at 100 W; a busy box slows its loop, so only the order of magnitude is asked.
   EXPECT_GT(e["mean_w"].get<double>(), 5) << e.dump();
   EXPECT_LT(e["mean_w"].get<double>(), 300) << e.dump();
@@ -65,6 +71,42 @@ TEST(EnergyCli, AnAdvancingCounterGivesJoulesPerResult) {
   EXPECT_NE(e["phases_folded"]["reduce"].get<std::string>().find("fold into its repeat"), std::string::npos);
   EXPECT_FALSE(e["phases"].contains("end_to_end")) << "the repeat is not a phase of itself";
   EXPECT_NE(r.output.find("per repeat: compute "), std::string::npos) << r.output;
+}
+
+// Each repeat's check made slow on purpose (0.6 s more): the joules of the timed interval (the
+// time column's) leave the check out, the whole repeat's keep it, and GFLOP/J comes from the
+// timed interval, so that GFLOP/J times its watts is the GFLOP/s of the time column.
+TEST(EnergyCli, ASlowCheckStaysOutOfTheTimedIntervalsJoules) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_with_fake_rapl(dir, 1000000,
+                                      std::string(std::getenv("SCALEBENCH_BINARY")) +
+                                          " gemm --n 2048 --threads 1 --reps 2 --warmup 1 --check-delay-seconds 0.6 "
+                                          "--json " +
+                                          dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json record = json::parse(read_file(dir + "/r.json"));
+  const json& e = record["energy"];
+  ASSERT_TRUE(e["cpu"]["counted"].get<bool>()) << e.dump(1);
+  const double time_s = record["phases"]["end_to_end"]["median_s"];
+  ASSERT_GE(time_s, 0.1) << "the multiply ran too fast for joules of its own: raise --n";
+  EXPECT_NEAR(e["timed_s"]["median"].get<double>(), time_s, 1e-12) << "the time column's interval";
+  ASSERT_TRUE(e["timed_j"].is_object()) << e.dump(1);
+  const double timed = e["timed_j"]["median"], whole = e["repeat_j"]["median"], watts = e["timed_mean_w"];
+  EXPECT_LT(timed, whole) << e.dump(1);
+  EXPECT_GT(whole - timed, 0.5 * 0.6 * e["mean_w"].get<double>()) << "the check's joules: " << e.dump(1);
+  EXPECT_NEAR(e["per_result_j"].get<double>(), whole, 1e-9 * whole) << "two repeats: the median is the mean";
+  // Two repeats: the mean power over the timed intervals is the median joules over the median time.
+  EXPECT_NEAR(watts, timed / time_s, 1e-9 * watts);
+  const double gflop = 2.0 * 2048 * 2048 * 2048 / 1e9;
+  EXPECT_NEAR(e["gflop_per_j"].get<double>(), gflop / timed, 1e-9 * gflop / timed);
+  EXPECT_NEAR(e["gflop_per_j"].get<double>() * watts, gflop / time_s, 1e-6 * gflop / time_s);
+  // The whole repeat's joules over the timed seconds would claim more power than was drawn.
+  EXPECT_GT(e["per_result_j"].get<double>() / time_s, 1.1 * watts) << e.dump(1);
+  EXPECT_EQ(e["covers"], "CPU packages (RAPL), not the node at the wall");
+  EXPECT_NE(r.output.find("energy: timed interval "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" GFLOP/J; whole repeat with its check "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("energy covers: CPU packages (RAPL), not the node at the wall"), std::string::npos)
+      << r.output;
 }
 
 namespace {
@@ -98,7 +140,8 @@ void expect_not_counted(const CliRun& r, const std::string& dir, const std::stri
   EXPECT_FALSE(e["available"].get<bool>()) << e.dump(1);
   EXPECT_FALSE(e["cpu"]["counted"].get<bool>()) << e.dump(1);
   EXPECT_NE(e["cpu"]["reason"].get<std::string>().find(why), std::string::npos) << e.dump(1);
-  for (const char* figure : {"run_j", "cpu_j", "per_result_j", "mean_w", "idle_w", "j_per_1e9_samples"}) {
+  for (const char* figure :
+       {"run_j", "cpu_j", "per_result_j", "mean_w", "idle_w", "j_per_1e9_samples", "timed_j", "timed_mean_w"}) {
     EXPECT_FALSE(e.contains(figure)) << figure << " without a counted counter: " << e.dump(1);
   }
   EXPECT_NE(r.output.find("energy: not counted (CPU: "), std::string::npos) << r.output;

@@ -42,19 +42,31 @@ void check_in_browser(const std::string& page, const std::vector<std::string>& f
 }
 
 // A test fixture's energy section: made-up joules per verified result, as a record whose counters
-// counted them would carry (`gpu`: the GPU's counter counted too). Not a measurement.
-json fixture_energy(double per_result_j, bool gpu) {
-  return {{"available", true},
-          {"cpu", {{"counted", true}}},
-          {"gpu", gpu ? json{{"counted", true}} : json{{"counted", false}, {"reason", "no GPU used by this run"}}},
-          {"run_j", per_result_j},
-          {"per_result_j", per_result_j},
-          {"mean_w", 100.0}};
+// counted them would carry (`gpu`: the GPU's counter counted too). Not a measurement. `timed`: a
+// record that gives the timed interval's joules (`joules`; the whole repeat's 1.25 times more);
+// else an older record, whose per_result_j does not say which interval it covers.
+json fixture_energy(double joules, bool gpu, bool timed) {
+  json e = {{"available", true},
+            {"cpu", {{"counted", true}}},
+            {"gpu", gpu ? json{{"counted", true}} : json{{"counted", false}, {"reason", "no GPU used by this run"}}},
+            {"run_j", joules},
+            {"per_result_j", joules},
+            {"mean_w", 100.0}};
+  if (timed) {
+    e["per_result_j"] = e["run_j"] = 1.25 * joules;
+    e["timed_j"] = {{"median", joules}, {"min", joules}, {"max", joules}};
+    e["timed_mean_w"] = 110.0;
+    e["covers"] = gpu ? "CPU packages (RAPL) + GPU boards (NVML), not the node at the wall"
+                      : "CPU packages (RAPL), not the node at the wall";
+  }
+  return e;
 }
 
 // A made-up gemm record: `seconds` end to end (a repeat), `gflops`, the backend, optionally a
-// prediction and made-up joules per result (`joules` > 0: a fixture energy section).
-json record(const std::string& backend, double n, double seconds, double predicted, double joules = 0, int ranks = 1) {
+// prediction and made-up joules per result (`joules` > 0: a fixture energy section, of the timed
+// interval where `timed`, else an older record's).
+json record(const std::string& backend, double n, double seconds, double predicted, double joules = 0, int ranks = 1,
+            bool timed = false) {
   const json phase = [](double s) { return json{{"median_s", s}, {"min_s", s}, {"max_s", s}}; }(seconds);
   json r = {
       {"subcommand", "gemm"},
@@ -72,7 +84,7 @@ json record(const std::string& backend, double n, double seconds, double predict
                        {"end_to_end",
                         {{"predicted_s", predicted}, {"measured_s", seconds}, {"ratio", seconds / predicted}}}};
   }
-  if (joules > 0) r["energy"] = fixture_energy(joules, backend == "cublas");
+  if (joules > 0) r["energy"] = fixture_energy(joules, backend == "cublas", timed);
   return r;
 }
 
@@ -113,7 +125,7 @@ TEST(ReportCli, ContrastReportRendersInChromium) {
       dir + "/c 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(file_exists(dir + "/c/report.html")) << r.output;
-  EXPECT_NE(r.output.find("J/result"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("J timed"), std::string::npos) << r.output;
   EXPECT_EQ(count_of(r.output, "energy not counted (CPU: no powercap tree"), 1) << "said once: " << r.output;
   const std::string page = read_file(dir + "/c/report.html");
   EXPECT_NE(page.find("gemm --n 128"), std::string::npos) << "every command line is on the page";
@@ -186,7 +198,7 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
                    {"launch_failed", false},
                    {"command", "mpirun -np 1 scalebench gemm --backend=" + std::string(backend)},
                    {"key", fmt_key(backend, n)},
-                   {"record", record(backend, n, t, t * 1.1, joules)}};
+                   {"record", record(backend, n, t, t * 1.1, joules, 1, true)}};
       jsonl << line.dump() << "\n";
     }
   }
@@ -194,11 +206,12 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("backend=cublas against backend=openblas"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("crossover n ≈ 1448 (between 1024 and 2048); in energy (J per verified result) n ≈ 2896 "
-                          "(between 2048 and 4096)"),
+  EXPECT_NE(r.output.find("crossover n ≈ 1448 (between 1024 and 2048); in energy (J of the timed interval) n ≈ "
+                          "2896 (between 2048 and 4096)"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("J/result"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("J timed"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("marked rep"), std::string::npos) << "every joule figure is the timed interval's";
   EXPECT_EQ(r.output.find("energy not counted"), std::string::npos) << r.output;
   const json summary = json::parse(read_file(out + "/summary.json"));
   const json& groups = summary["baseline"]["groups"];
@@ -206,6 +219,11 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   EXPECT_EQ(groups[0]["group"], "backend=cublas");
   EXPECT_NEAR(groups[0]["crossover"]["size"].get<double>(), 1448.0, 0.5);
   EXPECT_NEAR(groups[0]["energy_crossover"]["size"].get<double>(), 2896.0, 0.5);
+  EXPECT_EQ(groups[0]["energy_crossover"]["interval"], "timed");
+  // The summary's rows: the timed interval's joules, the whole repeat's kept apart.
+  const json& first = summary["runs"][0]["energy"];
+  EXPECT_EQ(first["interval"], "timed") << first.dump();
+  EXPECT_NEAR(first["per_result_j"].get<double>(), 1.25 * first["j"].get<double>(), 1e-9) << first.dump();
   EXPECT_FALSE(groups[0]["energy_crossover"]["same_as_time"].get<bool>());
   ASSERT_EQ(groups[0]["points"].size(), 4u);
   for (const auto& p : groups[0]["points"]) {
@@ -224,6 +242,8 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
   const std::string page = read_file(out + "/report.html");
   EXPECT_NE(page.find("n ≈ 1448"), std::string::npos);
   EXPECT_NE(page.find("n ≈ 2896"), std::string::npos) << "the crossover in energy";
+  EXPECT_NE(page.find("in energy (J of the timed interval)"), std::string::npos) << "which joules it compares";
+  EXPECT_EQ(page.find("id=\"energy-intervals\""), std::string::npos) << "no joule figure of another interval";
   EXPECT_NE(page.find("0123456789ab"), std::string::npos) << "the git hash of the records";
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
@@ -264,7 +284,14 @@ TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
   const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("0 run now, 3 from earlier"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("runs: fastest #3 (4 cores, 1.1487 s); least energy #1 (1 core, 100 J/result)"),
+  // Older records (made-up fixtures without the timed interval): their joules shown, marked as not
+  // saying which interval they cover.
+  EXPECT_NE(r.output.find("runs: fastest #3 (4 cores, 1.1487 s); least energy #1 (1 core, 100 J per verified result, "
+                          "interval not stated)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("J timed: joules of each repeat's timed interval, the time column's; marked ?: an older "
+                          "record's joules per verified result"),
             std::string::npos)
       << r.output;
   const json summary = json::parse(read_file(out + "/summary.json"));
@@ -274,13 +301,18 @@ TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
   EXPECT_TRUE(summary["runs"][2].value("time_optimal", false));
   EXPECT_TRUE(summary["runs"][0].value("energy_optimal", false));
   EXPECT_FALSE(summary["runs"][1].contains("time_optimal"));
-  EXPECT_NE(read_file(out + "/summary.csv").find(",time\n"), std::string::npos) << "the optimal column";
-  EXPECT_NE(read_file(out + "/summary.md").find("| 100 * |"), std::string::npos) << read_file(out + "/summary.md");
+  // The optimal column, then the energy's timed interval (none in an older record) and its interval.
+  EXPECT_NE(read_file(out + "/summary.csv").find(",time,,unstated\n"), std::string::npos) << "the optimal column";
+  EXPECT_NE(read_file(out + "/summary.md").find("| 100 ? * |"), std::string::npos) << read_file(out + "/summary.md");
+  EXPECT_NE(read_file(out + "/summary.csv").find(",energy_timed_j,energy_interval\n"), std::string::npos);
+  EXPECT_EQ(summary["runs"][0]["energy"]["interval"], "unstated");
   if (python_with_matplotlib().empty())
     GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
   const std::string page = read_file(out + "/report.html");
   EXPECT_NE(page.find("id=\"optima\""), std::string::npos);
   EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
+  EXPECT_NE(page.find("<td data-label=\"J timed\">100 ? *</td>"), std::string::npos) << "an older record's joules";
+  EXPECT_NE(page.find("?: J per verified result, interval not stated"), std::string::npos) << "the mark said";
   // The records' words moved against the least (made-up: 1.25 x ranks; none on one rank).
   EXPECT_NE(page.find("<th>× bound</th>"), std::string::npos) << "the communication-bound column";
   EXPECT_NE(page.find("<td data-label=\"× bound\">5.00×</td>"), std::string::npos) << "4 ranks' x bound";
@@ -731,15 +763,27 @@ TEST(ReportCli, AContrastWithJoulesDrawsEnergyPerResultByMode) {
   NEED_MATPLOTLIB();
   const std::string dir = make_temp_dir();
   const std::string c = made_up_contrast(dir + "/c", 3);
-  // Test fixture: made-up joules per verified result on each finished row (not measured).
+  // Test fixture: made-up joules per verified result on each finished row (not measured): the
+  // timed interval's, the whole repeat's (a timed interval too short for the counters), and an
+  // older contrast's row that does not say which interval.
   json doc = json::parse(read_file(c + "/contrast.json"));
-  for (int i = 0; i < 3; ++i) doc["runs"][i]["energy"] = {{"per_result_j", 40.0 / (i + 1)}, {"counted", "cpu"}};
+  doc["runs"][0]["energy"] = {{"j", 40.0}, {"interval", "timed"}, {"per_result_j", 50.0}, {"counted", "cpu"}};
+  doc["runs"][1]["energy"] = {{"j", 20.0}, {"interval", "repeat"}, {"per_result_j", 20.0}, {"counted", "cpu"}};
+  doc["runs"][2]["energy"] = {{"per_result_j", 40.0 / 3}, {"counted", "cpu"}};
   std::ofstream(c + "/contrast.json") << doc.dump();
   const CliRun r = report_with(runners()[0], c);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string page = read_file(c + "/report.html");
-  EXPECT_NE(page.find("<td data-label=\"J / result\">13.3</td>"), std::string::npos) << "the J / result column";
-  EXPECT_NE(page.find("joules per verified result per row (counted by cpu"), std::string::npos);
+  EXPECT_NE(page.find("<td data-label=\"J timed\">40</td>"), std::string::npos) << "the timed interval's";
+  EXPECT_NE(page.find("<td data-label=\"J timed\">20 rep</td>"), std::string::npos) << "the whole repeat's";
+  EXPECT_NE(page.find("<td data-label=\"J timed\">13.3 ?</td>"), std::string::npos) << "an older row's";
+  EXPECT_NE(page.find("rep: J of the whole repeat with its check; ?: J per verified result, interval not stated"),
+            std::string::npos)
+      << "the marks said under the table";
+  EXPECT_NE(page.find("per row: joules per verified result (J of the timed interval, J of the whole repeat with its "
+                      "check, J per verified result, interval not stated) (counted by cpu"),
+            std::string::npos)
+      << "the figure says the intervals it mixes";
   EXPECT_EQ(page.find("id=\"no-energy\""), std::string::npos);
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";

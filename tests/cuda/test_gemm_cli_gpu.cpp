@@ -52,7 +52,8 @@ TEST(GemmCliGpu, NcclWithOneRankNotesThatNothingMoves) {
 }
 
 // The GPU's energy from NVML in the record: positive, its mean power between a tenth of the idle
-// reading and the card's power limit; ranks sharing a GPU count it once (one domain per GPU).
+// reading and the card's power limit, over the whole repeats and over the timed interval where it
+// is long enough for the counter; ranks sharing a GPU count it once (one domain per GPU).
 TEST(GemmCliGpu, TheRecordCountsTheGpusEnergy) {
   SKIP_WITHOUT_A_GPU();
   const std::string dir = make_temp_dir();
@@ -66,8 +67,20 @@ TEST(GemmCliGpu, TheRecordCountsTheGpusEnergy) {
   EXPECT_GT(idle, 10) << e.dump(1);
   EXPECT_GT(mean_w, 0.1 * idle) << e.dump(1);
   EXPECT_LT(e["gpu_j"].get<double>() / e["seconds"].get<double>(), 1.05 * limit) << e.dump(1);
-  EXPECT_GT(e["gflop_per_j"].get<double>(), 0) << e.dump(1);
-  EXPECT_NE(r.output.find("GFLOP/J"), std::string::npos) << r.output;
+  EXPECT_NE(e["covers"].get<std::string>().find("GPU boards (NVML)"), std::string::npos) << e.dump(1);
+  // The timed interval's joules where its median lasts 5 of NVML's 100 ms steps, GFLOP/J from
+  // them and their mean power under the card's limit; a shorter one has none of its own (null, and
+  // no GFLOP/J), never the whole repeat's joules over the timed seconds.
+  if (e["timed_s"]["median"].get<double>() >= 0.5) {
+    ASSERT_TRUE(e["timed_j"].is_object()) << e.dump(1);
+    EXPECT_LT(e["timed_mean_w"].get<double>(), 1.05 * limit) << e.dump(1);
+    EXPECT_GT(e["gflop_per_j"].get<double>(), 0) << e.dump(1);
+    EXPECT_NE(r.output.find("GFLOP/J"), std::string::npos) << r.output;
+  } else {
+    EXPECT_TRUE(e["timed_j"].is_null()) << e.dump(1);
+    EXPECT_FALSE(e.contains("gflop_per_j")) << e.dump(1);
+    EXPECT_NE(r.output.find("timed interval not counted apart"), std::string::npos) << r.output;
+  }
 
   // One rank more than GPUs: two ranks share one GPU, and every GPU is counted once.
   const int gpus_visible = visible_gpu_count();

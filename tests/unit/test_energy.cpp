@@ -1,7 +1,8 @@
 // Energy counters against a fake powercap tree the test writes (two sockets with DRAM, a core
 // subdomain that must not be added, counters that advance and wrap) and an NVML that is absent;
 // the rule that a counter is input, not truth (energy.hpp): counters that step back, vanish, turn
-// into FIFOs, huge files or garbage mid-run, ranges of 0 or absurd, rises no domain can draw.
+// into FIFOs, huge files or garbage mid-run, ranges of 0 or absurd, rises no domain can draw; the
+// joules of an interval from a node's readings, not counted where a read inside it failed.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 
 #include "scalebench/base/energy.hpp"
 #include "scalebench/mpi/timing.hpp"
+#include "workloads/energy_timeline.hpp"
 
 using namespace scalebench;
 namespace fs = std::filesystem;
@@ -360,4 +362,68 @@ TEST(PhaseSpans, AScopedPhaseKeepsItsIntervalInItsRepeat) {
   EXPECT_DOUBLE_EQ(rec.samples("gather")[1], g.t1 - g.t0) << "the seconds and the interval are the same time";
   rec.clear();
   EXPECT_TRUE(rec.spans().empty());
+}
+
+// ---- The joules of an interval from a node's readings (energy_timeline.hpp) ---------------------
+
+namespace {
+
+// Readings every 20 ms from 0 s to 2 s of a package at 100 W and a GPU at 300 W (2 J and 6 J a
+// reading); `bad_cpu_at`: the package's reading at that index unreadable (a failed read).
+std::vector<EnergyReading> steady_readings(int bad_cpu_at = -1) {
+  std::vector<EnergyReading> out;
+  for (int i = 0; i <= 100; ++i) {
+    EnergyReading r = at(0.02 * i, {2.0 * i, 6.0 * i});
+    if (i == bad_cpu_at) {
+      r.joules[0] = std::nullopt;
+      r.unreadable[0] = "cannot read it (made up)";
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(EnergyTimeline, AnIntervalGetsItsJoulesLinearBetweenReadings) {
+  const scalebench::EnergyTimeline line({kPackage, kGpu}, steady_readings());
+  // A timed interval from 0.5 s to 1.25 s (not on a reading): 0.75 s at 100 W and at 300 W.
+  const scalebench::IntervalJoules j = line.between(0.5, 1.25);
+  ASSERT_TRUE(j.cpu && j.gpu) << j.cpu_why << j.gpu_why;
+  EXPECT_NEAR(*j.cpu, 75.0, 1e-9);
+  EXPECT_NEAR(*j.gpu, 225.0, 1e-9);
+  // Within one interval between two readings, and the readings' whole span.
+  EXPECT_NEAR(*line.between(0.503, 0.513).cpu, 1.0, 1e-9);
+  EXPECT_NEAR(*line.between(0.0, 2.0).gpu, 600.0, 1e-9);
+}
+
+TEST(EnergyTimeline, AFailedReadInsideAnIntervalLeavesItNotCountedNeverZero) {
+  // The package's reading at 1.0 s failed: the intervals on either side are not counted.
+  const scalebench::EnergyTimeline line({kPackage, kGpu}, steady_readings(50));
+  // A timed interval around it: the package not counted (no value, the reason), the GPU counted.
+  const scalebench::IntervalJoules timed = line.between(0.9, 1.1);
+  EXPECT_FALSE(timed.cpu) << "a failed read inside the interval gives no joules, never a partial or 0 J";
+  EXPECT_NE(timed.cpu_why.find("could not be read (cannot read it (made up)): not counted"), std::string::npos)
+      << timed.cpu_why;
+  ASSERT_TRUE(timed.gpu) << timed.gpu_why;
+  EXPECT_NEAR(*timed.gpu, 60.0, 1e-9);
+  // Touching either side of the failed read is enough: 0.99 s to 1.0 s, 1.0 s to 1.01 s.
+  EXPECT_FALSE(line.between(0.99, 0.995).cpu);
+  EXPECT_FALSE(line.between(1.005, 1.01).cpu);
+  // An interval clear of it (the repeat's check, say) is counted, whole.
+  const scalebench::IntervalJoules check = line.between(1.2, 1.5);
+  ASSERT_TRUE(check.cpu) << check.cpu_why;
+  EXPECT_NEAR(*check.cpu, 30.0, 1e-9) << "a failed read elsewhere takes nothing from it";
+  EXPECT_NEAR(*line.between(0.1, 0.9).cpu, 80.0, 1e-9);
+}
+
+TEST(EnergyTimeline, AnIntervalOutsideTheReadingsIsNotCounted) {
+  const scalebench::EnergyTimeline line({kPackage, kGpu}, steady_readings());
+  for (const auto& [t0, t1] : {std::pair{-0.5, 0.5}, {1.5, 2.5}, {3.0, 4.0}}) {
+    const scalebench::IntervalJoules j = line.between(t0, t1);
+    EXPECT_FALSE(j.cpu) << t0 << ".." << t1 << ": the counters say nothing of the time outside their readings";
+    EXPECT_NE(j.cpu_why.find("reaches outside the counters' readings"), std::string::npos) << j.cpu_why;
+  }
+  const scalebench::EnergyTimeline once({kPackage}, {at(0.0, {1.0})});
+  EXPECT_FALSE(once.between(0.0, 0.0).cpu) << "one reading has no interval";
 }

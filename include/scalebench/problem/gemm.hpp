@@ -129,19 +129,20 @@ struct GemmConfig {
 // its configuration so that the configuration holds only what a user chooses. All ranks must
 // pass the same hooks (they join the configuration agreement); the record's config shows mpi_chunk.
 struct GemmTestHooks {
-  std::int64_t mpi_chunk = 0;  // largest element count per MPI call; 0 = the largest MPI count
-  int inject_error_rank = -1;  // corrupt one element of C on this rank after the multiply
-  bool keep_c = false;         // return the gathered C in GemmResult (rank 0)
-  int delay_rank = -1;         // Summa2D: this rank sleeps delay_seconds before each panel's multiply
-  double delay_seconds = 0;    // (counted as compute): a slow rank made on purpose
-  std::int64_t piece_rows = 0;  // Summa2D's host ring: rows per piece of a panel's multiply; 0 = its rule
+  std::int64_t mpi_chunk = 0;      // largest element count per MPI call; 0 = the largest MPI count
+  int inject_error_rank = -1;      // corrupt one element of C on this rank after the multiply
+  bool keep_c = false;             // return the gathered C in GemmResult (rank 0)
+  int delay_rank = -1;             // Summa2D: this rank sleeps delay_seconds before each panel's multiply
+  double delay_seconds = 0;        // (counted as compute): a slow rank made on purpose
+  double check_delay_seconds = 0;  // every rank sleeps this long in each repeat's check: a slow check
+  std::int64_t piece_rows = 0;     // Summa2D's host ring: rows per piece of a panel's multiply; 0 = its rule
 };
 
 // The hooks that change what ranks do, as configuration words (agreed with the configuration).
 inline std::string test_hook_fields(const GemmTestHooks& h) {
   return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank) +
          " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds) +
-         " piece_rows=" + std::to_string(h.piece_rows);
+         " check_delay_seconds=" + std::to_string(h.check_delay_seconds) + " piece_rows=" + std::to_string(h.piece_rows);
 }
 
 // The options of `autos` as words ("algorithm,distribution"; "" when none); the ones the user

@@ -96,10 +96,14 @@ std::vector<ContextDifference> context_differences(const json& a, const json& b)
   lb["placement"] = placement_text(b);
   la["prediction.profile"] = as_text(member(member(a, "prediction"), "profile"));
   lb["prediction.profile"] = as_text(member(member(b, "prediction"), "profile"));
-  for (const char* e : {"per_result_j", "mean_w"}) {
+  // Which interval each joule figure covers: the whole repeat (per_result_j, mean_w; an older
+  // record's are of an interval it does not state) and the timed interval (absent from older ones).
+  for (const char* e : {"per_result_j", "mean_w", "timed_mean_w", "covers"}) {
     la[fmt::format("energy.{}", e)] = as_text(member(member(a, "energy"), e));
     lb[fmt::format("energy.{}", e)] = as_text(member(member(b, "energy"), e));
   }
+  la["energy.timed_j.median"] = as_text(member(member(member(a, "energy"), "timed_j"), "median"));
+  lb["energy.timed_j.median"] = as_text(member(member(member(b, "energy"), "timed_j"), "median"));
   for (const auto& kv : lb) la.try_emplace(kv.first, "(none)");
   std::vector<ContextDifference> out;
   for (const auto& [k, v] : la) {

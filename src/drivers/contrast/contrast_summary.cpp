@@ -73,7 +73,7 @@ const std::vector<TextColumn>& text_columns() {
                                                   {"rate", 18, Align::right, ""},
                                                   {"speed-up", 10, Align::right, ""},
                                                   {"eff.", 7, Align::right, ""},
-                                                  {"J/result", 10, Align::right, ""},
+                                                  {"J timed", 12, Align::right, ""},
                                                   {"compute/comm/transfer", 28, Align::left, "  "},
                                                   {"run/pdgemm", 15, Align::left, ""},
                                                   {"status", 0, Align::left, ""}};
@@ -141,7 +141,9 @@ Cells csv_heads() {
           "worst_phase",
           "energy_per_result_j",
           "run_vs_pdgemm_tuned",
-          "run_vs_pdgemm_shipped"};
+          "run_vs_pdgemm_shipped",
+          "energy_timed_j",
+          "energy_interval"};
 }
 
 Cells csv_cells(const nlohmann::json& row) {
@@ -173,20 +175,28 @@ Cells csv_cells(const nlohmann::json& row) {
           pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string(),
           row["status"] == "ok" ? study::energy_field(energy_of(row)) : std::string(),
           study::peer_ratio_field(row.value("peer", nlohmann::json()), "tuned"),
-          study::peer_ratio_field(row.value("peer", nlohmann::json()), "shipped")};
+          study::peer_ratio_field(row.value("peer", nlohmann::json()), "shipped"),
+          row["status"] == "ok" ? study::energy_timed_field(energy_of(row)) : std::string(),
+          row["status"] == "ok" ? study::energy_interval_field(energy_of(row)) : std::string()};
 }
 
-// Where no finished row counted energy: the line said once under the table ("" when one did, or
-// when no row finished).
+// The line under the table: where no finished row counted energy, why (said once); else what the
+// energy column's marks mean, where it marks a figure ("" when none, or when no row finished).
 std::string energy_note(const nlohmann::json& rows) {
   std::string reason;
-  bool finished = false;
+  bool finished = false, counted = false, whole = false, not_stated = false;
   for (const auto& row : rows) {
     if (row["status"] != "ok") continue;
     finished = true;
-    if (study::per_result_j(energy_of(row))) return "";
-    if (reason.empty()) reason = study::energy_reason(energy_of(row));
+    if (const auto j = study::result_joules(energy_of(row))) {
+      counted = true;
+      whole = whole || j->interval == study::kIntervalRepeat;
+      not_stated = not_stated || j->interval == study::kIntervalNotStated;
+    } else if (reason.empty()) {
+      reason = study::energy_reason(energy_of(row));
+    }
   }
+  if (counted) return study::energy_marks_line(whole, not_stated);
   return finished ? study::energy_not_counted_line(reason) : "";
 }
 

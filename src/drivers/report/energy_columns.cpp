@@ -6,6 +6,17 @@
 #include <fmt/format.h>
 
 namespace scalebench::study {
+namespace {
+
+// A finite number > 0 under `key`, none otherwise.
+std::optional<double> positive(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  const double v = j[key].get<double>();
+  if (!std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
 
 nlohmann::json energy_json(const nlohmann::json& record) {
   if (!record.is_object() || !record.contains("energy") || !record["energy"].is_object()) return nullptr;
@@ -19,33 +30,80 @@ nlohmann::json energy_json(const nlohmann::json& record) {
     }
     return {{"reason", why}};
   }
-  nlohmann::json j{{"per_result_j", e["per_result_j"]},
+  nlohmann::json j{{"j", e["per_result_j"]},
+                   {"interval", kIntervalNotStated},
+                   {"per_result_j", e["per_result_j"]},
                    {"mean_w", e.contains("mean_w") && e["mean_w"].is_number() ? e["mean_w"] : nlohmann::json()},
                    {"counted", cpu && gpu ? "cpu+gpu" : (gpu ? "gpu" : "cpu")}};
-  for (const char* k : {"gflop_per_j", "j_per_1e9_samples"}) {
+  // A record that gives the timed interval (timed_j, null where too short for the counters).
+  if (e.contains("timed_j")) {
+    j["interval"] = kIntervalRepeat;
+    if (e["timed_j"].is_object() && e["timed_j"].contains("median")) {
+      j["timed_j"] = e["timed_j"]["median"];
+      j["j"] = e["timed_j"]["median"];
+      j["interval"] = kIntervalTimed;
+    }
+    if (e.contains("timed_mean_w") && e["timed_mean_w"].is_number()) j["timed_mean_w"] = e["timed_mean_w"];
+  }
+  for (const char* k : {"gflop_per_j", "j_per_1e9_samples", "covers"}) {
     if (e.contains(k)) j[k] = e[k];
   }
   return j;
 }
 
-std::optional<double> per_result_j(const nlohmann::json& energy) {
-  if (!energy.is_object() || !energy.contains("per_result_j") || !energy["per_result_j"].is_number()) {
-    return std::nullopt;
+std::optional<ResultJoules> result_joules(const nlohmann::json& energy) {
+  if (!energy.is_object()) return std::nullopt;
+  if (!energy.contains("j")) {  // a summary from before "j": its per_result_j, interval not stated
+    const auto j = positive(energy, "per_result_j");
+    return j ? std::optional<ResultJoules>({*j, kIntervalNotStated}) : std::nullopt;
   }
-  const double j = energy["per_result_j"].get<double>();
-  if (!std::isfinite(j) || j <= 0) return std::nullopt;
-  return j;
+  const auto j = positive(energy, "j");
+  if (!j) return std::nullopt;
+  const std::string interval = energy.contains("interval") && energy["interval"].is_string()
+                                   ? energy["interval"].get<std::string>()
+                                   : kIntervalNotStated;
+  return ResultJoules{*j, interval == kIntervalTimed || interval == kIntervalRepeat ? interval : kIntervalNotStated};
+}
+
+std::string interval_words(const std::string& interval) {
+  if (interval == kIntervalTimed) return "J of the timed interval";
+  if (interval == kIntervalRepeat) return "J of the whole repeat with its check";
+  return "J per verified result, interval not stated";
 }
 
 std::string energy_cell(const nlohmann::json& energy) {
-  const auto j = per_result_j(energy);
-  if (!j) return "-";
-  return *j >= 100 ? fmt::format("{:.0f}", *j) : fmt::format("{:.3g}", *j);
+  const auto r = result_joules(energy);
+  if (!r) return "-";
+  const std::string mark = r->interval == kIntervalTimed ? "" : (r->interval == kIntervalRepeat ? " rep" : " ?");
+  return (r->joules >= 100 ? fmt::format("{:.0f}", r->joules) : fmt::format("{:.3g}", r->joules)) + mark;
+}
+
+std::string energy_marks_line(bool whole_repeat_shown, bool not_stated_shown) {
+  if (!whole_repeat_shown && !not_stated_shown) return "";
+  std::string marks;
+  if (whole_repeat_shown) {
+    marks = "rep: the whole repeat with its check (its timed interval too short for the counters)";
+  }
+  if (not_stated_shown) {
+    marks += std::string(marks.empty() ? "" : "; ") +
+             "?: an older record's joules per verified result, which do not say which interval they cover";
+  }
+  return "J timed: joules of each repeat's timed interval, the time column's; marked " + marks + "\n";
 }
 
 std::string energy_field(const nlohmann::json& energy) {
-  const auto j = per_result_j(energy);
+  const auto j = positive(energy, "per_result_j");
   return j ? fmt::format("{}", *j) : std::string();
+}
+
+std::string energy_timed_field(const nlohmann::json& energy) {
+  const auto j = positive(energy, "timed_j");
+  return j ? fmt::format("{}", *j) : std::string();
+}
+
+std::string energy_interval_field(const nlohmann::json& energy) {
+  const auto r = result_joules(energy);
+  return r ? r->interval : std::string();
 }
 
 std::string energy_reason(const nlohmann::json& energy) {

@@ -43,7 +43,15 @@ void check_prediction(const JsonField& r) {
 void check_energy(const JsonField& r) {
   if (!r.has("energy")) return;
   const JsonField e = r.sub("energy");
-  for (const char* k : {"run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j"}) nonnegative(e, k);
+  for (const char* k : {"run_j", "mean_w", "gflop_per_j", "j_per_1e9_samples", "per_result_j", "timed_mean_w"}) {
+    nonnegative(e, k);
+  }
+  // The timed interval's joules (a record that gives them; null where too short for the counters).
+  if (e.has("timed_j")) {
+    const JsonField t = e.sub("timed_j");
+    for (const char* k : {"median", "min", "max"}) nonnegative(t, k);
+  }
+  optional_text(e, "covers");
   for (const char* side : {"cpu", "gpu"}) {
     if (!e.has(side)) continue;
     const JsonField s = e.sub(side);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -97,22 +98,26 @@ nlohmann::json summarize_groups(const std::vector<ComparedRun>& runs, const std:
               [](const ComparedRun* a, const ComparedRun* b) { return a->size < b->size; });
     nlohmann::json points = nlohmann::json::array();
     std::vector<RatioPoint> ratios, energy_ratios;
+    std::set<std::string> intervals;
     for (const ComparedRun* r : members) {
       points.push_back({{"index", r->index}, {"size", r->size}, {"ratio", r->ratio}});
       ratios.push_back({r->size, r->ratio});
       if (r->energy_ratio > 0) {
         points.back()["energy_ratio"] = r->energy_ratio;
+        points.back()["energy_interval"] = r->energy_interval;
         energy_ratios.push_back({r->size, r->energy_ratio});
+        intervals.insert(r->energy_interval);
       }
     }
     nlohmann::json j = {{"group", g}, {"points", points}};
     if (size_swept) {
       const Crossover in_time = find_crossover(ratios);
       j["crossover"] = in_time.to_json(size_key);
-      if (!energy_ratios.empty() && energy_ratios.size() == ratios.size()) {
+      if (!energy_ratios.empty() && energy_ratios.size() == ratios.size() && intervals.size() == 1) {
         const Crossover in_energy = find_crossover(energy_ratios);
         j["energy_crossover"] = in_energy.to_json(size_key);
         j["energy_crossover"]["same_as_time"] = in_energy.same_as(in_time);
+        j["energy_crossover"]["interval"] = *intervals.begin();
       }
     }
     out.push_back(j);

@@ -54,18 +54,21 @@ namespace scalebench::study {
 
 // A run compared with its baseline, for the group summary.
 struct ComparedRun {
-  std::string group;        // the run's swept values but the size, "backend=cublas"
-  double size = 0;          // 0 when the study does not sweep the size
-  double ratio = 0;         // baseline time / time
-  int index = 0;            // the run's index in the study
-  double energy_ratio = 0;  // baseline joules per verified result / the run's; 0 when either was not counted
+  std::string group;              // the run's swept values but the size, "backend=cublas"
+  double size = 0;                // 0 when the study does not sweep the size
+  double ratio = 0;               // baseline time / time
+  int index = 0;                  // the run's index in the study
+  double energy_ratio = 0;        // baseline joules per verified result / the run's; 0 when either was not counted,
+                                  // or their joules cover different intervals
+  std::string energy_interval{};  // the interval both joules cover (energy_columns.hpp), "" without a ratio
 };
 
 // The groups in the order first seen: [{"group", "points": [{"index", "size", "ratio",
-// "energy_ratio"}], "crossover": {…}, "energy_crossover": {…, "same_as_time"}}], the crossovers
-// only when the study sweeps the size; "energy_ratio" where both runs counted their energy, and
-// the crossover in energy (where the ratio of joules per verified result reaches 1) only when
-// every point of the group has one.
+// "energy_ratio", "energy_interval"}], "crossover": {…}, "energy_crossover": {…, "same_as_time",
+// "interval"}}], the crossovers only when the study sweeps the size; "energy_ratio" where both runs
+// counted their energy over the same interval, and the crossover in energy (where the ratio of
+// joules per verified result reaches 1) only when every point of the group has one, all over one
+// interval.
 nlohmann::json summarize_groups(const std::vector<ComparedRun>& runs, const std::string& size_key, bool size_swept);
 
 }  // namespace scalebench::study

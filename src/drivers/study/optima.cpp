@@ -5,17 +5,20 @@
 
 #include <fmt/format.h>
 
+#include "report/energy_columns.hpp"
+
 namespace scalebench::study {
 namespace {
 
 nlohmann::json energy_optimum(const std::vector<const SeriesRun*>& members, nlohmann::json& out) {
-  std::set<std::string> counters;
+  std::set<std::string> counters, intervals;
   std::size_t counted = 0;
   const SeriesRun* best = nullptr;
   for (const SeriesRun* r : members) {
     if (!r->per_result_j) continue;
     ++counted;
     counters.insert(r->counted);
+    intervals.insert(r->interval);
     if (best == nullptr || *r->per_result_j < *best->per_result_j) best = r;
   }
   if (counted == 0) return nullptr;
@@ -29,7 +32,16 @@ nlohmann::json energy_optimum(const std::vector<const SeriesRun*>& members, nloh
     out["energy_reason"] = fmt::format("its runs were counted by different counters ({})", names);
     return nullptr;
   }
-  return {{"index", best->index}, {"where", best->where}, {"per_result_j", *best->per_result_j}};
+  if (intervals.size() > 1) {
+    std::string names;
+    for (const auto& i : intervals) names += fmt::format("{}{}", names.empty() ? "" : ", ", i);
+    out["energy_reason"] = fmt::format("its runs' joules cover different intervals ({})", names);
+    return nullptr;
+  }
+  return {{"index", best->index},
+          {"where", best->where},
+          {"per_result_j", *best->per_result_j},
+          {"interval", best->interval}};
 }
 
 }  // namespace
@@ -71,10 +83,11 @@ std::string optima_lines(const nlohmann::json& optima) {
                          t["where"].get<std::string>(), t["time_s"].get<double>());
     if (o.contains("energy_optimal")) {
       const auto& e = o["energy_optimal"];
+      const std::string what = interval_words(e.value("interval", std::string(kIntervalNotStated)));
       lines += o["same_run"].get<bool>()
-                   ? "; also the least energy per verified result"
-                   : fmt::format("; least energy #{} ({}, {:.3g} J/result)", e["index"].get<int>(),
-                                 e["where"].get<std::string>(), e["per_result_j"].get<double>());
+                   ? fmt::format("; also the least energy ({})", what)
+                   : fmt::format("; least energy #{} ({}, {:.3g} {})", e["index"].get<int>(),
+                                 e["where"].get<std::string>(), e["per_result_j"].get<double>(), what);
     } else if (o.contains("energy_reason")) {
       lines += fmt::format("; no energy optimum: {}", o["energy_reason"].get<std::string>());
     }

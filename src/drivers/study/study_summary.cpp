@@ -99,10 +99,12 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
       group += fmt::format("{}{}={}", group.empty() ? "" : " ", k, it->second);
     }
     const auto size = c.find(size_key);
-    const auto joules = per_result_j(row.energy), base_joules = per_result_j(base_of[i]->energy);
+    // Joules against joules of the same interval only.
+    const auto joules = result_joules(row.energy), base_joules = result_joules(base_of[i]->energy);
+    const bool alike = joules && base_joules && joules->interval == base_joules->interval;
     compared.push_back({group.empty() ? "runs" : group, size == c.end() ? 0.0 : study::size_value(size->second),
                         base_of[i]->f.time_s / row.f.time_s, row.run->index,
-                        joules && base_joules ? *base_joules / *joules : 0.0});
+                        alike ? base_joules->joules / joules->joules : 0.0, alike ? joules->interval : ""});
   }
   nlohmann::json groups = study::summarize_groups(compared, size_key, size_swept);
   lines += fmt::format("speed-up = baseline time / time; baseline: the run with {} and the same other values\n", named);
@@ -116,8 +118,9 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
     if (g.contains("crossover")) lines += "; crossover " + g["crossover"]["text"].get<std::string>();
     if (g.contains("energy_crossover")) {
       const auto& e = g["energy_crossover"];
-      lines += e["same_as_time"].get<bool>() ? "; the same in energy"
-                                             : "; in energy (J per verified result) " + e["text"].get<std::string>();
+      const std::string what = interval_words(e.value("interval", std::string(kIntervalNotStated)));
+      lines += e["same_as_time"].get<bool>() ? "; the same in energy (" + what + ")"
+                                             : "; in energy (" + what + ") " + e["text"].get<std::string>();
     }
     lines += "\n";
   }
@@ -238,9 +241,11 @@ std::vector<SeriesRun> series_runs(const StudySpec& spec, const std::vector<Row>
     const int n = row.f.resources();
     std::string where = fmt::format("{} {}{}", n, row.f.gpu ? "GPU" : "core", n == 1 ? "" : "s");
     if (row.run->nodes > 1) where += fmt::format(" on {} nodes", row.run->nodes);
-    const auto joules = per_result_j(row.energy);
-    out.push_back({series.empty() ? "runs" : series, row.run->index, where, row.f.time_s, joules,
-                   joules ? row.energy.value("counted", std::string()) : std::string()});
+    const auto joules = result_joules(row.energy);
+    out.push_back({series.empty() ? "runs" : series, row.run->index, where, row.f.time_s,
+                   joules ? std::optional<double>(joules->joules) : std::nullopt,
+                   joules ? row.energy.value("counted", std::string()) : std::string(),
+                   joules ? joules->interval : std::string(kIntervalNotStated)});
   }
   return out;
 }
@@ -259,9 +264,16 @@ nlohmann::json mark_optima(const StudySpec& spec, const std::vector<Row>& rows, 
   }
   const bool counted = std::any_of(finished.begin(), finished.end(), [](const SeriesRun& r) { return r.per_result_j; });
   if (!optima.empty()) {
-    lines += counted ? "fastest run (time s *) and least energy per verified result (J/result *) of each series:\n"
+    lines += counted ? "fastest run (time s *) and least energy (J timed *) of each series:\n"
                      : "fastest run of each series (time s *):\n";
     lines += optima_lines(optima);
+  }
+  if (counted) {
+    const auto shown = [&](const char* interval) {
+      return std::any_of(finished.begin(), finished.end(),
+                         [&](const SeriesRun& r) { return r.per_result_j && r.interval == interval; });
+    };
+    lines += energy_marks_line(shown(kIntervalRepeat), shown(kIntervalNotStated));
   }
   if (!finished.empty() && !counted) {
     std::string reason;
@@ -303,8 +315,8 @@ std::vector<TextColumn> text_columns(const std::vector<std::string>& swept) {
   std::vector<TextColumn> c = {{"#", 4, Align::right, ""}, {"nodes", 5}};
   for (const auto& k : swept) c.push_back({k, 10});
   const std::vector<TextColumn> rest = {
-      {"cores", 7}, {"time s", 10},   {"predicted s, miss", 24, Align::left, "  "},     {"rate", 16}, {"speed-up", 9},
-      {"eff.", 6},  {"J/result", 10}, {"compute/comm/transfer", 22, Align::left, "  "}, {"status", 0}};
+      {"cores", 7}, {"time s", 10},  {"predicted s, miss", 24, Align::left, "  "},     {"rate", 16}, {"speed-up", 9},
+      {"eff.", 6},  {"J timed", 12}, {"compute/comm/transfer", 22, Align::left, "  "}, {"status", 0}};
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
 }
@@ -333,7 +345,7 @@ Cells csv_heads(const std::vector<std::string>& swept) {
   }
   for (const char* k : {"resources", "gpu", "time_s", "rate", "rate_unit", "compute_s", "communication_s", "transfer_s",
                         "speedup", "efficiency", "status", "reason", "predicted_s", "prediction_miss", "worst_phase",
-                        "energy_per_result_j", "optimal"}) {
+                        "energy_per_result_j", "optimal", "energy_timed_j", "energy_interval"}) {
     h.emplace_back(k);
   }
   return h;
@@ -349,7 +361,7 @@ Cells csv_cells(const Row& row, const RowTexts& t, const std::vector<std::string
   const auto num = [](double v) { return v > 0 ? fmt::format("{}", v) : std::string(); };
   if (!t.ok) {
     c.resize(c.size() + 10);
-    c.insert(c.end(), {t.status, t.reason, "", "", "", "", ""});
+    c.insert(c.end(), {t.status, t.reason, "", "", "", "", "", "", ""});
     return c;
   }
   const PredictedFigures p = predicted_figures((*row.line)["record"]);
@@ -364,13 +376,15 @@ Cells csv_cells(const Row& row, const RowTexts& t, const std::vector<std::string
   }
   c.push_back(energy_field(row.energy));
   c.emplace_back(t.fastest && t.least_energy ? "time+energy" : t.fastest ? "time" : t.least_energy ? "energy" : "");
+  c.push_back(energy_timed_field(row.energy));
+  c.push_back(energy_interval_field(row.energy));
   return c;
 }
 
 Cells markdown_heads(const std::vector<std::string>& swept) {
   Cells h = {"#", "nodes"};
   h.insert(h.end(), swept.begin(), swept.end());
-  for (const char* k : {"cores or GPUs", "time s", "predicted s, miss", "rate", "speed-up", "efficiency", "J / result",
+  for (const char* k : {"cores or GPUs", "time s", "predicted s, miss", "rate", "speed-up", "efficiency", "J timed",
                         "compute / comm / transfer s", "status"}) {
     h.emplace_back(k);
   }
@@ -435,8 +449,11 @@ nlohmann::json summary_document(const StudySpec& spec, const SummaryPlace& place
            "time_s: median end-to-end of the run; speedup = baseline time / time, baseline = the run named "
            "by the study's baseline (its values for those keys, the same other values), else the run of the "
            "same series (options other than ranks and threads) with the fewest cores, or GPUs; efficiency "
-           "= speedup x baseline cores / cores (cores against cores, GPUs against GPUs); energy.per_result_j: "
-           "joules per verified result (one timed repeat is one result); optima: per series (runs alike but "
+           "= speedup x baseline cores / cores (cores against cores, GPUs against GPUs); energy.j: the joules of "
+           "one verified result (one timed repeat) the table shows, over energy.interval: timed (the timed "
+           "interval, the time column's), repeat (the whole repeat with its check: the timed interval too short "
+           "for the counters) or unstated (an older record); energy.per_result_j: the whole repeat's, "
+           "energy.timed_j: the timed interval's; optima: per series (runs alike but "
            "in ranks, threads and nodes) of two runs or more, the run with the least time_s and the one with "
            "the least energy.per_result_j; baseline.groups[].energy_crossover: where baseline joules / joules "
            "reaches 1"},

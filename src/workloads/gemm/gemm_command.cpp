@@ -43,7 +43,7 @@ struct GemmOptions {
   std::string peer_library = "none";
   std::string mpi_chunk, auto_memory, piece_rows;
   std::string inject_error_rank = "-1";
-  std::string delay_rank = "-1", delay_seconds = "0";
+  std::string delay_rank = "-1", delay_seconds = "0", check_delay_seconds = "0";
 };
 
 // Whether `value` leaves its option to `auto` (not given, or given as auto); records which.
@@ -144,6 +144,10 @@ GemmTestHooks to_hooks(const GemmOptions& o) {
   hooks.delay_seconds = parse_real("--delay-seconds", o.delay_seconds);
   if (hooks.delay_seconds < 0 || hooks.delay_seconds > 60) {
     throw UsageError(fmt::format("--delay-seconds {} is out of range [0, 60]", o.delay_seconds));
+  }
+  hooks.check_delay_seconds = parse_real("--check-delay-seconds", o.check_delay_seconds);
+  if (hooks.check_delay_seconds < 0 || hooks.check_delay_seconds > 60) {
+    throw UsageError(fmt::format("--check-delay-seconds {} is out of range [0, 60]", o.check_delay_seconds));
   }
   return hooks;
 }
@@ -289,6 +293,9 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
   app->add_option("--piece-rows", opts->piece_rows,
                   "summa2d on the host ring: rows of C_ij per piece of a panel's multiply (testing; a block's rows or "
                   "more: whole)")
+      ->group("");
+  app->add_option("--check-delay-seconds", opts->check_delay_seconds,
+                  "Every rank sleeps this long in each repeat's check (testing)")
       ->group("");
 
   return opts;

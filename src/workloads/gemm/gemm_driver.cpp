@@ -3,11 +3,13 @@
 // blocks and multiplies them on the backend, C is gathered to rank 0, and every repeat is
 // verified (Freivalds by rows, plus a check that the gathered C is the blocks the ranks computed).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -243,6 +245,9 @@ class GemmRun final : public RankWorkload {
     {
       ScopedPhase t(rec, phase::verify);
       v = alg_->verify(x_);
+      if (hooks_.check_delay_seconds > 0) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(hooks_.check_delay_seconds));
+      }
     }
     merge(overall_, v);
   }
