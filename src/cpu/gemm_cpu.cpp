@@ -94,8 +94,9 @@ class HostGemm : public LocalGemm {
   void add_panel_rows(const void* a_rows, const void* b, std::int64_t width, std::int64_t row0, std::int64_t rows,
                       PhaseRecorder& rec) override {
     ScopedPhase t(rec, phase::compute);
-    product(a_rows, b, static_cast<char*>(sum_) + static_cast<std::size_t>(row0 * shape_.n) * host_element_bytes(precision_),
-            rows, width, true);
+    product(a_rows, b,
+            static_cast<char*>(sum_) + static_cast<std::size_t>(row0 * shape_.n) * host_element_bytes(precision_), rows,
+            width, true);
   }
 
  protected:

@@ -142,7 +142,8 @@ struct GemmTestHooks {
 inline std::string test_hook_fields(const GemmTestHooks& h) {
   return " mpi_chunk=" + std::to_string(h.mpi_chunk) + " inject_error_rank=" + std::to_string(h.inject_error_rank) +
          " delay_rank=" + std::to_string(h.delay_rank) + " delay_seconds=" + std::to_string(h.delay_seconds) +
-         " check_delay_seconds=" + std::to_string(h.check_delay_seconds) + " piece_rows=" + std::to_string(h.piece_rows);
+         " check_delay_seconds=" + std::to_string(h.check_delay_seconds) +
+         " piece_rows=" + std::to_string(h.piece_rows);
 }
 
 // The options of `autos` as words ("algorithm,distribution"; "" when none); the ones the user
