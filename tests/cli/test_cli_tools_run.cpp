@@ -42,6 +42,8 @@ TEST(ToolsRun, ANewcomerSeesPredictions) {
     GTEST_SKIP() << "tools/run reconfigures its build folder as Release with SCALEBENCH_WERROR=ON; this build ("
                  << cache << ") is not, and would be rebuilt";
   }
+  // Other tests run this binary meanwhile: tools/run must find it current and leave it alone.
+  const auto built = std::filesystem::last_write_time(bin);
   const std::string home = make_temp_dir();
   const std::string out = make_temp_dir() + "/contrast";
   const std::string env = "env -u SCALEBENCH_PROFILE -u XDG_CACHE_HOME HOME=" + home +
@@ -50,6 +52,9 @@ TEST(ToolsRun, ANewcomerSeesPredictions) {
   const CliRun first = run_command(env + "timeout 240 " + src + "/tools/run" + contrast + " --out-dir " + out +
                                    " --json " + out + ".json 2>&1");
   ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(std::filesystem::last_write_time(bin), built)
+      << "tools/run rebuilt " << bin << " while other tests were running it: the build was behind the checkout "
+      << "(a source or tracked file changed after it was built)";
   const std::string profile = home + "/.cache/scalebench/profile-" + host() + ".json";
   EXPECT_NE(first.output.find("scalebench contrast: no current profile at " + profile), std::string::npos)
       << first.output;

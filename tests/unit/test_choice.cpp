@@ -164,6 +164,25 @@ TEST(GemmChoice, GpusWithoutNcclTakeStagedMpi) {
   }
 }
 
+// More ranks on a node than it has GPUs (--share-gpu): NCCL, which takes one GPU per rank, is
+// refused by name with a profile and without one, and staged MPI runs.
+TEST(GemmChoice, RanksSharingAGpuTakeStagedMpi) {
+  GemmConfig c = square(4000, GemmBackendKind::cublas);
+  c.autos.transport = c.autos.overlap = true;
+  for (const Profile* p : {&synthetic(), static_cast<const Profile*>(nullptr)}) {
+    const GemmChoice choice = choose_gemm(c, facts(1, 3, 2), p);
+    expect_consistent(choice);
+    EXPECT_EQ(choice.chosen().transport, Transport::mpi);
+    EXPECT_FALSE(choice.chosen().overlap);
+    for (const auto& a : choice.alternatives) {
+      if (a.cfg.transport == Transport::nccl) {
+        EXPECT_FALSE(a.feasible);
+        EXPECT_NE(a.why.find("3 ranks share 2 GPU(s)"), std::string::npos) << a.why;
+      }
+    }
+  }
+}
+
 TEST(GemmChoice, WithoutAProfileTheRulesDecideAndSaySo) {
   GemmConfig c = square(1024);
   c.autos.algorithm = c.autos.distribution = true;

@@ -190,6 +190,12 @@ std::string gemm_refusal(const GemmConfig& alt, const ChoiceFacts& facts) {
   if (std::string why = option_refusal(alt, m); !why.empty()) return why;
   const bool needs_nccl = alt.transport == Transport::nccl || (alt.overlap && m.ranks() > 1);
   if (needs_nccl && !facts.device_transport) return "NCCL is not in this scalebench (built without CUDA)";
+  // Ranks beyond a node's GPUs share them (--share-gpu), and NCCL takes one GPU per rank.
+  if (needs_nccl && alt.backend == GemmBackendKind::cublas && m.gpus_per_node > 0 &&
+      m.ranks_per_node > m.gpus_per_node) {
+    return fmt::format("NCCL needs one GPU per rank, and {} ranks share {} GPU(s) on a node", m.ranks_per_node,
+                       m.gpus_per_node);
+  }
   const bool shared = alt.algorithm == GemmAlgorithm::row1d && alt.distribution == GemmDistribution::shared;
   if (shared && facts.shared_refusal && !facts.shared_refusal->empty()) {
     return "shared windows cannot be made (the run would fall back to replicated): " + *facts.shared_refusal;
