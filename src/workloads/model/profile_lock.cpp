@@ -68,8 +68,8 @@ int take_lock(const std::string& path, double wait_s, bool quiet) {
   const std::string line = fmt::format("pid {} on host {} since {}\n", static_cast<long>(getpid()), host_name(),
                                        utc_now_iso8601());
   // Unwritten, the lock is held all the same; only a waiting calibration's message is the poorer.
-  [[maybe_unused]] const bool written =
-      ftruncate(fd, 0) == 0 && pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+  [[maybe_unused]] const bool written = ftruncate(fd, 0) == 0 &&
+                                        pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
   return fd;
 }
 
