@@ -76,7 +76,9 @@ constexpr std::pair<const char*, const char*> kPlanOptions[] = {{"workloads", "-
 
 // The plan's "options", each of the type a contrast writes.
 json checked_options(const std::string& path, const json& plan) {
-  const json& opts = field_of(path, plan, "options", "\"options\"", &json::is_object, "an object");
+  // A copy, not a reference (so too "sizes" below): GCC 13 takes a reference bound to the result of a call given
+  // temporaries for a possibly dangling one (-Wdangling-reference).
+  json opts = field_of(path, plan, "options", "\"options\"", &json::is_object, "an object");
   for (const auto& [key, option] : kPlanOptions) {
     const std::string shown = fmt::format("\"options\".\"{}\"", key);
     const std::string k = key;
@@ -99,7 +101,7 @@ json checked_options(const std::string& path, const json& plan) {
 // The plan's "sizes": for each workload an object of "cpu", "gpu", "naive", each a size string
 // ("" for the workload's own naive size).
 void check_sizes(const std::string& path, const json& plan) {
-  const json& sizes = field_of(path, plan, "sizes", "\"sizes\"", &json::is_object, "an object");
+  const json sizes = field_of(path, plan, "sizes", "\"sizes\"", &json::is_object, "an object");
   for (const auto& [workload, entry] : sizes.items()) {
     const std::string shown = fmt::format("\"sizes\".\"{}\"", workload);
     if (!entry.is_object()) bad_field(path, shown, fmt::format("is {}, not an object", type_of(entry)));
