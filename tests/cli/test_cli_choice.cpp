@@ -1,9 +1,8 @@
 // `auto` with the real binary under the real mpirun: without a profile the rules decide and the
 // record and table say so; with a current profile (the synthetic one, made this host's) the model
-// ranks every alternative and the run takes the fastest predicted; a host-memory limit refuses
-// replicated; `predict gemm … auto` prints the ranking (a slow inter-node link takes shared; GPUs
-// with NCCL figures take NCCL, without them staged MPI); bad values and a choice with nothing
-// feasible are one line and exit 2.
+// ranks every alternative and the run takes the fastest predicted (or the rules' first of ties); a host-memory limit
+// refuses replicated; `predict gemm … auto` prints the ranking (a slow inter-node link takes shared; GPUs with NCCL
+// figures take NCCL, without them staged MPI); bad values and a choice with nothing feasible are one line and exit 2.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -79,7 +78,8 @@ TEST(CliChoice, RulesWithoutAProfileThenTheModelWithOne) {
   EXPECT_EQ(r["choice"]["alternatives"].size(), 8u);
   expect_ran_the_choice(r);
 
-  // The same run with a current profile: every feasible alternative predicted, the fastest taken.
+  // The same run with a current profile: every feasible alternative predicted, the fastest taken,
+  // or of those within 3% of it (ties for the model: kChoiceTieMargin) the rules' first.
   const std::string profile = current_synthetic(dir, r);
   const CliRun model = mpi_with("SCALEBENCH_PROFILE=" + profile,
                                 std::string(kRun) + "--algorithm auto --grid auto --distribution auto --json " + dir +
@@ -94,7 +94,10 @@ TEST(CliChoice, RulesWithoutAProfileThenTheModelWithOne) {
   for (const auto& a : m["choice"]["alternatives"]) {
     if (a["verdict"] == "refused") continue;
     ASSERT_TRUE(a["predicted_s"].is_number()) << a.dump();
-    EXPECT_LE((*taken)["predicted_s"].get<double>(), a["predicted_s"].get<double>()) << a.dump();
+    EXPECT_LE((*taken)["predicted_s"].get<double>(), 1.03 * a["predicted_s"].get<double>()) << a.dump();
+    if ((*taken)["predicted_s"].get<double>() > a["predicted_s"].get<double>()) {
+      EXPECT_NE((*taken)["why"].get<std::string>().find("ties for the model"), std::string::npos) << taken->dump();
+    }
   }
   EXPECT_TRUE(m["prediction"].value("available", false)) << m["prediction"].dump();
 

@@ -57,6 +57,10 @@ struct GemmChoice {
 // its overlap, when open, is not enumerated (it is the lookahead). Row1d keeps the placeholder
 // lookahead and no grid.
 inline constexpr int kMaxAutoGrids = 16;
+// Alternatives the model predicts within this fraction of the fastest are ties, and the rules'
+// first of them is taken: a difference below the model's own accuracy is no evidence (on a 64-core
+// node the model put Summa2D's lookaheads 0.2% apart where they measured 30% apart).
+inline constexpr double kChoiceTieMargin = 0.03;
 std::vector<GemmConfig> gemm_alternatives(const GemmConfig& cfg, int ranks);
 
 // Why the run would refuse `alt` on this machine ("" when it would not).

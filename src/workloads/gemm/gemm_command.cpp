@@ -266,8 +266,9 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
                   "row1d (scatter rows of A, broadcast B whole) | summa2d (2D blocks on a PR x PC grid, k-panels "
                   "broadcast along grid rows and columns) | auto. Every schedule option (--algorithm, --grid, "
                   "--distribution, --transport, --overlap, --lookahead) not given, or given as auto, is the "
-                  "model's: it ranks every combination this run accepts and takes the fastest predicted (without "
-                  "a current profile: stated rules); the record's choice section lists them [auto]");
+                  "model's: it ranks every combination this run accepts and takes the fastest predicted (of those "
+                  "within 3% of it, the rules' first; without a current profile: stated rules); the record's choice "
+                  "section lists them [auto]");
   app->add_option("--distribution", opts->distribution,
                   "row1d: replicated (A_i, B, C_i per rank; B broadcast to every rank) | shared (A, B, C once per "
                   "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) | auto "

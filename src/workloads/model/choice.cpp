@@ -336,21 +336,32 @@ GemmChoice choose_gemm(const GemmConfig& cfg, const ChoiceFacts& facts, const Pr
   }
   c.by_model = true;
   c.basis = fmt::format("model: profile {}", profile->source);
-  const auto best = *std::min_element(predicted.begin(), predicted.end(), [&](std::size_t a, std::size_t b) {
+  const auto fastest_at = *std::min_element(predicted.begin(), predicted.end(), [&](std::size_t a, std::size_t b) {
     return *c.alternatives[a].seconds < *c.alternatives[b].seconds;
   });
+  const double fastest = *c.alternatives[fastest_at].seconds;
+  // Alternatives predicted within the model's margin of the fastest are ties: the model cannot
+  // tell them apart, so the rules' first of them is taken (it does not switch on noise).
+  std::vector<std::size_t> ties;
+  for (const std::size_t i : predicted) {
+    if (*c.alternatives[i].seconds <= fastest * (1 + kChoiceTieMargin)) ties.push_back(i);
+  }
+  const std::size_t best = first_by_rules(c, m, ties);
   c.taken = static_cast<int>(best);
-  const double fastest = *c.alternatives[best].seconds;
   std::optional<std::size_t> next;  // the fastest of the others: what the taken one beat
   for (const std::size_t i : predicted) {
     auto& a = c.alternatives[i];
     if (i != best && (!next || *a.seconds < *c.alternatives[*next].seconds)) next = i;
-    a.why = i == best ? "taken: the fastest predicted"
+    a.why = i == best ? (ties.size() > 1 ? fmt::format("taken: the rules' first of {} predicted within {:.0f}% of the "
+                                                       "fastest (ties for the model)",
+                                                       ties.size(), 100 * kChoiceTieMargin)
+                                         : std::string("taken: the fastest predicted"))
                       : fmt::format("slower: {:+.1f}% over the fastest predicted", 100.0 * (*a.seconds / fastest - 1));
   }
   if (next) {
-    c.alternatives[best].why += fmt::format(", {:.1f}% ahead of the next ({})",
-                                            100.0 * (*c.alternatives[*next].seconds / fastest - 1),
+    const double ahead = *c.alternatives[*next].seconds / *c.alternatives[best].seconds - 1;
+    c.alternatives[best].why += fmt::format(", {:.1f}% {} the next ({})", 100.0 * std::abs(ahead),
+                                            ahead >= 0 ? "ahead of" : "behind",
                                             alternative_text(c.alternatives[*next].cfg, m.ranks()));
   }
   return c;
