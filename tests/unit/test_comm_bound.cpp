@@ -1,11 +1,12 @@
 // The communication lower bounds against hand-worked cases (docs/model.md, "How far from the least
-// traffic").
+// traffic"), and the gemm record's section for a GPU run whose ranks copy their own rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "scalebench/problem/comm_bound.hpp"
 #include "scalebench/problem/gemm.hpp"
+#include "workloads/gemm/gemm_bound.hpp"
 
 using namespace scalebench;
 
@@ -62,4 +63,36 @@ TEST(CommBound, OneRankMovesNothingAndLittleMemoryRaisesTheBound) {
   EXPECT_DOUBLE_EQ(from_nothing_bound_words(kSquare, 4, 0), accessed_words_bound(kSquare, 4));
   // S = 10⁴ words, V = n³/4: 2V/√S + S = 5e6 + 1e4, above D.
   EXPECT_NEAR(from_nothing_bound_words(kSquare, 4, 1e4), 2 * 2.5e8 / 100 + 1e4, 1e-3);
+}
+
+// row1d --distribution shared on 2 GPUs over NCCL, n = 1024 fp64: no transport or layout count
+// moves a block; the busiest GPU copied its 512 rows of A and half of B in, its 512 rows of C out,
+// and got the other half of B from the other GPU: 4 x 512 x 1024 words.
+TEST(CommBound, GpusCopyingTheirOwnRowsCountTheirCopies) {
+  GemmConfig cfg;
+  cfg.shape = {1024, 1024, 1024};
+  cfg.transport = Transport::nccl;
+  cfg.distribution = GemmDistribution::shared;
+  const double rows = 512 * 1024, e = 8;
+  nlohmann::json record = {{"distribution",
+                            {{"bytes_per_rank", {{"scatter", {0, 0}}, {"broadcast", {0, 0}}, {"gather", {0, 0}}}}}},
+                           {"partition", {{"rows_per_rank", {512, 512}}}},
+                           {"gpu",
+                            {{"transfers",
+                              {{"h2d", {{"bytes", 2 * rows * e}}},
+                               {"d2h", {{"bytes", rows * e}}},
+                               {"allgather", {{"bytes", 2 * rows * e}}}}}}}};
+  const nlohmann::json b = comm_bound_section(cfg, 2, record);
+  EXPECT_EQ(b["moved_source"], "gpu copies") << b.dump();
+  EXPECT_DOUBLE_EQ(b["moved_words"].get<double>(), 4 * rows) << b.dump();
+  EXPECT_TRUE(b["moved_rank"].is_null());
+  EXPECT_GE(b["moved_to_bound"].get<double>(), 1.0) << "copied less than the least any algorithm must move";
+  EXPECT_NE(comm_bound_lines(b).find("the busiest GPU copied 2.097e+06 words per repeat (gpu copies)"),
+            std::string::npos)
+      << comm_bound_lines(b);
+  // A host run of the same layout keeps the layout's count (0 words on one node).
+  record.erase("gpu");
+  const nlohmann::json host = comm_bound_section(cfg, 2, record);
+  EXPECT_EQ(host["moved_source"], "layout");
+  EXPECT_DOUBLE_EQ(host["moved_words"].get<double>(), 0.0);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,24 @@ struct MovedBytes {
   std::vector<std::int64_t> bytes;  // per rank: handed to and got from the transport in a repeat
   std::string source;
 };
+
+// A GPU run whose ranks copy their own rows from the node's windows (row1d --distribution shared
+// on GPUs): no transport and no layout count carries the blocks, each GPU's copies do. The busiest
+// GPU's words in a repeat: its host-to-device copies (A's rows and its part of B) and C's rows back,
+// and over NCCL the rest of B all-gathered from the other GPUs. Null where the record has no such
+// copies (a host run, or a GPU run whose blocks a transport or the layout counts).
+std::optional<double> gpu_copy_words(const GemmConfig& cfg, int ranks, const nlohmann::json& record) {
+  if (!record.contains("gpu") || !record["gpu"].is_object() || !record["gpu"].contains("transfers")) return {};
+  const auto& t = record["gpu"]["transfers"];
+  if (!t.is_object() || !t.contains("h2d") || !t.contains("d2h") || t.contains("scatter")) return {};
+  const double he = static_cast<double>(host_element_bytes(cfg.precision));
+  double words = t["h2d"]["bytes"].get<double>() / he + t["d2h"]["bytes"].get<double>() / he;
+  if (t.contains("allgather") && ranks > 1) {
+    words += t["allgather"]["bytes"].get<double>() * (ranks - 1) / ranks /
+             static_cast<double>(moved_element_bytes(cfg));
+  }
+  return words;
+}
 
 // What each rank moved in a repeat: the transport's own counts where a host transport carried the
 // blocks, else (the device schedules over NCCL, --distribution shared) the layout's
@@ -101,7 +120,13 @@ nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohma
       {"moved_source", nullptr},
       {"moved_to_bound", nullptr}};
   const auto moved = moved_bytes_per_rank(d);
-  if (!moved.bytes.empty()) {
+  const bool layout_silent = moved.source == "layout" &&
+                             std::all_of(moved.bytes.begin(), moved.bytes.end(), [](auto b) { return b == 0; });
+  if (const auto copies = gpu_copy_words(cfg, ranks, record); copies && layout_silent && ranks > 1) {
+    out["moved_words"] = *copies;
+    out["moved_to_bound"] = from_nothing > 0 ? *copies / from_nothing : 0.0;
+    out["moved_source"] = "gpu copies";
+  } else if (!moved.bytes.empty()) {
     const auto most = std::max_element(moved.bytes.begin(), moved.bytes.end());
     const double words = static_cast<double>(*most) / static_cast<double>(e);
     out["moved_words"] = words;
@@ -115,7 +140,12 @@ nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohma
 std::string comm_bound_lines(const nlohmann::json& b) {
   if (b.is_null() || b["spread"]["bound_words"].get<double>() <= 0) return {};  // one rank moves nothing
   std::string out;
-  if (!b["moved_words"].is_null()) {
+  if (!b["moved_words"].is_null() && b["moved_rank"].is_null()) {
+    out += fmt::format("communication bound: the busiest GPU copied {:.4g} words per repeat ({}), {:.2f}x the least a "
+                       "rank must move ({:.4g})\n",
+                       b["moved_words"].get<double>(), b["moved_source"].get<std::string>(),
+                       b["moved_to_bound"].get<double>(), b["bound_words"].get<double>());
+  } else if (!b["moved_words"].is_null()) {
     out += fmt::format("communication bound: rank {} moved {:.4g} words per repeat, {:.2f}x the least a rank must move "
                        "({:.4g})\n",
                        b["moved_rank"].get<int>(), b["moved_words"].get<double>(), b["moved_to_bound"].get<double>(),
