@@ -83,6 +83,52 @@ missing = [w for w in want if w not in table]
 assert not missing, missing
 assert table.count("\n  ") == 6, table   # one line per record (the 2-rank π beside the 1-rank one)
 PY
+# The same records as a section of docs/benchmarks.md (--markdown), with the defaults' rows: per
+# figure its command (tools/bench's own, from commands.tsv, else the record's command line without
+# its --json path) and date; the machine and commit from the records.
+m="$dir/markdown"
+mkdir "$m"
+cat >"$m/defaults-gpu-np2.json" <<'J'
+{"config": {"n": 32768}, "phases": {"end_to_end": {"median_s": 0.7}}, "started_at": "2026-11-28T04:00:00Z",
+ "choice": {"taken": "row1d 2x1 shared transport nccl overlap"}, "cpu_model": "Test CPU",
+ "versions": {"git": "abc123def456", "nccl": "2.28.3", "cuda": {"runtime": "13.0"}, "mpi_library": "Open MPI v4.1.6, x",
+              "openblas": {"config": "OpenBLAS 0.3.26 X"}, "compiler": "GNU-13.3.0"},
+ "gpus": {"count": 2, "models": ["NVIDIA H200"]},
+ "command_line": ["build/scalebench", "gemm", "--backend", "cublas", "--json", "/x/defaults-gpu-np2.json"]}
+J
+cat >"$m/pinned-gpu-np2.json" <<'J'
+{"config": {"n": 32768}, "phases": {"end_to_end": {"median_s": 0.5}}, "started_at": "2026-11-28T04:01:00Z"}
+J
+printf 'pinned-gpu-np2\tmpirun -np 2 scalebench gemm --pinned\n' >"$m/commands.tsv"
+for s in 16 32; do
+  cat >"$m/defaults-summa-np$s.json" <<J
+{"config": {"n": 8192}, "phases": {"broadcast": {"median_s": 1.0}, "compute": {"median_s": 2.0}},
+ "started_at": "2026-11-27T10:00:00Z", "choice": {"taken": "summa2d 4x4 replicated lookahead 0"}}
+J
+  cat >"$m/lookahead0-summa-np$s.json" <<J
+{"config": {"n": 8192}, "phases": {"broadcast": {"median_s": 1.0}, "compute": {"median_s": 1.0}},
+ "started_at": "2026-11-27T10:05:00Z"}
+J
+done
+"$src/tools/bench" --markdown "$m" >"$dir/md" 2>&1 || fail "--markdown: exit $?: $(cat "$dir/md")"
+"$python" - "$dir/md" <<'PY' || fail "the markdown: $(cat "$dir/md")"
+import sys
+md = open(sys.argv[1]).read()
+want = [
+    "Machine: Test CPU; up to 2x NVIDIA H200, CUDA 13.0, NCCL 2.28.3; Open MPI v4.1.6; 0.3.26; GNU-13.3.0. "
+    "Commit: abc123def456.",
+    "| figure | measured | against the peer / goal | command | date |",
+    "| gemm cublas fp64 n=32768, 2 GPU, no schedule option | 0.700 s end to end | 1.400x the pinned "
+    "shared/nccl/overlap run (0.500 s; goal <= 1.05); took row1d 2x1 shared transport nccl overlap | "
+    "`scalebench gemm --backend cublas; mpirun -np 2 scalebench gemm --pinned` | 2026-11-28 |",
+    "| gemm summa2d n=8192, 16 ranks x 1 thread, no lookahead given | 3.000 s broadcast + compute | 1.500x "
+    "--lookahead 0 (2.000 s; goal <= 1); took summa2d 4x4 replicated lookahead 0 |",
+    "32 ranks x 1 thread",
+]
+missing = [w for w in want if w not in md]
+assert not missing, missing
+assert md.count("\n| ") == 5, md   # header, rule and three figures
+PY
 # A record without a figure the table reads, and one that is not JSON: one line each, exit 3.
 echo '{"rates": {}}' >"$t/pi-cpu-2ranks.json"
 code=0
