@@ -4,6 +4,7 @@
 # namespaces, bridges or Slurm are not available. Serial: the hosts share this machine's cores.
 set(SCALEBENCH_CLUSTER_TESTS
   "cluster_lifecycle\;test_lifecycle.sh"
+  "cluster_iproute\;test_iproute.sh"
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
   "cluster_host_lost\;test_host_lost.sh"

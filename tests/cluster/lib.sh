@@ -8,8 +8,33 @@
 #   env       shell lines to source: the rsh agent, the MCA settings, SLURM_CONF
 #   rsh       the rsh agent for Open MPI (plm_rsh_agent): rsh HOST COMMAND...
 
+#   iproute   the folder ip and tc were taken from (--iproute), where start was told one
+
 # ip, tc and sysctl live in /usr/sbin, which a non-login PATH may lack.
 export PATH="$PATH:/usr/sbin:/sbin"
+
+# Takes ip and tc from folder $1 before any on PATH: an iproute2 unpacked there (`dpkg -x
+# iproute2_*.deb DIR` with its libraries' packages, on a machine without the package), its
+# programs in DIR, DIR/sbin, DIR/usr/sbin or DIR/bin, its libraries in DIR's lib folders, found
+# through LD_LIBRARY_PATH. Fails, saying why, when the folder lacks either program or they do not
+# run.
+cluster_use_iproute() {
+  local dir="$1" d found="" libs=""
+  [ -d "$dir" ] || { echo "tests/cluster: --iproute $dir: not a folder" >&2; return 2; }
+  dir="$(cd "$dir" && pwd)"
+  for d in "$dir" "$dir/sbin" "$dir/usr/sbin" "$dir/bin" "$dir/usr/bin"; do
+    if [ -x "$d/ip" ] && [ -x "$d/tc" ]; then found="$d"; break; fi
+  done
+  [ -n "$found" ] || { echo "tests/cluster: --iproute $dir: no ip and tc in it (nor in its sbin, usr/sbin or bin)" >&2; return 2; }
+  for d in "$dir"/lib "$dir"/lib/* "$dir"/usr/lib "$dir"/usr/lib/* "$dir"/lib64 "$dir"/usr/lib64; do
+    if [ -d "$d" ] && compgen -G "$d/*.so*" >/dev/null; then libs="$libs${libs:+:}$d"; fi
+  done
+  export PATH="$found:$PATH"
+  [ -z "$libs" ] || export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  ip -V >/dev/null 2>&1 && tc -V >/dev/null 2>&1 ||
+    { echo "tests/cluster: --iproute $dir: $found/ip or tc does not run here: $(ip -V 2>&1 | head -1)" >&2; return 2; }
+}
+if [ -n "${SCALEBENCH_IPROUTE_DIR:-}" ]; then cluster_use_iproute "$SCALEBENCH_IPROUTE_DIR" || exit 2; fi
 
 # The namespace a process lives in (empty if it is gone).
 cluster_ns_of() { readlink "/proc/$1/ns/net" 2>/dev/null || true; }
