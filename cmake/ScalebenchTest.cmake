@@ -6,7 +6,7 @@
 #            backends say on a machine without one
 #   slurm    under a real Slurm started by the test on this machine
 #   cluster  on the test cluster (network namespaces) started by the test
-# `ctest -L '^unit$'` runs the unit tests only; README's "Tests" lists the others.
+# `ctest -L '^unit$'` runs the unit tests only; docs/building.md, "Tests and checks", lists the others.
 # Area labels (LABELS: topology, montecarlo, model, install, ...) may be added; a kind name is not
 # an area label.
 #

@@ -42,7 +42,7 @@ std::string exit_code_table() {
   // (kCompareSlowerExit in scalebench/drivers/compare.hpp).
   out += fmt::format("  {}  {:<21} {}\n", 10, "slower", "compare: a matched run got slower (docs/compare.md)");
   out += "  128+n (134 abort, 137 SIGKILL, 143 SIGTERM): ended by signal n; mpirun returns the first failing\n"
-         "  rank's code, 128+n for a rank ended by a signal, or a code of its own (README: Exit codes)\n";
+         "  rank's code, 128+n for a rank ended by a signal, or a code of its own (docs/cli.md: Exit codes)\n";
   return out;
 }
 
