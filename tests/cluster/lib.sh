@@ -9,6 +9,8 @@
 #   rsh       the rsh agent for Open MPI (plm_rsh_agent): rsh HOST COMMAND...
 
 #   iproute   the folder ip and tc were taken from (--iproute), where start was told one
+#   gpus      (--gpus-per-host) one line per host: NAME GPUS ORDER, GPUS its CUDA_VISIBLE_DEVICES
+#             (e.g. 2,3), ORDER its CUDA_DEVICE_ORDER
 
 # ip, tc and sysctl live in /usr/sbin, which a non-login PATH may lack.
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -44,15 +46,30 @@ cluster_host() {
   awk -v h="$2" '$1 == h || $2 == h { print; found = 1; exit } END { exit !found }' "$1/hosts"
 }
 
-# Runs COMMAND... inside host $2's namespaces (net, UTS, mount) in the current folder; refuses
-# when the holder process is gone or is no longer in the namespace start made (pid reuse).
+# Sets the array host_env to the command words that give a command on host $2 (by name) of
+# cluster $1 that host's environment: nothing, or where start was given --gpus-per-host, env(1)
+# with the host's GPUs (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER) and without NCCL_HOSTID (with
+# it NCCL would take every host for one and connect them by P2P or shared memory).
+cluster_host_env() {
+  local gpus order
+  host_env=()
+  [ -f "$1/gpus" ] || return 0
+  read -r gpus order < <(awk -v h="$2" '$1 == h { print $2, $3 }' "$1/gpus")
+  [ -n "${gpus:-}" ] || { echo "tests/cluster: host $2 has no GPUs in $1/gpus" >&2; return 255; }
+  host_env=(env -u NCCL_HOSTID "CUDA_VISIBLE_DEVICES=$gpus" "CUDA_DEVICE_ORDER=$order")
+}
+
+# Runs COMMAND... inside host $2's namespaces (net, UTS, mount) in the current folder, with the
+# host's environment (cluster_host_env); refuses when the holder process is gone or is no longer
+# in the namespace start made (pid reuse).
 cluster_enter() {
-  local dir="$1" host="$2" line name addr pid ns
+  local dir="$1" host="$2" line name addr pid ns host_env
   shift 2
   line=$(cluster_host "$dir" "$host") || { echo "tests/cluster: cannot enter $host: no such host in $dir/hosts" >&2; return 255; }
   read -r name addr pid ns <<<"$line"
   [ "$(cluster_ns_of "$pid")" = "$ns" ] || { echo "tests/cluster: host $name ($addr) is not running" >&2; return 255; }
-  nsenter --target "$pid" --net --uts --mount --wd="$PWD" -- "$@"
+  cluster_host_env "$dir" "$name" || return 255
+  nsenter --target "$pid" --net --uts --mount --wd="$PWD" -- "${host_env[@]}" "$@"
 }
 
 # The pids of every process inside any of cluster $1's host namespaces (one find over /proc).
