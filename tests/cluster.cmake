@@ -20,6 +20,16 @@ foreach(entry ${SCALEBENCH_CLUSTER_TESTS})
   scalebench_add_script_test(NAME ${name} KIND cluster COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/${script} ${entry}
                              TIMEOUT 300 SERIAL)
 endforeach()
+# GPUs on 2 hosts of the test cluster, NCCL between them over the cluster's links (test_gpu.sh:
+# --gpus-per-host GPUs/2). A script test takes no GPUS, so it is declared here as a gpu test of 2
+# GPUs would be: under `ctest --resource-spec-file` CTest gives it 2 GPUs no other test holds and
+# tests/support/visible-gpus makes them the only ones it sees (2 hosts x 1 GPU); without a spec it
+# takes every GPU it sees (4 GPUs: 2 x 2). Fewer than 2 GPUs, or a build without CUDA: skipped,
+# saying why. Its kind is cluster: tools/gpu-suite (label gpu) does not run it; `ctest -R cluster_gpu`.
+scalebench_add_script_test(NAME cluster_gpu KIND cluster
+                           COMMAND ${PROJECT_SOURCE_DIR}/tests/support/visible-gpus ${PROJECT_SOURCE_DIR}/tests/cluster/test_gpu.sh
+                           TIMEOUT 480 SERIAL)
+set_tests_properties(cluster_gpu PROPERTIES RESOURCE_GROUPS "2,gpus:1")
 # The node-shared distribution's MPI test program, run on 2 hosts by test_shared.sh.
 set_property(TEST cluster_shared APPEND PROPERTY ENVIRONMENT
              SCALEBENCH_DISTRIBUTION_TEST=$<TARGET_FILE:test_gemm_distribution>)

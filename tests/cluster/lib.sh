@@ -46,6 +46,28 @@ cluster_host() {
   awk -v h="$2" '$1 == h || $2 == h { print; found = 1; exit } END { exit !found }' "$1/hosts"
 }
 
+# The GPUs of this machine that start --gpus-per-host shares out, into the array gpu_list:
+# nvidia-smi's indices, or CUDA_VISIBLE_DEVICES's entries where it is set (as CUDA reads it: up to
+# an entry -1; empty: none); gpu_from says which. Fails, the reason in gpu_why, where nvidia-smi is
+# missing or lists no GPU, or the list is empty.
+# shellcheck disable=SC2034 # gpu_list, gpu_from and gpu_why are for the caller
+cluster_gpu_list() {
+  local smi e entries
+  gpu_list=() gpu_from="" gpu_why=""
+  command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi not found (no NVIDIA driver on this machine)"; return 1; }
+  smi=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>&1) ||
+    { gpu_why="nvidia-smi lists no GPU: $(head -1 <<<"$smi")"; return 1; }
+  if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    gpu_from="CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
+    IFS=, read -ra entries <<<"${CUDA_VISIBLE_DEVICES// /}"
+    for e in "${entries[@]}"; do [ "$e" != -1 ] || break; [ -z "$e" ] || gpu_list+=("$e"); done
+  else
+    gpu_from="nvidia-smi"
+    mapfile -t gpu_list < <(tr -d ' ' <<<"$smi" | grep -E '^[0-9]+$' || true)
+  fi
+  [ ${#gpu_list[@]} -gt 0 ] || { gpu_why="no GPU here ($gpu_from lists none)"; return 1; }
+}
+
 # Sets the array host_env to the command words that give a command on host $2 (by name) of
 # cluster $1 that host's environment: nothing, or where start was given --gpus-per-host, env(1)
 # with the host's GPUs (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER) and without NCCL_HOSTID (with
