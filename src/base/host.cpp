@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 
@@ -79,6 +81,31 @@ std::string utc_now_iso8601() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+double process_age_seconds() {
+  std::FILE* f = std::fopen("/proc/self/stat", "r");
+  if (f == nullptr) return -1;
+  char buf[1024];
+  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[got] = '\0';
+  // Field 22, starttime, in clock ticks after boot; fields after the command name, which ends at
+  // the last ')' (the name may hold spaces and parentheses).
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return -1;
+  unsigned long long start_ticks = 0;
+  // From the state (field 3): skip fields 3..21, read field 22.
+  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                  &start_ticks) != 1) {
+    return -1;
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  timespec now{};
+  if (ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+  const double age = static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec) -
+                     static_cast<double>(start_ticks) / static_cast<double>(ticks);
+  return age >= 0 ? age : -1;
 }
 
 }  // namespace scalebench

@@ -4,9 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/base/host.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
+namespace {
+std::pair<double, double> g_init_ages{-1, -1};
+}  // namespace
 
 void check_mpi(int rc, const char* call, const char* file, int line) {
   if (rc == MPI_SUCCESS) return;
@@ -19,7 +23,9 @@ void check_mpi(int rc, const char* call, const char* file, int line) {
 MpiEnvironment::MpiEnvironment(int& argc, char**& argv) {
   if (!initialized()) {
     int provided = 0;
+    g_init_ages.first = process_age_seconds();
     check_mpi(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread", __FILE__, __LINE__);
+    g_init_ages.second = process_age_seconds();
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
@@ -29,6 +35,8 @@ MpiEnvironment::~MpiEnvironment() {
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
+
+std::pair<double, double> MpiEnvironment::init_ages() { return g_init_ages; }
 
 bool MpiEnvironment::initialized() {
   int flag = 0;

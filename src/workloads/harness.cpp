@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "run_wall.hpp"
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/network.hpp"
@@ -12,10 +13,13 @@ namespace {
 
 // Warm-up and timed repeats: end to end around each repeat, its check after.
 // The energy counters are read just before each repeat's barrier and after the last repeat.
-int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, EnergyRun& energy,
+int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, EnergyRun& energy, RunWall& wall,
                 const Communicator& comm) {
   const int total = loop.total();
+  const int warmup = total - w.settings().reps;
+  double checks = 0;
   for (int rep = 0; rep < total; ++rep) {
+    if (rep == warmup && warmup > 0) wall.mark("warmup");
     energy.mark();  // before the barrier: reading the counters is never inside a timed repeat
     const double t0 = loop.begin(rep, rec);
     w.repeat(rec);
@@ -23,23 +27,29 @@ int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, Ene
     rec.add(phase::end_to_end, t1 - t0);
     rec.span(phase::end_to_end, t0, t1);  // the energy's timed interval starts here
     w.check_repeat(rep, rec);
+    if (rep >= warmup) checks += wall_seconds() - t1;
     rec.next_repeat();
     loop.end(rep);
   }
   comm.barrier();
   energy.mark();
+  wall.mark("timed");
+  wall.note_within("checks", checks);
   return total;
 }
 
 // Rank 0: the shared sections with the prediction, the table, the failure lines, --json.
 void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings,
-                    const nlohmann::json& energy) {
+                    const nlohmann::json& energy, RunWall& wall) {
   RunSections sections = w.sections(s);
   sections.predict = [&w](const Profile& p, const MachineLayout& m) { return w.predict(p, m); };
   run.finish(s.setup, s.timed, std::move(sections));
   run.json()["energy"] = energy;
+  wall.mark("finish");
+  run.json()["wall"] = wall.section();
   if (!settings.quiet) {
-    const std::string out = w.table(run.json(), s, run.warnings()) + EnergyRun::table_line(run.json()["energy"]);
+    const std::string out = w.table(run.json(), s, run.warnings()) + EnergyRun::table_line(run.json()["energy"]) +
+                            RunWall::line(run.json()["wall"]);
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -50,11 +60,13 @@ void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const H
 }  // namespace
 
 HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
+  RunWall wall;
   const HarnessSettings settings = w.settings();
   if (!settings.agreed) agree_on_configuration(comm, settings.name, w.configuration_fields());
   agree(comm, [&] { w.check(comm); });
   agree(comm, [&] { w.check_resources(comm); });
   RankSetup placed = w.place(comm);
+  wall.mark("checks_and_placement");
   HarnessResult result;
   if (settings.dry_run) {
     w.dry_run(comm);
@@ -64,16 +76,20 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   // The node at rest, before the run's back end, data and transfers load it.
   EnergyRun energy(comm, placed.gpu_pci_bus_id);
   energy.sample_idle();
+  wall.mark("idle_power");
   agree(comm, [&] { w.make_backend(comm); });
   PhaseRecorder setup, rec, peer;
   w.prepare(setup);
   setup.next_repeat();
+  comm.barrier();  // every rank's set-up done: the first repeat's barrier would wait for it
+  wall.mark("setup");
   const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
   Summaries s;
   energy.start_sampling();
-  s.repeats = run_repeats(w, loop, rec, energy, comm);
+  s.repeats = run_repeats(w, loop, rec, energy, wall, comm);
   const nlohmann::json energy_section = energy.section(s.repeats, settings.warmup, w.energy_work(), rec);
   w.after_repeats(loop, peer);
+  wall.mark("peers");
   s.timed = summarize_phases(rec, comm);
   s.setup = summarize_phases(setup, comm);
   s.peer = summarize_phases(peer, comm);
@@ -85,7 +101,7 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   // error rather than waiting for the verdict while rank 0 frees its windows.
   agree(comm, [&] {
     if (!comm.is_root()) return;
-    finish_on_root(w, run, s, settings, energy_section);
+    finish_on_root(w, run, s, settings, energy_section, wall);
     result.record = run.json();
   });
   // Every rank learns the verdict (rank 0 may have written the record).

@@ -4,9 +4,18 @@
 
 #include <dirent.h>
 
+#include <chrono>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 
 namespace {
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct BadInput {
   const char* name;
@@ -84,6 +93,33 @@ TEST(GemmCli, GoodRunVerifiesPrintsTableAndWritesRecord) {
   EXPECT_NE(r.output.find("freivalds PASSED"), std::string::npos);
   EXPECT_EQ(count_of(r.output, "scalebench gemm "), 1) << "only rank 0 prints the table";
   EXPECT_NE(read_file(dir + "/r.json").find("\"ok\": true"), std::string::npos);
+}
+
+// The record says where the process's wall time went: its parts in the order they ran, each
+// non-negative, adding up to the process's age at the record, which is under the launcher's wall.
+TEST(GemmCli, RecordItemizesTheWallFromTheProcessStart) {
+  const std::string dir = make_temp_dir();
+  const double t0 = steady_seconds();
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 128 --reps 2 --warmup 1 --json " + dir + "/r.json");
+  const double launcher_wall = steady_seconds() - t0;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto wall = nlohmann::json::parse(read_file(dir + "/r.json"))["wall"];
+  ASSERT_TRUE(wall.is_object()) << wall.dump();
+  std::vector<std::string> names;
+  double sum = 0;
+  for (const auto& p : wall["parts"]) {
+    names.push_back(p["part"].get<std::string>());
+    EXPECT_GE(p["s"].get<double>(), 0.0) << p.dump();
+    sum += p["s"].get<double>();
+  }
+  const std::vector<std::string> expected = {"start", "mpi_init", "command", "checks_and_placement", "idle_power",
+                                             "setup", "warmup", "timed", "peers", "finish"};
+  EXPECT_EQ(names, expected);
+  const double to_record = wall["to_record_s"].get<double>();
+  EXPECT_NEAR(sum, to_record, 1e-6);
+  EXPECT_GT(to_record, 0.0);
+  EXPECT_LT(to_record, launcher_wall) << "the process started after the launcher and wrote its record before exiting";
+  EXPECT_NE(r.output.find("wall: "), std::string::npos) << r.output;
 }
 
 TEST(GemmCli, DryRunComputesNothingAndWritesNothing) {

@@ -17,5 +17,8 @@ int host_threads();
 std::int64_t memory_available_bytes();
 std::string format_cpu_list(const std::vector<int>& cpus);  // "0-3,8"
 std::string utc_now_iso8601();
+// Seconds since this process was started (exec), from /proc/self/stat against the boot clock; a
+// negative value where the system does not say. Its resolution is the kernel's clock tick.
+double process_age_seconds();
 
 }  // namespace scalebench

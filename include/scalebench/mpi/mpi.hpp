@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scalebench/base/error.hpp"
@@ -26,6 +27,9 @@ class MpiEnvironment {
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
   static bool initialized();
+  // The process's age (process_age_seconds) just before and after this process's MPI_Init_thread;
+  // {-1, -1} where it was not called here.
+  static std::pair<double, double> init_ages();
 };
 
 // Owns the MPI_Comm when it created it (split, dup); WORLD is borrowed.
