@@ -49,8 +49,10 @@ class NcclBufferTransport final : public BufferTransport {
   NcclBufferTransport(const NcclBufferTransport&) = delete;
   NcclBufferTransport& operator=(const NcclBufferTransport&) = delete;
 
+  // A group of one rank has nothing to move between ranks: no communicator (its creation costs
+  // a NCCL start-up), its operations are the root's own copies.
   void attach(const Communicator& group) override {
-    if (find(group) != nullptr) return;
+    if (group.size() < 2 || find(group) != nullptr) return;
     comms_.emplace_back(group.get(), NcclComm(group, max_ctas_));
   }
 
@@ -58,7 +60,7 @@ class NcclBufferTransport final : public BufferTransport {
 
   void broadcast(const BufferView& buf, int root, const Communicator& group) override {
     require_device(buf);
-    if (buf.count == 0) return;
+    if (buf.count == 0 || group.size() < 2) return;
     ncclComm_t nc = nccl_of(group);
     SCALEBENCH_NCCL_CHECK_COMM(ncclBroadcast(buf.data, buf.data, bytes_of(buf), ncclUint8, root, nc, stream_), nc);
   }
@@ -123,14 +125,10 @@ class NcclBufferTransport final : public BufferTransport {
   }
 
  private:
-  // `whole`: the root's buffer of every block (counts/displs); `mine`: this rank's block. From
-  // the root (scatter) or to it (gather); the root's own block is copied on its device unless it
-  // is already in place.
-  void exchange(const BufferView& whole, const std::vector<std::int64_t>& counts,
-                const std::vector<std::int64_t>& displs, const BufferView& mine, int root, const Communicator& group,
-                bool from_root) {
-    require_device(whole);
-    require_device(mine);
+  // The sends and receives of an exchange between ranks, one NCCL group.
+  void post_exchange(const BufferView& whole, const std::vector<std::int64_t>& counts,
+                     const std::vector<std::int64_t>& displs, const BufferView& mine, int root,
+                     const Communicator& group, bool from_root) {
     ncclComm_t nc = nccl_of(group);
     SCALEBENCH_NCCL_CHECK_COMM(ncclGroupStart(), nc);
     if (group.rank() == root) {
@@ -152,6 +150,17 @@ class NcclBufferTransport final : public BufferTransport {
       }
     }
     SCALEBENCH_NCCL_CHECK_COMM(ncclGroupEnd(), nc);
+  }
+
+  // `whole`: the root's buffer of every block (counts/displs); `mine`: this rank's block. From
+  // the root (scatter) or to it (gather); the root's own block is copied on its device unless it
+  // is already in place.
+  void exchange(const BufferView& whole, const std::vector<std::int64_t>& counts,
+                const std::vector<std::int64_t>& displs, const BufferView& mine, int root, const Communicator& group,
+                bool from_root) {
+    require_device(whole);
+    require_device(mine);
+    if (group.size() > 1) post_exchange(whole, counts, displs, mine, root, group, from_root);
     if (group.rank() == root) {
       char* own = at(whole, displs[static_cast<std::size_t>(root)]);
       const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(root)]) *
