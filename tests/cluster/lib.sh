@@ -21,20 +21,26 @@ export PATH="$PATH:/usr/sbin:/sbin"
 # through LD_LIBRARY_PATH. Fails, saying why, when the folder lacks either program or they do not
 # run.
 cluster_use_iproute() {
-  local dir="$1" d found="" libs=""
+  local dir="$1" d t found="" libs="" at
   [ -d "$dir" ] || { echo "tests/cluster: --iproute $dir: not a folder" >&2; return 2; }
   dir="$(cd "$dir" && pwd)"
-  for d in "$dir" "$dir/sbin" "$dir/usr/sbin" "$dir/bin" "$dir/usr/bin"; do
-    if [ -x "$d/ip" ] && [ -x "$d/tc" ]; then found="$d"; break; fi
+  # Each where it runs from: Debian's package puts ip in bin/ (sbin/ip a link to /bin/ip, which
+  # need not exist here) and tc in sbin/.
+  for t in ip tc; do
+    at=""
+    for d in "$dir" "$dir/sbin" "$dir/usr/sbin" "$dir/bin" "$dir/usr/bin"; do
+      if [ -f "$d/$t" ] && [ -x "$d/$t" ]; then at="$d"; break; fi
+    done
+    [ -n "$at" ] || { echo "tests/cluster: --iproute $dir: no $t in it (nor in its sbin, usr/sbin, bin or usr/bin)" >&2; return 2; }
+    case ":$found:" in *":$at:"*) ;; *) found="$found${found:+:}$at" ;; esac
   done
-  [ -n "$found" ] || { echo "tests/cluster: --iproute $dir: no ip and tc in it (nor in its sbin, usr/sbin or bin)" >&2; return 2; }
   for d in "$dir"/lib "$dir"/lib/* "$dir"/usr/lib "$dir"/usr/lib/* "$dir"/lib64 "$dir"/usr/lib64; do
     if [ -d "$d" ] && compgen -G "$d/*.so*" >/dev/null; then libs="$libs${libs:+:}$d"; fi
   done
   export PATH="$found:$PATH"
   [ -z "$libs" ] || export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   ip -V >/dev/null 2>&1 && tc -V >/dev/null 2>&1 ||
-    { echo "tests/cluster: --iproute $dir: $found/ip or tc does not run here: $(ip -V 2>&1 | head -1)" >&2; return 2; }
+    { echo "tests/cluster: --iproute $dir: ip or tc from $found does not run here: $(ip -V 2>&1 | head -1)" >&2; return 2; }
 }
 if [ -n "${SCALEBENCH_IPROUTE_DIR:-}" ]; then cluster_use_iproute "$SCALEBENCH_IPROUTE_DIR" || exit 2; fi
 
