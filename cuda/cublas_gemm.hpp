@@ -86,6 +86,7 @@ class CublasGemm final : public GpuGemm {
   const Communicator& comm_;
   bool share_gpu_;
   bool nccl_;
+  bool first_call_in_warmup_;  // a warm-up repeat makes the first call of the real shape
   Selection selection_;
   int device_;
   std::vector<std::pair<std::string, double>> setup_;

@@ -36,6 +36,7 @@ inline constexpr const char* gpu_alloc = "gpu_alloc";                  // GPU Mo
 inline constexpr const char* cublas_handle = "cublas_handle";          // the cuBLAS handle and its workspace
 inline constexpr const char* nccl_comm = "nccl_comm";                  // the NCCL communicator(s)
 inline constexpr const char* pin_host = "pin_host";                    // page-locking the host matrices
+inline constexpr const char* shared_windows = "shared_windows";        // the node's windows, their pages faulted in
 inline constexpr const char* device_alloc = "device_alloc";            // GEMM: device buffers
 inline constexpr const char* cublas_first_call = "cublas_first_call";  // the real shape once
 

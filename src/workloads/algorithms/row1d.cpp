@@ -73,6 +73,7 @@ class Row1D final : public DistributedGemm {
     const auto& s = cfg_.shape;
     if (cfg_.distribution == GemmDistribution::shared) {
       try {
+        ScopedPhase t(setup, phase::shared_windows);
         shared_.emplace(cfg_, comm_, rows_, chunk_);
       } catch (const AgreedError& e) {
         fallback_ = fmt::format("--distribution shared fell back to replicated: no node-shared window ({})", e.what());
