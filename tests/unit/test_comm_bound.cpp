@@ -75,7 +75,8 @@ TEST(CommBound, GpusCopyingTheirOwnRowsCountTheirCopies) {
   cfg.distribution = GemmDistribution::shared;
   const double rows = 512 * 1024, e = 8;
   nlohmann::json record = {{"distribution",
-                            {{"bytes_per_rank", {{"scatter", {0, 0}}, {"broadcast", {0, 0}}, {"gather", {0, 0}}}}}},
+                            {{"scheme", "shared"},
+                             {"bytes_per_rank", {{"scatter", {0, 0}}, {"broadcast", {0, 0}}, {"gather", {0, 0}}}}}},
                            {"partition", {{"rows_per_rank", {512, 512}}}},
                            {"gpu",
                             {{"transfers",
@@ -95,4 +96,10 @@ TEST(CommBound, GpusCopyingTheirOwnRowsCountTheirCopies) {
   const nlohmann::json host = comm_bound_section(cfg, 2, record);
   EXPECT_EQ(host["moved_source"], "layout");
   EXPECT_DOUBLE_EQ(host["moved_words"].get<double>(), 0.0);
+  EXPECT_NE(comm_bound_lines(host).find("no rank moved a word to another (the node's shared windows"), std::string::npos)
+      << comm_bound_lines(host);
+  // A replicated GPU run's copies are not the count: its transport's or layout's is.
+  record["gpu"] = {{"transfers", {{"h2d", {{"bytes", 2 * rows * e}}}, {"d2h", {{"bytes", rows * e}}}}}};
+  record["distribution"]["scheme"] = "replicated";
+  EXPECT_EQ(comm_bound_section(cfg, 2, record)["moved_source"], "layout");
 }

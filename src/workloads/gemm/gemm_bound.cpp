@@ -50,8 +50,10 @@ struct MovedBytes {
 // copies (a host run, or a GPU run whose blocks a transport or the layout counts).
 std::optional<double> gpu_copy_words(const GemmConfig& cfg, int ranks, const nlohmann::json& record) {
   if (!record.contains("gpu") || !record["gpu"].is_object() || !record["gpu"].contains("transfers")) return {};
+  const auto& d = record["distribution"];
+  if (!d.is_object() || !d.contains("scheme") || d["scheme"] != "shared") return {};
   const auto& t = record["gpu"]["transfers"];
-  if (!t.is_object() || !t.contains("h2d") || !t.contains("d2h") || t.contains("scatter")) return {};
+  if (!t.is_object() || !t.contains("h2d") || !t.contains("d2h")) return {};
   const double he = static_cast<double>(host_element_bytes(cfg.precision));
   double words = t["h2d"]["bytes"].get<double>() / he + t["d2h"]["bytes"].get<double>() / he;
   if (t.contains("allgather") && ranks > 1) {
@@ -140,7 +142,14 @@ nlohmann::json comm_bound_section(const GemmConfig& cfg, int ranks, const nlohma
 std::string comm_bound_lines(const nlohmann::json& b) {
   if (b.is_null() || b["spread"]["bound_words"].get<double>() <= 0) return {};  // one rank moves nothing
   std::string out;
-  if (!b["moved_words"].is_null() && b["moved_rank"].is_null()) {
+  const bool gpu_copies = b["moved_source"].is_string() && b["moved_source"] == "gpu copies";
+  const bool windows_only = b["moved_source"].is_string() && b["moved_source"] == "layout" &&
+                            !b["moved_words"].is_null() && b["moved_words"].get<double>() == 0.0;
+  if (windows_only) {
+    out += fmt::format("communication bound: no rank moved a word to another (the node's shared windows hold A, B and "
+                       "C once); a rank that starts with none of them must move at least {:.4g}\n",
+                       b["bound_words"].get<double>());
+  } else if (gpu_copies) {
     out += fmt::format("communication bound: the busiest GPU copied {:.4g} words per repeat ({}), {:.2f}x the least a "
                        "rank must move ({:.4g})\n",
                        b["moved_words"].get<double>(), b["moved_source"].get<std::string>(),
