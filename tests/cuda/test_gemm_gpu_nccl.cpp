@@ -52,6 +52,13 @@ TEST(NcclGemm, RecordCarriesBusBandwidthPerPhase) {
     ok = ok && std::abs(t["scatter"]["busbw_GBps"].get<double>() - factor * t["scatter"]["algbw_GBps"].get<double>()) <=
                    1e-12 * t["scatter"]["algbw_GBps"].get<double>() + 1e-300;
     ok = ok && r.record.at("gpu").contains("nccl");
+    // The communication bound counts what NCCL moved: rank 0 sends every other rank's rows of A
+    // and B once, and receives their rows of C (words of 8 bytes).
+    const auto& b = r.record.at("comm_bound");
+    const double rows0 = r.record.at("partition").at("rows_per_rank").at(0).get<double>();
+    ok = ok && b.at("moved_source") == "layout" && b.at("moved_rank") == 0 &&
+         b.at("moved_words").get<double>() == (256.0 - rows0) * (160 + 192) + 160.0 * 192 &&
+         b.at("moved_to_bound").get<double>() > 0;
     EXPECT_TRUE(ok) << r.record.dump(2);
   }
   EXPECT_TRUE(all_ranks(ok));

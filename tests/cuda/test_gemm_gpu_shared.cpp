@@ -68,6 +68,12 @@ TEST(SharedGpuGemm, RecordTimesEveryGpuCopyingAtOnce) {
     ok = ok && r.record.at("distribution").at("host_memory_per_node").at(0).at("b_copies").get<int>() == 1;
     ok = ok && r.record.at("gpu").at("transfers").contains("h2d");
     if (comm.size() > 1) ok = ok && r.record.at("gpu").at("transfers").contains("allgather");
+    // The communication bound counts the busiest GPU's copies (no transport or layout count moves a block).
+    if (comm.size() > 1) {
+      const auto& b = r.record.at("comm_bound");
+      ok = ok && b.at("moved_source") == "gpu copies" && b.at("moved_words").get<double>() > 0 &&
+           b.at("moved_to_bound").get<double>() > 0;
+    }
     EXPECT_TRUE(ok) << r.record.dump(2);
   }
   EXPECT_TRUE(all_ranks(ok));
