@@ -41,4 +41,10 @@ const AlgorithmDescription& summa2d_description();
 // The description of `cfg.algorithm`.
 const AlgorithmDescription& describe_algorithm(const GemmConfig& cfg);
 
+// The run's rules for its schedule options on `ranks` ranks, in one place: validate(), the
+// algorithm's own check, the transports' (--overlap on several ranks moves blocks with NCCL) and
+// --resident's (the check on the device). Throws UsageError. The driver's check and `auto`'s
+// refusal of an alternative both call it, so `auto` never takes what the run would refuse.
+void check_gemm_options(const GemmConfig& cfg, int ranks);
+
 }  // namespace scalebench

@@ -66,4 +66,17 @@ const AlgorithmDescription& describe_algorithm(const GemmConfig& cfg) {
   return cfg.algorithm == GemmAlgorithm::summa2d ? summa2d_description() : row1d_description();
 }
 
+void check_gemm_options(const GemmConfig& cfg, int ranks) {
+  validate(cfg);
+  describe_algorithm(cfg).check(cfg, ranks);
+  if (cfg.overlap && cfg.algorithm == GemmAlgorithm::row1d && cfg.transport == Transport::mpi && ranks > 1) {
+    throw UsageError(
+        fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl", ranks));
+  }
+  if (cfg.resident && cfg.verify == VerifyMode::full) {
+    throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
+                     "use --verify freivalds (computed on the device)");
+  }
+}
+
 }  // namespace scalebench

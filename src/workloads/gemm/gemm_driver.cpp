@@ -173,18 +173,9 @@ class GemmRun final : public RankWorkload {
   }
 
   void check(const Communicator& comm) override {
-    validate(cfg_);
-    alg_desc_.check(cfg_, comm.size());
+    check_gemm_options(cfg_, comm.size());
     if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
-    if (cfg_.overlap && cfg_.algorithm == GemmAlgorithm::row1d && cfg_.transport == Transport::mpi && comm.size() > 1) {
-      throw UsageError(fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks add --transport nccl",
-                                   comm.size()));
-    }
     check_scalapack_peer_run(cfg_, alg_desc_.grid(cfg_, comm.size()));
-    if (cfg_.resident && cfg_.verify == VerifyMode::full) {
-      throw UsageError("--verify full compares on the host, but --resident keeps A, B and C on the device; "
-                       "use --verify freivalds (computed on the device)");
-    }
   }
 
   // The node's host memory against what its ranks need; the shared windows' refusal is asked

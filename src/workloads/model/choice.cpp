@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/algorithm_description.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/gpu/gpu.hpp"
@@ -102,31 +103,13 @@ double root_gpu_bytes(const GemmConfig& alt, const MachineLayout& m) {
   return static_cast<double>(plan.total()) * sharing;
 }
 
-// The run's own rules for an alternative's options (gemm_config.cpp validate, the driver's
-// checks), as one sentence; "" when it passes them.
+// The run's own rules for an alternative's options (check_gemm_options, as the driver checks
+// them), as one sentence; "" when it passes them.
 std::string option_refusal(const GemmConfig& alt, const MachineLayout& m) {
   try {
-    validate(alt);
+    check_gemm_options(alt, m.ranks());
   } catch (const UsageError& e) {
     return e.what();
-  }
-  const int ranks = m.ranks();
-  if (alt.algorithm == GemmAlgorithm::row1d) {
-    if (alt.grid_rows > 0 && (alt.grid_rows != ranks || alt.grid_cols != 1)) {
-      return fmt::format("--grid {}x{} needs --algorithm summa2d (row1d runs on {}x1)", alt.grid_rows, alt.grid_cols,
-                         ranks);
-    }
-    if (ranks > alt.shape.m) return fmt::format("{} ranks but only {} rows of A (--m)", ranks, alt.shape.m);
-  } else {
-    if (alt.resident) return "summa2d has no --resident schedule";
-    try {
-      resolve_grid(alt, ranks);
-    } catch (const UsageError& e) {
-      return e.what();
-    }
-  }
-  if (alt.overlap && alt.transport == Transport::mpi && ranks > 1) {
-    return fmt::format("--overlap moves blocks between GPUs with NCCL; with {} ranks it needs --transport nccl", ranks);
   }
   return "";
 }
