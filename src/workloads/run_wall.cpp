@@ -50,7 +50,8 @@ nlohmann::json RunWall::section() const {
 
 std::string RunWall::line(const nlohmann::json& wall) {
   if (!wall.is_object()) return "";
-  std::string out = fmt::format("wall: {:.1f} s from the process's start to the record:", wall["to_record_s"].get<double>());
+  std::string out = fmt::format("wall: {:.1f} s from the process's start to the record:",
+                                wall["to_record_s"].get<double>());
   const char* sep = " ";
   for (const auto& p : wall["parts"]) {
     out += fmt::format("{}{} {:.2f}", sep, p["part"].get<std::string>(), p["s"].get<double>());

@@ -112,8 +112,9 @@ TEST(GemmCli, RecordItemizesTheWallFromTheProcessStart) {
     EXPECT_GE(p["s"].get<double>(), 0.0) << p.dump();
     sum += p["s"].get<double>();
   }
-  const std::vector<std::string> expected = {"start", "mpi_init", "command", "checks_and_placement", "idle_power",
-                                             "setup", "warmup", "timed", "peers", "finish"};
+  const std::vector<std::string> expected = {"start",      "mpi_init", "command", "checks_and_placement",
+                                             "idle_power", "setup",    "warmup",  "timed",
+                                             "peers",      "finish"};
   EXPECT_EQ(names, expected);
   const double to_record = wall["to_record_s"].get<double>();
   EXPECT_NEAR(sum, to_record, 1e-6);

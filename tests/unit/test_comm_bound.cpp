@@ -96,7 +96,8 @@ TEST(CommBound, GpusCopyingTheirOwnRowsCountTheirCopies) {
   const nlohmann::json host = comm_bound_section(cfg, 2, record);
   EXPECT_EQ(host["moved_source"], "layout");
   EXPECT_DOUBLE_EQ(host["moved_words"].get<double>(), 0.0);
-  EXPECT_NE(comm_bound_lines(host).find("no rank moved a word to another (the node's shared windows"), std::string::npos)
+  EXPECT_NE(comm_bound_lines(host).find("no rank moved a word to another (the node's shared windows"),
+            std::string::npos)
       << comm_bound_lines(host);
   // A replicated GPU run's copies are not the count: its transport's or layout's is.
   record["gpu"] = {{"transfers", {{"h2d", {{"bytes", 2 * rows * e}}}, {"d2h", {{"bytes", rows * e}}}}}};
