@@ -6,3 +6,8 @@ target_compile_definitions(test_launch PRIVATE SCALEBENCH_TEST_DATA_DIR="${CMAKE
 # A host lost mid-run named in one line, from Open MPI's texts (unit).
 scalebench_add_test(NAME failure_lost_host KIND unit SOURCES unit/test_failure_lost_host.cpp TIMEOUT 30)
 target_compile_definitions(test_failure_lost_host PRIVATE SCALEBENCH_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+# The drivers' one sweep loop on its own (unit): the resume rule, progress lines, lines appended,
+# failed, skipped and launch-failed runs counted, a stop between runs; /bin/true and /bin/false
+# through the real step runner.
+scalebench_add_test(NAME sweep KIND unit SOURCES unit/test_sweep.cpp TIMEOUT 60)
+target_include_directories(test_sweep PRIVATE ${PROJECT_SOURCE_DIR}/src/drivers)
