@@ -18,7 +18,7 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/problem/gemm.hpp"
 #include "scalebench/workloads/distributed_gemm.hpp"
-#include "workloads/algorithms/node_shared.hpp"
+#include "workloads/gemm/algorithms/node_shared.hpp"
 
 using namespace scalebench;
 

@@ -19,7 +19,7 @@
 #include "scalebench/gpu/device.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "workloads/algorithms/row1d_gpu/schedule.hpp"
+#include "workloads/gemm/algorithms/row1d_gpu/schedule.hpp"
 
 using namespace scalebench;
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/node_shared.hpp"
+#include "gemm/algorithms/node_shared.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/algorithm_description.hpp"
+#include "gemm/algorithms/algorithm_description.hpp"
 #include "gemm/gemm_bound.hpp"
 #include "gemm/scalapack_peer_section.hpp"
 #include "harness.hpp"

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/row1d_gpu/schedule.hpp"
+#include "gemm/algorithms/row1d_gpu/schedule.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/gpu/gpu.hpp"

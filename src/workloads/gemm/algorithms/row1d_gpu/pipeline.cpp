@@ -1,4 +1,4 @@
-#include "algorithms/row1d_gpu/pipeline.hpp"
+#include "gemm/algorithms/row1d_gpu/pipeline.hpp"
 
 #include <algorithm>
 #include <cstdio>

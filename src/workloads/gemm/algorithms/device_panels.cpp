@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/summa_panels.hpp"
+#include "gemm/algorithms/summa_panels.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 

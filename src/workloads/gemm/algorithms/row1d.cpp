@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/algorithms.hpp"
-#include "algorithms/node_shared.hpp"
-#include "algorithms/row1d_gpu/gpu_run.hpp"
-#include "algorithms/timed_transport.hpp"
+#include "gemm/algorithms/algorithms.hpp"
+#include "gemm/algorithms/node_shared.hpp"
+#include "gemm/algorithms/row1d_gpu/gpu_run.hpp"
+#include "gemm/algorithms/timed_transport.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"

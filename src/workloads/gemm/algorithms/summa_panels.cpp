@@ -1,6 +1,6 @@
 // Summa2D's blocking schedule (summa_panels.hpp): each panel broadcast along its row and its
 // column through the transport, then multiplied; nothing in flight while a panel multiplies.
-#include "algorithms/summa_panels.hpp"
+#include "gemm/algorithms/summa_panels.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "algorithms/node_shared.hpp"
+#include "gemm/algorithms/node_shared.hpp"
 
 #include <fcntl.h>
 #include <numa.h>

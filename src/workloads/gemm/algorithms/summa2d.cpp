@@ -25,10 +25,10 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/algorithms.hpp"
-#include "algorithms/summa_layout.hpp"
-#include "algorithms/summa_panels.hpp"
-#include "algorithms/timed_transport.hpp"
+#include "gemm/algorithms/algorithms.hpp"
+#include "gemm/algorithms/summa_layout.hpp"
+#include "gemm/algorithms/summa_panels.hpp"
+#include "gemm/algorithms/timed_transport.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/cpu/gemm.hpp"

@@ -1,4 +1,4 @@
-#include "algorithms/row1d_gpu/gpu_run.hpp"
+#include "gemm/algorithms/row1d_gpu/gpu_run.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "algorithms/row1d_gpu/schedule.hpp"
+#include "gemm/algorithms/row1d_gpu/schedule.hpp"
 #include "scalebench/base/phases.hpp"
 
 namespace scalebench::row1d_gpu {

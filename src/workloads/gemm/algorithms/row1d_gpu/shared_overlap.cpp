@@ -8,8 +8,8 @@
 // multiplies; nothing travels between GPUs.
 #include <fmt/format.h>
 
-#include "algorithms/row1d_gpu/pipeline.hpp"
-#include "algorithms/row1d_gpu/schedule.hpp"
+#include "gemm/algorithms/row1d_gpu/pipeline.hpp"
+#include "gemm/algorithms/row1d_gpu/schedule.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
 

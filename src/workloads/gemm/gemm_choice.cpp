@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/algorithm_description.hpp"
+#include "gemm/algorithms/algorithm_description.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/gpu/gpu.hpp"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/algorithms.hpp"
+#include "gemm/algorithms/algorithms.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/mpi/mpi.hpp"
 

@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/mpi_element_type.hpp"
-#include "algorithms/summa_panels.hpp"
+#include "gemm/algorithms/mpi_element_type.hpp"
+#include "gemm/algorithms/summa_panels.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "algorithms/summa_layout.hpp"
+#include "gemm/algorithms/summa_layout.hpp"
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"

@@ -1,4 +1,4 @@
-#include "algorithms/summa_layout.hpp"
+#include "gemm/algorithms/summa_layout.hpp"
 
 #include <algorithm>
 

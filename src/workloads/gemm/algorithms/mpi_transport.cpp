@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "algorithms/mpi_element_type.hpp"
+#include "gemm/algorithms/mpi_element_type.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/transport.hpp"

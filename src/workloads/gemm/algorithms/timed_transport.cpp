@@ -1,4 +1,4 @@
-#include "algorithms/timed_transport.hpp"
+#include "gemm/algorithms/timed_transport.hpp"
 
 #include <numeric>
 

@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/summa_layout.hpp"
-#include "algorithms/timed_transport.hpp"
+#include "gemm/algorithms/summa_layout.hpp"
+#include "gemm/algorithms/timed_transport.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/timing.hpp"
 
