@@ -1,14 +1,13 @@
 // `scalebench contrast`: a study whose sweep is the mode. Its rows are planned (contrast_steps.cpp),
-// sized (contrast_sizing.cpp), run one by one through the step runner (step_runner.hpp) and kept in
-// the folder's results store (results_store.hpp), so that a contrast stopped or killed and run
-// again on the same --out-dir runs only the rows not finished; the table is written at the end
-// (contrast_summary.cpp).
+// sized (contrast_sizing.cpp), run one by one through the sweep loop both drivers share (sweep.hpp:
+// the step runner, the folder's results store and its one resume rule), so that a contrast stopped
+// or killed and run again on the same --out-dir runs only the rows not finished; the table is
+// written at the end (contrast_summary.cpp).
 #include "scalebench/drivers/contrast.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -17,6 +16,7 @@
 
 #include "contrast/contrast_steps.hpp"
 #include "launch/step_runner.hpp"
+#include "launch/sweep.hpp"
 #include "launch/time_left.hpp"
 #include "results/files.hpp"
 #include "results/results_dir.hpp"
@@ -30,21 +30,32 @@
 namespace scalebench {
 namespace contrast {
 
-study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
-  study::prepare_step_files(s.record_path, s.log_path);  // never through a link; a killed run's leftover goes
-  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
-  study::StepResult r = study::run_one_step(q);
+// The row's figures from the step's record; a record of another shape than a run writes counts as
+// none (the row shows no figures).
+void summarize_record(ContrastStep& s) {
+  try {
+    s.summary = summarize(s);
+  } catch (const nlohmann::json::exception&) {
+    s.record = nullptr;
+    s.summary = summarize(s);
+  }
+}
+
+// The step's outcome and figures from its result.
+void keep_result(ContrastStep& s, const study::StepResult& r) {
   s.exit_code = r.exit_code;
   s.timed_out = r.timed_out;
   s.launch_failed = r.launch_failed;
   s.reason = r.reason;
   s.record = r.record;
-  try {
-    s.summary = summarize(s);
-  } catch (const nlohmann::json::exception&) {
-    s.record = nullptr;  // a record of another shape than a run writes: the row shows no figures
-    s.summary = summarize(s);
-  }
+  summarize_record(s);
+}
+
+study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
+  study::prepare_step_files(s.record_path, s.log_path);  // never through a link; a killed run's leftover goes
+  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
+  study::StepResult r = study::run_one_step(q);
+  keep_result(s, r);
   return r;
 }
 
@@ -67,20 +78,14 @@ double step_work(const ContrastOptions& o, const ContrastStep& s) {
                          s.mode == Mode::gpu ? s.ranks * double{kGpuCores} : s.cores);
 }
 
-// A step an earlier invocation finished ok, taken from its line in the store instead of run again.
-bool take_from_earlier(const study::ResultsStore& store, const std::string& key, ContrastStep& s) {
-  if (!store.done(key)) return false;
+// A step an earlier invocation finished ok (sweep_to_do), taken from its line in the store
+// instead of run again.
+void take_from_earlier(const study::ResultsStore& store, const std::string& key, ContrastStep& s) {
   const nlohmann::json& line = *store.shown(key);
   s.exit_code = 0;
   s.from_earlier = true;
   s.record = line["record"].is_object() ? line["record"] : nlohmann::json();
-  try {
-    s.summary = contrast::summarize(s);
-  } catch (const nlohmann::json::exception&) {
-    s.record = nullptr;
-    s.summary = contrast::summarize(s);
-  }
-  return true;
+  contrast::summarize_record(s);
 }
 
 // A row run again (its earlier line failed) writes a record and log of new names: the files an
@@ -94,62 +99,66 @@ void give_unnamed_files(ContrastStep& s, const study::ResultsStore& store) {
   s.log_path = fresh + ".log";
 }
 
-// Runs one step, appends its line to the store.
-void run_and_keep(const ContrastOptions& o, ContrastStep& s, const std::string& key, study::ResultsStore& store) {
-  give_unnamed_files(s, store);
-  const study::StepResult r = contrast::run_step_of(
-      o, s,
-      fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished "
-                  "before it: run the contrast again with the same --out-dir to go on",
-                  s.workload->name(), row_mode(s)));
-  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, ""};
-  nlohmann::json line = study::step_line(key, q, r, false);
-  line.update({{"driver", "contrast"},
-               {"workload", name_of(*s.workload)},
-               {"mode", row_mode(s)},
-               {"nodes", s.nodes},
-               {"ranks", s.ranks}});
-  store.append(std::move(line));
+// The contrast's side of the sweep (sweep.hpp) over `todo`: each row's files named just before it
+// runs, its outcome kept in its step, its line marked as the contrast's.
+study::Sweep contrast_sweep(const ContrastOptions& o, const std::vector<ContrastStep*>& todo,
+                            const study::ResultsStore& store) {
+  study::Sweep sweep;
+  sweep.driver = "contrast";
+  sweep.quiet = o.quiet;
+  sweep.stopped = "runs.jsonl keeps every row finished before: run the contrast again with the same --out-dir to go on";
+  sweep.request = [&o, &todo, &store](std::size_t i) {
+    ContrastStep& s = *todo[i];
+    give_unnamed_files(s, store);
+    const std::string stopped =
+        fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished before it: run "
+                    "the contrast again with the same --out-dir to go on",
+                    s.workload->name(), row_mode(s));
+    return study::StepRequest{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
+  };
+  sweep.finished = [&todo](std::size_t i, const study::StepResult& r, nlohmann::json& line) {
+    ContrastStep& s = *todo[i];
+    contrast::keep_result(s, r);
+    line.update({{"driver", "contrast"},
+                 {"workload", name_of(*s.workload)},
+                 {"mode", row_mode(s)},
+                 {"nodes", s.nodes},
+                 {"ranks", s.ranks}});
+  };
+  return sweep;
 }
 
-// Runs the steps that are neither skipped nor finished earlier, in order; returns how many failed.
-int run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps, study::ResultsStore& store,
-              int& from_earlier) {
-  std::vector<std::pair<ContrastStep*, std::string>> todo;
+// Runs the steps that are neither skipped nor finished earlier (sweep.hpp), in order; returns what
+// the sweep counted.
+study::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps, study::ResultsStore& store,
+                             int& from_earlier) {
+  std::vector<ContrastStep*> runnable;
+  std::vector<std::string> keys;
   for (auto& s : steps) {
     if (s.skipped) continue;
-    std::string key = contrast::step_key(o, s);
-    if (take_from_earlier(store, key, s)) {
-      ++from_earlier;
+    runnable.push_back(&s);
+    keys.push_back(contrast::step_key(o, s));
+  }
+  const std::vector<std::size_t> to_do = study::sweep_to_do(keys, store.lines(), false);
+  std::vector<ContrastStep*> todo;
+  std::vector<study::SweepItem> items;
+  for (std::size_t i = 0, next = 0; i < runnable.size(); ++i) {
+    ContrastStep& s = *runnable[i];
+    if (next < to_do.size() && to_do[next] == i) {
+      ++next;
+      todo.push_back(&s);
+      items.push_back(
+          {keys[i], step_work(o, s), fmt::format("{} {}: {}", name_of(*s.workload), row_mode(s), join_args(s.argv))});
     } else {
-      todo.emplace_back(&s, std::move(key));
+      take_from_earlier(store, keys[i], s);
+      ++from_earlier;
     }
   }
   if (from_earlier > 0 && !o.quiet) {
     std::fprintf(stderr, "scalebench contrast: %d rows finished earlier (%s), %zu to run\n", from_earlier,
                  store.jsonl_path().c_str(), todo.size());
   }
-  double work_to_come = 0;
-  for (const auto& [s, key] : todo) work_to_come += step_work(o, *s);
-  study::TimeLeft left;
-  int failed = 0, ran = 0;
-  for (auto& [s, key] : todo) {
-    throw_if_stopped("runs.jsonl keeps every row finished before: run the contrast again with the same --out-dir to "
-                     "go on");
-    if (!o.quiet) {
-      const std::string eta = left.text(work_to_come);
-      std::fprintf(stderr, "scalebench contrast: [%d/%zu]%s %s %s: %s\n", ++ran, todo.size(),
-                   eta.empty() ? "" : (" (" + eta + ")").c_str(), name_of(*s->workload).c_str(), row_mode(*s).c_str(),
-                   join_args(s->argv).c_str());
-    }
-    const auto start = std::chrono::steady_clock::now();
-    run_and_keep(o, *s, key, store);
-    const double work = step_work(o, *s);
-    left.finished(work, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    work_to_come -= work;
-    if (s->exit_code != 0) ++failed;
-  }
-  return failed;
+  return study::run_sweep(contrast_sweep(o, todo, store), items, store);
 }
 
 LaunchSetup contrast_launch(const ContrastOptions& o) {
@@ -246,13 +255,12 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     return result;
   }
   contrast::save_sizes(sized, out_dir, summary.sizing);
-  summary.failed = run_steps(sized, result.steps, *store, result.from_earlier);
+  const study::SweepCounts counts = run_steps(sized, result.steps, *store, result.from_earlier);
+  summary.failed = counts.failed;
   summary.from_earlier = result.from_earlier;
-  const bool launch_failed = std::any_of(result.steps.begin(), result.steps.end(),
-                                         [](const ContrastStep& s) { return s.launch_failed; });
-  result.exit_code = launch_failed        ? static_cast<int>(ExitCode::launch)
-                     : summary.failed > 0 ? static_cast<int>(ExitCode::partial)
-                                          : 0;
+  result.exit_code = counts.launch_failed > 0 ? static_cast<int>(ExitCode::launch)
+                     : summary.failed > 0     ? static_cast<int>(ExitCode::partial)
+                                              : 0;
   contrast::write_contrast_summary(sized, summary, result);
   finish(o, out_dir, summary.failed, result);
   return result;

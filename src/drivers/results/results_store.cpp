@@ -36,13 +36,6 @@ ResultsStore::ResultsStore(const std::string& dir, DriverKind kind, const std::s
   }
 }
 
-bool ResultsStore::done(const std::string& key) const {
-  for (const auto& l : contents_.lines) {
-    if (l["key"] == key && l["status"] == "ok") return true;
-  }
-  return false;
-}
-
 const nlohmann::json* ResultsStore::shown(const std::string& key) const {
   const nlohmann::json* found = nullptr;
   for (const auto& l : contents_.lines) {

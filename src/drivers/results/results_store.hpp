@@ -1,7 +1,8 @@
 #pragma once
 // A driver's results store: its folder held locked (results_dir.hpp) and its runs.jsonl (jsonl.hpp),
 // only ever appended to, one line a finished run. Resume is by run key: a run whose key has an
-// "ok" line is done and is not run again; a killed driver loses at most the run it was running.
+// "ok" line is done and is not run again (the rule is launch/sweep.hpp sweep_to_do, for both
+// drivers); a killed driver loses at most the run it was running.
 #include <map>
 #include <string>
 #include <vector>
@@ -23,8 +24,6 @@ class ResultsStore {
   // Every usable line, earlier ones first, then those appended by this driver.
   const std::vector<nlohmann::json>& lines() const { return contents_.lines; }
   int unusable() const { return static_cast<int>(contents_.unusable.size()); }
-  // True when `key` has an "ok" line: the run is done.
-  bool done(const std::string& key) const;
   // The line a summary shows for `key`: its newest ok line, else its newest line; nullptr if none.
   const nlohmann::json* shown(const std::string& key) const;
   // Appends the line (append_jsonl: all or nothing) and keeps it.

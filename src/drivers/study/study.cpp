@@ -1,12 +1,12 @@
-// `scalebench study`: the study's runs checked, run one by one as job steps (step_runner.hpp), each
-// appended to the study's results store (results_store.hpp) as it finishes, then summarised
-// (study_summary.hpp). Resume is by run key: a run with an ok line is not run again.
+// `scalebench study`: the study's runs checked, run one by one as job steps through the sweep loop
+// both drivers share (sweep.hpp), each appended to the study's results store (results_store.hpp) as
+// it finishes, then summarised (study_summary.hpp). Resume is by run key (sweep_to_do): a run with
+// an ok line is not run again, unless --rerun.
 #include "scalebench/drivers/study.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "launch/step_runner.hpp"
+#include "launch/sweep.hpp"
 #include "launch/time_left.hpp"
 #include "results/files.hpp"
 #include "results/results_dir.hpp"
@@ -112,8 +113,8 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
   return cannot_run;
 }
 
-// Runs one run and returns its runs.jsonl line; nothing of it is kept when a stop signal came.
-nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::string& stem, double timeout) {
+// The step of one run: its command with --json, its record and log under `stem`, its time limit.
+StepRequest run_request(const StudyLauncher& l, const StudyRun& r, const std::string& stem, double timeout) {
   StepRequest q;
   q.argv = l.argv(r);
   q.argv.insert(q.argv.end(), {"--json", stem + ".json"});
@@ -123,14 +124,14 @@ nlohmann::json run_one(const StudyLauncher& l, const StudyRun& r, const std::str
   q.stopped = fmt::format("run {} was stopped and not recorded; runs.jsonl keeps every run finished before it: run "
                           "the study again to go on",
                           r.index);
-  study::prepare_step_files(q.record_path, q.log_path);  // never through a link
-  // A run not checked before (a large study checks a covering set) may still find that this
-  // machine cannot hold it: skipped with the reason, as the check would have, not failed.
-  nlohmann::json line = step_line(r.key, q, run_one_step(q), true);
+  return q;
+}
+
+// The study's fields of a run's runs.jsonl line.
+void add_run_fields(const StudySpec& spec, const StudyRun& r, nlohmann::json& line) {
   nlohmann::json opts = nlohmann::json::object();
   for (const auto& [k, v] : r.options) opts[k] = v;
-  line.update({{"study", l.spec->name}, {"index", r.index}, {"ranks", r.ranks}, {"nodes", r.nodes}, {"options", opts}});
-  return line;
+  line.update({{"study", spec.name}, {"index", r.index}, {"ranks", r.ranks}, {"nodes", r.nodes}, {"options", opts}});
 }
 
 // A run's work for the estimate of the time left: its size, repeats and workers (ranks x threads).
@@ -160,17 +161,13 @@ std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>&
   return out;
 }
 
-// The runs not done yet (every run with --rerun): those without an ok line in runs.jsonl.
+// The runs not done yet (sweep_to_do: those without an ok line in runs.jsonl; every run with --rerun).
 std::vector<const StudyRun*> runs_to_do(const StudyOptions& o, const std::vector<StudyRun>& runs,
                                         const std::vector<nlohmann::json>& earlier) {
-  std::set<std::string> done;
-  for (const auto& l : earlier) {
-    if (l["status"] == "ok") done.insert(l["key"].get<std::string>());
-  }
+  std::vector<std::string> keys;
+  for (const auto& r : runs) keys.push_back(r.key);
   std::vector<const StudyRun*> todo;
-  for (const auto& r : runs) {
-    if (o.rerun || done.count(r.key) == 0) todo.push_back(&r);
-  }
+  for (const std::size_t i : study::sweep_to_do(keys, earlier, o.rerun)) todo.push_back(&runs[i]);
   return todo;
 }
 
@@ -241,35 +238,38 @@ StudyResult dry_run(const StudyOptions& o, const StudyLauncher& l, const std::ve
   return result;
 }
 
-// Runs the runs to do in order, each appended to the store as it finishes; a run this machine
-// turns out not to hold goes into `cannot_run`.
+// Runs the runs to do in order through the sweep (sweep.hpp), each appended to the store as it
+// finishes; a run this machine turns out not to hold goes into `cannot_run`.
 void run_runs(const StudyOptions& o, const StudyLauncher& l, const std::vector<const StudyRun*>& todo,
               ResultsStore& store, std::map<int, std::string>& cannot_run, StudyResult& result) {
   const StudySpec& spec = *l.spec;
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
   const double timeout = o.timeout_s > 0 ? o.timeout_s : spec.timeout_s;
   const std::string stamp = study::utc_stamp();
-  double work_to_come = 0;
-  for (const StudyRun* r : todo) work_to_come += run_work(spec, *r);
-  study::TimeLeft left;
+  study::Sweep sweep;
+  sweep.driver = "study";
+  sweep.quiet = o.quiet;
+  // A run not checked before (a large study checks a covering set) may still find that this
+  // machine cannot hold it: skipped with the reason, as the check would have, not failed.
+  sweep.skip_cannot_run = true;
+  sweep.stopped = "runs.jsonl keeps every run finished before; run the study again to go on";
+  sweep.request = [&](std::size_t i) {
+    const StudyRun& r = *todo[i];
+    return run_request(l, r, fmt::format("{}/runs/{}-{}-{}", out_dir, r.index, stamp, static_cast<long>(getpid())),
+                       timeout);
+  };
+  sweep.finished = [&](std::size_t i, const study::StepResult& r, nlohmann::json& line) {
+    if (r.status(true) == "skipped") cannot_run[todo[i]->index] = r.reason;
+    add_run_fields(spec, *todo[i], line);
+  };
+  std::vector<study::SweepItem> items;
   for (const StudyRun* r : todo) {
-    throw_if_stopped("runs.jsonl keeps every run finished before; run the study again to go on");
-    const std::string stem = fmt::format("{}/runs/{}-{}-{}", out_dir, r->index, stamp, static_cast<long>(getpid()));
-    const std::string eta = left.text(work_to_come);
-    progress(o, fmt::format("[{}/{}]{} run {} ({})", ++result.ran, todo.size(), eta.empty() ? "" : " (" + eta + ")",
-                            r->index, r->key));
-    const auto start = std::chrono::steady_clock::now();
-    nlohmann::json line = run_one(l, *r, stem, timeout);
-    left.finished(run_work(spec, *r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    work_to_come -= run_work(spec, *r);
-    if (line["status"] == "skipped") {
-      cannot_run[r->index] = line["reason"].get<std::string>();
-    } else if (line["status"] != "ok") {
-      ++result.failed;
-    }
-    if (line["launch_failed"].get<bool>()) ++result.launch_failed;
-    store.append(std::move(line));
+    items.push_back({r->key, run_work(spec, *r), fmt::format("run {} ({})", r->index, r->key)});
   }
+  const study::SweepCounts counts = study::run_sweep(sweep, items, store);
+  result.ran = counts.ran;
+  result.failed = counts.failed;
+  result.launch_failed = counts.launch_failed;
 }
 
 // The table, the report, and the study's exit code with its one error line.
