@@ -44,9 +44,10 @@ scalebench_add_test(NAME auto_check KIND cli SOURCES ${_model}/cli/test_cli_auto
 scalebench_add_test(NAME tools_input KIND cli SOURCES ${_model}/cli/test_cli_tools_input.cpp
                     ${_model}/cli/cli_runner.cpp LABELS model TIMEOUT 300)
 # calibrate's check times its figures again when the machine was busier while they were taken
-# (two busy loops per CPU during the CPU figures). Serial: it loads every CPU.
+# (two busy loops per CPU during the CPU figures; a second try where the first escaped the load).
+# Serial: it loads every CPU.
 scalebench_add_script_test(NAME calibrate_retime KIND cli COMMAND ${_model}/cli/test_calibrate_retime.sh LABELS model
-                           TIMEOUT 300 SERIAL)
+                           TIMEOUT 420 SERIAL)
 # tools/bench_pi_numpy.py (estimate, record, exit codes) and tools/bench's table from records of
 # known figures (tools/bench --table).
 scalebench_add_script_test(NAME tools_bench KIND cli COMMAND ${_model}/cli/test_tools_bench.sh LABELS tools

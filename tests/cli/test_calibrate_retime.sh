@@ -18,20 +18,29 @@ cleanup() { stop_hogs; rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; cat "$dir/log"; exit 1; }
 
-for _ in $(seq 1 $((2 * $(nproc)))); do
-  (while :; do :; done) &
-  hogs+=("$!")
-done
-env -u SCALEBENCH_PROFILE "$bin" calibrate --quick --out "$dir/profile.json" >"$dir/log" 2>&1 &
-cal=$!
-# The last CPU figure is the Asian option's Monte Carlo rate: the load stops there, before the
-# checks.
-while kill -0 "$cal" 2>/dev/null && ! grep -q "calibrate: Monte Carlo asian" "$dir/log"; do sleep 0.1; done
-stop_hogs
-wait "$cal" || fail "calibrate exited $?"
-
-grep -q "check openblas 1 thread: missed by more than 15% outside its band: its figures are timed again" "$dir/log" ||
-  fail "the 1-thread BLAS check did not ask for its figures again"
+# One calibration under the load; 0 when its 1-thread BLAS check asked for its figures again.
+attempt() {
+  rm -f "$dir/log" "$dir/profile.json"
+  for _ in $(seq 1 $((2 * $(nproc)))); do
+    (while :; do :; done) &
+    hogs+=("$!")
+  done
+  env -u SCALEBENCH_PROFILE "$bin" calibrate --quick --out "$dir/profile.json" >"$dir/log" 2>&1 &
+  cal=$!
+  # The last CPU figure is the Asian option's Monte Carlo rate: the load stops there, before the
+  # checks.
+  while kill -0 "$cal" 2>/dev/null && ! grep -q "calibrate: Monte Carlo asian" "$dir/log"; do sleep 0.1; done
+  stop_hogs
+  wait "$cal" || fail "calibrate exited $?"
+  grep -q "check openblas 1 thread: missed by more than 15% outside its band: its figures are timed again" "$dir/log"
+}
+# The load is the scheduler's to share out: a 1-thread figure timed in slices the busy loops left
+# free can come out near its quiet speed, and its check then has nothing to catch. A second
+# calibration under the same load settles it (each took 40-130 s on the 2-core box).
+if ! attempt; then
+  echo "note: the first calibration's 1-thread figures escaped the load; once more"
+  attempt || fail "the 1-thread BLAS check did not ask for its figures again (twice)"
+fi
 python3 - "$dir/log" "$dir/profile.json" <<'PY' || fail "the profile does not hold the figures timed again"
 import json, re, sys
 log, prof = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
