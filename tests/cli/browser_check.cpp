@@ -48,10 +48,14 @@ PageWidths widths_in_browser(const std::string& page, int width, const std::stri
 }  // namespace
 
 std::string python_with_matplotlib() {
-  for (const char* p : {"python3", "/usr/bin/python3"}) {
-    if (run_command(std::string(p) + " -c 'import matplotlib' 2>/dev/null").exit_code == 0) return p;
-  }
-  return "";
+  // Asked once a test program: each ask starts Python and imports matplotlib (about half a second).
+  static const std::string found = [] {
+    for (const char* p : {"python3", "/usr/bin/python3"}) {
+      if (run_command(std::string(p) + " -c 'import matplotlib' 2>/dev/null").exit_code == 0) return std::string(p);
+    }
+    return std::string();
+  }();
+  return found;
 }
 
 bool have_chromium() { return run_command("command -v chromium >/dev/null 2>&1").exit_code == 0; }

@@ -133,6 +133,12 @@ fi
 echo '{"phases": {"end_to_end": {"median_s": 1.0}}}' > "${@: -1}"
 )";
 
+// Shell words that wait until `pgrep -f pattern` finds a process, for up to 30 s (put a bracket in
+// the pattern, as for wait_for_process, so that this shell never matches itself).
+std::string once_running(const std::string& pattern) {
+  return "for _ in $(seq 300); do pgrep -f '" + pattern + "' >/dev/null && break; sleep 0.1; done; ";
+}
+
 // auto-check with the fake binary, in folder d, with `env` (VAR=value ...) for the fake.
 std::string auto_check(const std::string& d, const std::string& args, const std::string& env = "") {
   return "cd " + d + " && env " + env + " timeout 60 " + tool("auto-check") + " --binary " + d + "/fake " + args +
@@ -223,8 +229,10 @@ TEST(ToolsInput, AutoCheckSaysHowTheBinaryFailed) {
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("summa2d 1x2"), std::string::npos) << ok.output;
   // A SIGTERM to the check ends the run in progress with it: 143, one line, nothing left running.
+  // The signal is sent once the hung study runs (up to 30 s for it to start).
   const CliRun term = run_command("cd " + d + " && (FAKE=hang " + tool("auto-check") + " --binary " + d +
-                                  "/fake --out-dir out s.yaml & p=$!; sleep 4; kill -TERM $p; wait $p) 2>&1");
+                                  "/fake --out-dir out s.yaml & p=$!; " + once_running("sleep 24680[1]") +
+                                  "kill -TERM $p; wait $p) 2>&1");
   expect_one_line(term, "auto-check", 143, "interrupted by SIGTERM", "SIGTERM");
   EXPECT_TRUE(wait_for_process("sleep 24680[1]", false, 10)) << "the study was left running after SIGTERM";
 }
@@ -321,7 +329,9 @@ TEST(ToolsInput, EnergyCheckEndedBySignalEndsItsChildrenAndRemovesItsFolder) {
   for (const std::string sig : {"TERM", "INT", "HUP"}) {
     // Not under timeout(1), which would take the signal: the check itself gets it.
     std::string shell = "(";
-    shell.append(energy_check(d, "MODE=hang", "")).append(" & p=$!; sleep 4; kill -").append(sig);
+    // The signal is sent once the hung command runs (nvidia-smi is started before it).
+    shell.append(energy_check(d, "MODE=hang", "")).append(" & p=$!; ");
+    shell.append(once_running("sleep 86420[1]")).append("kill -").append(sig);
     const CliRun r = run_command(shell.append(" $p; wait $p) 2>&1"));
     const int code = sig == "TERM" ? 143 : sig == "INT" ? 130 : 129;
     expect_one_line(r, "energy-check", code, "interrupted by SIG" + sig, sig);
