@@ -6,6 +6,7 @@ set(SCALEBENCH_CLUSTER_TESTS
   "cluster_lifecycle\;test_lifecycle.sh"
   "cluster_iproute\;test_iproute.sh"
   "cluster_gpus_per_host\;test_gpus_per_host.sh"
+  "cluster_cores_per_host\;test_cores_per_host.sh"
   "cluster_mpirun\;test_mpirun.sh"
   "cluster_mpirun_kill\;test_kill.sh"
   "cluster_host_lost\;test_host_lost.sh"

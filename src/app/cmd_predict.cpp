@@ -29,12 +29,28 @@ using nlohmann::json;
 struct PredictOptions {
   std::string nodes = "1", ranks_per_node = "1", gpus_per_node;
   std::optional<std::string> profile;  // set when --profile was given (even empty)
-  std::string inter_gbps, inter_latency_us, price_per_hour;
+  std::string inter_gbps, inter_latency_us, inter_mtu, price_per_hour;
   std::optional<std::string> energy_price;  // set when --energy-price was given (even empty)
 };
 
 // The bounds of the link overrides (the profile's own: model.hpp) and of the price.
 constexpr double kMinGbps = 1e-6, kMaxGbps = 1e9, kMaxPrice = 1e12;
+// --inter-node-mtu: IPv4's smallest datagram every host must take, to 64 KiB.
+constexpr std::int64_t kMinMtu = 576, kMaxMtu = 65536, kDefaultMtu = 1500;
+
+// The share of a rated link's bits that is payload when MPI or NCCL move data over TCP/IPv4 in
+// Ethernet frames of this MTU: per frame MTU - 52 bytes of data (IPv4 20, TCP 20, its timestamps
+// 12) in MTU + 14 bytes on the wire (the Ethernet header; what a switch port's rate and tc count).
+// 1448 of 1514 at 1500 (95.6%), 8948 of 9014 at 9000. InfiniBand (MTU 4096, 26 bytes of
+// headers) is within 1% of the 4096 figure.
+double payload_share(std::int64_t mtu) { return static_cast<double>(mtu - 52) / static_cast<double>(mtu + 14); }
+
+// The inter-node link the options give, as predicted: rated Gbit/s, the MTU, the payload rate.
+struct LinkOverride {
+  double rated_gbps = 0;
+  std::int64_t mtu = kDefaultMtu;
+  double payload_Bps() const { return rated_gbps * 1e9 / 8 * payload_share(mtu); }
+};
 
 // --energy-price: a positive finite number (money per kWh), within the price bound; none: 0.
 double energy_price_of(const PredictOptions& o) {
@@ -100,6 +116,11 @@ void add_predict_options(CLI::App* app, PredictOptions& o) {
                   "Override the inter-node link bandwidth in Gbit/s, as links are rated (200 for HDR "
                   "InfiniBand: 25 GB/s)");
   app->add_option("--inter-node-latency-us", o.inter_latency_us, "Override the inter-node link latency, microseconds");
+  app->add_option("--inter-node-mtu", o.inter_mtu,
+                  fmt::format("MTU of the --inter-node-gbps link in bytes: data moves at (MTU - 52) / (MTU + 14) of "
+                              "the rated rate, TCP/IPv4 in Ethernet frames (1448 of 1514 bytes at 1500; 9000: jumbo "
+                              "frames; 4096 for InfiniBand), {} to {} [{}]",
+                              kMinMtu, kMaxMtu, kDefaultMtu));
   app->add_option("--price-per-hour", o.price_per_hour, "Price of one node-hour: adds the cost per job");
   app->add_option_function<std::string>(
       "--energy-price", [&o](const std::string& price) { o.energy_price = price; },
@@ -133,15 +154,29 @@ Profile profile_of(const PredictOptions& o) {
   return load_profile(source.path, source.origin);
 }
 
-std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
-  MachineLayout m = layout_of(o);
-  std::optional<double> gbps, latency;
-  if (!o.inter_gbps.empty()) gbps = parse_real("--inter-node-gbps", o.inter_gbps);
-  if (!o.inter_latency_us.empty()) latency = parse_real("--inter-node-latency-us", o.inter_latency_us);
-  if (gbps && !(*gbps >= kMinGbps && *gbps <= kMaxGbps)) {
+// --inter-node-gbps with its MTU, checked; none when not given (an MTU alone is refused).
+std::optional<LinkOverride> link_override(const PredictOptions& o) {
+  if (o.inter_gbps.empty()) {
+    if (!o.inter_mtu.empty())
+      throw UsageError("--inter-node-mtu goes with --inter-node-gbps (the rated link it frames)");
+    return std::nullopt;
+  }
+  LinkOverride l;
+  l.rated_gbps = parse_real("--inter-node-gbps", o.inter_gbps);
+  if (!(l.rated_gbps >= kMinGbps && l.rated_gbps <= kMaxGbps)) {
     throw UsageError(
         fmt::format("--inter-node-gbps {} must be in [{:g}, {:g}] Gbit/s", o.inter_gbps, kMinGbps, kMaxGbps));
   }
+  if (!o.inter_mtu.empty()) l.mtu = parse_integer("--inter-node-mtu", o.inter_mtu, kMinMtu, kMaxMtu);
+  return l;
+}
+
+std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
+  MachineLayout m = layout_of(o);
+  const std::optional<LinkOverride> link = link_override(o);
+  std::optional<double> gbps, latency;
+  if (link) gbps = link->rated_gbps;
+  if (!o.inter_latency_us.empty()) latency = parse_real("--inter-node-latency-us", o.inter_latency_us);
   if (latency && !(*latency >= 0 && *latency <= kProfileMaxLatencyUs)) {
     throw UsageError(
         fmt::format("--inter-node-latency-us {} must be in [0, {:g}]", o.inter_latency_us, kProfileMaxLatencyUs));
@@ -154,7 +189,7 @@ std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
                                    p.source));
     }
     Link l = p.inter_node.value_or(Link{});
-    if (gbps) l.bandwidth_Bps = *gbps * 1e9 / 8;  // Gbit/s -> bytes/s
+    if (link) l.bandwidth_Bps = link->payload_Bps();  // rated Gbit/s -> payload bytes/s
     if (latency) l.latency_s = *latency * 1e-6;
     p.inter_node = l;
   }
@@ -225,10 +260,22 @@ int report(const PredictedWorkload& w, const Profile& p, const MachineLayout& m,
               {"rate", e2e > 0 ? w.work / e2e : 0.0},
               {"rate_unit", w.unit},
               {"notes", pred.notes}};
+  // A rated link given (--inter-node-gbps): what the model moves over it.
+  std::string link_text;
+  if (const std::optional<LinkOverride> link = link_override(o); link && m.nodes > 1) {
+    out["inter_node_link"] = {{"rated_gbps", link->rated_gbps},
+                              {"mtu", link->mtu},
+                              {"payload_share", payload_share(link->mtu)},
+                              {"payload_gbps", link->payload_Bps() * 8 / 1e9},
+                              {"latency_us", p.inter_node ? p.inter_node->latency_s * 1e6 : 0.0}};
+    link_text =
+        fmt::format("inter-node link: {:g} Gbit/s rated, {:.4g} Gbit/s of data (MTU {}: {} of {} bytes a frame)\n",
+                    link->rated_gbps, link->payload_Bps() * 8 / 1e9, link->mtu, link->mtu - 52, link->mtu + 14);
+  }
   std::string text = fmt::format("scalebench predict {}  on {} node(s) x {} rank(s) x {} thread(s), {} GPU(s)/node\n"
-                                 "profile {} (host {}, {})\n{:<12}{:>14}\n",
+                                 "profile {} (host {}, {})\n{}{:<12}{:>14}\n",
                                  w.what, m.nodes, m.ranks_per_node, w.threads, m.gpus_per_node, p.source, p.host,
-                                 p.created_at, "phase", "predicted s");
+                                 p.created_at, link_text, "phase", "predicted s");
   if (!w.choice.is_null()) out["choice"] = w.choice;  // `auto`: the ranking (choice.hpp), then the one taken
   text = w.choice_text + text;
   for (const auto& [name, s] : pred.phases) text += fmt::format("{:<12}{:>14.6f}\n", name, s);

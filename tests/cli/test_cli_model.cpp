@@ -166,8 +166,23 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
                                      "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 --profile " +
                                      synthetic_profile() + " --json " + dir + "/f.json");
   ASSERT_EQ(fast.exit_code, 0) << fast.output;
-  // 200 Gbit/s is 25 GB/s.
-  EXPECT_NEAR(read_json(dir + "/f.json")["phases"]["broadcast"].get<double>(), 2e-6 + 32768.0 * 32768.0 * 8 / 25e9,
+  // 200 Gbit/s rated is 25 GB/s on the wire, of which frames of the default MTU (1500) carry 1448
+  // bytes of data in 1514.
+  const double b_bytes = 32768.0 * 32768.0 * 8;
+  const json f = read_json(dir + "/f.json");
+  EXPECT_NEAR(f["phases"]["broadcast"].get<double>(), 2e-6 + b_bytes / (25e9 * 1448 / 1514), 1e-9);
+  EXPECT_EQ(f["inter_node_link"]["mtu"], 1500);
+  EXPECT_NEAR(f["inter_node_link"]["payload_gbps"].get<double>(), 200.0 * 1448 / 1514, 1e-9);
+  EXPECT_NE(fast.output.find("inter-node link: 200 Gbit/s rated, 191.3 Gbit/s of data (MTU 1500: 1448 of 1514"),
+            std::string::npos)
+      << fast.output;
+  // Jumbo frames: 8948 bytes of data in 9014.
+  const CliRun jumbo = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
+                                      "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 "
+                                      "--inter-node-mtu 9000 --profile " +
+                                      synthetic_profile() + " --json " + dir + "/j.json");
+  ASSERT_EQ(jumbo.exit_code, 0) << jumbo.output;
+  EXPECT_NEAR(read_json(dir + "/j.json")["phases"]["broadcast"].get<double>(), 2e-6 + b_bytes / (25e9 * 8948 / 9014),
               1e-9);
   // Monte Carlo on the same machine.
   const CliRun mc = run_scalebench("predict montecarlo --problem pi --samples 1e12 --backend cuda --nodes 16 "
@@ -232,6 +247,12 @@ const BadPredict kBad[] = {
     {"gpu_without_gpus", "gemm --n 64 --backend cublas --gpus-per-node 0 --profile " + synthetic_profile(), 2,
      "--gpus-per-node"},
     {"bad_gbps", "gemm --n 64 --inter-node-gbps fast --profile " + synthetic_profile(), 2, "--inter-node-gbps"},
+    {"mtu_alone", "gemm --n 64 --nodes 2 --inter-node-mtu 9000 --profile " + synthetic_profile(), 2,
+     "--inter-node-mtu goes with --inter-node-gbps"},
+    {"mtu_small", "gemm --n 64 --nodes 2 --inter-node-gbps 10 --inter-node-mtu 100 --profile " + synthetic_profile(), 2,
+     "--inter-node-mtu must be a whole number in [576, 65536] (got '100')"},
+    {"mtu_text", "gemm --n 64 --nodes 2 --inter-node-gbps 10 --inter-node-mtu jumbo --profile " + synthetic_profile(),
+     2, "--inter-node-mtu must be a whole number"},
     {"no_workload", "--nodes 2", 2, "subcommand is required"},
     {"energy_price_zero", "gemm --n 64 --energy-price 0 --profile " + synthetic_profile(), 2,
      "--energy-price '0' must be a positive finite price per kWh"},

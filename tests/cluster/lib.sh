@@ -77,14 +77,32 @@ cluster_gpu_list() {
 # Sets the array host_env to the command words that give a command on host $2 (by name) of
 # cluster $1 that host's environment: nothing, or where start was given --gpus-per-host, env(1)
 # with the host's GPUs (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER) and without NCCL_HOSTID (with
-# it NCCL would take every host for one and connect them by P2P or shared memory).
+# it NCCL would take every host for one and connect them by P2P or shared memory); where it was
+# given --cores-per-host, taskset(1) with the host's CPUs.
 cluster_host_env() {
-  local gpus order
+  local gpus order cpus words=()
   host_env=()
-  [ -f "$1/gpus" ] || return 0
-  read -r gpus order < <(awk -v h="$2" '$1 == h { print $2, $3 }' "$1/gpus")
-  [ -n "${gpus:-}" ] || { echo "tests/cluster: host $2 has no GPUs in $1/gpus" >&2; return 255; }
-  host_env=(env -u NCCL_HOSTID "CUDA_VISIBLE_DEVICES=$gpus" "CUDA_DEVICE_ORDER=$order")
+  if [ -f "$1/gpus" ]; then
+    read -r gpus order < <(awk -v h="$2" '$1 == h { print $2, $3 }' "$1/gpus")
+    [ -n "${gpus:-}" ] || { echo "tests/cluster: host $2 has no GPUs in $1/gpus" >&2; return 255; }
+    words=(-u NCCL_HOSTID "CUDA_VISIBLE_DEVICES=$gpus" "CUDA_DEVICE_ORDER=$order")
+  fi
+  if [ -f "$1/cpus" ]; then
+    cpus=$(awk -v h="$2" '$1 == h { print $2 }' "$1/cpus")
+    [ -n "$cpus" ] || { echo "tests/cluster: host $2 has no CPUs in $1/cpus" >&2; return 255; }
+  fi
+  [ ${#words[@]} = 0 ] || host_env=(env "${words[@]}")
+  [ -z "${cpus:-}" ] || host_env+=(taskset -c "$cpus")
+  return 0
+}
+
+# The CPUs this process may run on (its affinity list), one number a line, in order.
+cluster_allowed_cpus() {
+  local part a b
+  for part in $(awk '/^Cpus_allowed_list:/ { gsub(",", " ", $2); print $2 }' /proc/self/status); do
+    a=${part%-*} b=${part#*-}
+    seq "$a" "$b"
+  done
 }
 
 # Runs COMMAND... inside host $2's namespaces (net, UTS, mount) in the current folder, with the
