@@ -39,7 +39,7 @@ int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, Ene
 }
 
 // Rank 0: the shared sections with the prediction, the table, the failure lines, --json.
-void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings,
+void finish_on_root(RunReport& w, RunRecord& run, const Summaries& s, const HarnessSettings& settings,
                     const nlohmann::json& energy, RunWall& wall) {
   RunSections sections = w.sections(s);
   sections.predict = [&w](const Profile& p, const MachineLayout& m) { return w.predict(p, m); };
@@ -62,7 +62,7 @@ void finish_on_root(RankWorkload& w, RunRecord& run, const Summaries& s, const H
 HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   RunWall wall;
   const HarnessSettings settings = w.settings();
-  if (!settings.agreed) agree_on_configuration(comm, settings.name, w.configuration_fields());
+  if (!settings.agreed) agree_on_configuration(comm, settings.name, settings.configuration);
   agree(comm, [&] { w.check(comm); });
   agree(comm, [&] { w.check_resources(comm); });
   RankSetup placed = w.place(comm);
@@ -87,25 +87,26 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   Summaries s;
   energy.start_sampling();
   s.repeats = run_repeats(w, loop, rec, energy, wall, comm);
-  const nlohmann::json energy_section = energy.section(s.repeats, settings.warmup, w.energy_work(), rec);
+  RunReport& report = w.report();
+  const nlohmann::json energy_section = energy.section(s.repeats, settings.warmup, report.energy_work(), rec);
   w.after_repeats(loop, peer);
   wall.mark("peers");
   s.timed = summarize_phases(rec, comm);
   s.setup = summarize_phases(setup, comm);
   s.peer = summarize_phases(peer, comm);
 
-  nlohmann::json rank_info = w.rank_info(placed.report, rec);
-  RunRecord run(settings.name, comm, rank_info, w.rank_warnings(comm, placed.report));
-  w.add_sections(run, s);
+  nlohmann::json rank_info = report.rank_info(placed.report, rec);
+  RunRecord run(settings.name, comm, rank_info, report.rank_warnings(comm, placed.report));
+  report.add_sections(run, s);
   // Agreed: when rank 0 cannot finish (a full disk under --json), every rank leaves with its
   // error rather than waiting for the verdict while rank 0 frees its windows.
   agree(comm, [&] {
     if (!comm.is_root()) return;
-    finish_on_root(w, run, s, settings, energy_section, wall);
+    finish_on_root(report, run, s, settings, energy_section, wall);
     result.record = run.json();
   });
   // Every rank learns the verdict (rank 0 may have written the record).
-  result.ok = comm.all(w.ok());
+  result.ok = comm.all(report.ok());
   return result;
 }
 

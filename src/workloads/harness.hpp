@@ -26,13 +26,14 @@ namespace scalebench {
 
 class Communicator;
 
-// What the harness needs of the configuration itself.
+// What the harness needs of the configuration itself: data, not calls.
 struct HarnessSettings {
   std::string name;  // the subcommand and the record's "subcommand" ("gemm")
   int warmup = 1, reps = 5;
   bool quiet = false, dry_run = false;
   bool agreed = false;  // every rank's configuration already agreed by the caller (not asked again)
   std::optional<std::string> json_path;
+  std::string configuration;  // "name=value" words every rank must share (agree_on_configuration)
 };
 
 // The phases summarized over repeats (median, min, max) and ranks (imbalance).
@@ -41,30 +42,11 @@ struct Summaries {
   int repeats = 0;  // warm-up + timed repeats run (each checked)
 };
 
-class RankWorkload {
+// What a run reports once its repeats are done, for the record and table writers: the rank's
+// entry, the workload's sections, the table, the verdict and the prediction of what ran.
+class RunReport {
  public:
-  virtual ~RankWorkload() = default;
-  virtual HarnessSettings settings() const = 0;
-  // "name=value" words every rank must share (agree_on_configuration).
-  virtual std::string configuration_fields() const = 0;
-  // Checks that need no work: options, sizes against the rank count, the --json path (rank 0).
-  // Throws UsageError; the harness agrees on it.
-  virtual void check(const Communicator& comm) = 0;
-  // Checks of what the run needs of the machine (host memory; may be collective); agreed.
-  virtual void check_resources(const Communicator& comm) = 0;
-  // Binds the rank and resolves its threads (setup_rank). Collective.
-  virtual RankSetup place(const Communicator& comm) = 0;
-  // --dry-run: the resolved configuration and every rank's share on rank 0. Collective.
-  virtual void dry_run(const Communicator& comm) = 0;
-  // The backend; agreed. Then its set-up, timed into `setup`. Collective.
-  virtual void make_backend(const Communicator& comm) = 0;
-  virtual void prepare(PhaseRecorder& setup) = 0;
-  // One repeat, end to end timed around it by the harness; records its phases. Collective.
-  virtual void repeat(PhaseRecorder& rec) = 0;
-  // The repeat's check, after its end to end (may record "verify"). Collective.
-  virtual void check_repeat(int rep, PhaseRecorder& rec) = 0;
-  // After the repeats: final checks and bare peers (into `peer`). Collective.
-  virtual void after_repeats(const RepeatLoop& loop, PhaseRecorder& peer) = 0;
+  virtual ~RunReport() = default;
   // This rank's entry in the record's rank_info (may record its pages in `placement`; `timed`:
   // its own timed phases) and its own warnings.
   virtual nlohmann::json rank_info(PlacementReport& placement, const PhaseRecorder& timed) = 0;
@@ -83,6 +65,33 @@ class RankWorkload {
   virtual Prediction predict(const Profile& p, const MachineLayout& m) const = 0;
   // What one repeat computes, for the energy section's efficiency (GFLOP/J, J per 1e9 samples).
   virtual EnergyWork energy_work() const { return {}; }
+};
+
+// A workload's steps on one rank, in the order the harness takes them (harness.cpp).
+class RankWorkload {
+ public:
+  virtual ~RankWorkload() = default;
+  virtual HarnessSettings settings() const = 0;
+  // Checks that need no work: options, sizes against the rank count, the --json path (rank 0).
+  // Throws UsageError; the harness agrees on it.
+  virtual void check(const Communicator& comm) = 0;
+  // Checks of what the run needs of the machine (host memory; may be collective); agreed.
+  virtual void check_resources(const Communicator& comm) = 0;
+  // Binds the rank and resolves its threads (setup_rank). Collective.
+  virtual RankSetup place(const Communicator& comm) = 0;
+  // --dry-run: the resolved configuration and every rank's share on rank 0. Collective.
+  virtual void dry_run(const Communicator& comm) = 0;
+  // The backend; agreed. Then its set-up, timed into `setup`. Collective.
+  virtual void make_backend(const Communicator& comm) = 0;
+  virtual void prepare(PhaseRecorder& setup) = 0;
+  // One repeat, end to end timed around it by the harness; records its phases. Collective.
+  virtual void repeat(PhaseRecorder& rec) = 0;
+  // The repeat's check, after its end to end (may record "verify"). Collective.
+  virtual void check_repeat(int rep, PhaseRecorder& rec) = 0;
+  // After the repeats: final checks and bare peers (into `peer`). Collective.
+  virtual void after_repeats(const RepeatLoop& loop, PhaseRecorder& peer) = 0;
+  // What the run reports (the writers' side).
+  virtual RunReport& report() = 0;
 };
 
 struct HarnessResult {

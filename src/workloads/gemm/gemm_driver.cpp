@@ -160,17 +160,18 @@ std::vector<double> copy_of_c(const HostMatrices& whole, const GemmShape& s) {
 }
 
 // The run of one gemm configuration on this rank, as the harness asks for it.
-class GemmRun final : public RankWorkload {
+class GemmRun final : public RankWorkload, public RunReport {
  public:
   GemmRun(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm, bool agreed)
       : cfg_(cfg), hooks_(hooks), comm_(comm), alg_desc_(describe_algorithm(cfg)), agreed_(agreed) {}
 
   HarnessSettings settings() const override {
-    return {"gemm", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, agreed_, cfg_.json_path};
+    return {"gemm",         cfg_.warmup,
+            cfg_.reps,      cfg_.quiet,
+            cfg_.dry_run,   agreed_,
+            cfg_.json_path, scalebench::configuration_fields(cfg_) + test_hook_fields(hooks_)};
   }
-  std::string configuration_fields() const override {
-    return scalebench::configuration_fields(cfg_) + test_hook_fields(hooks_);
-  }
+  RunReport& report() override { return *this; }
 
   void check(const Communicator& comm) override {
     check_gemm_options(cfg_, comm.size());

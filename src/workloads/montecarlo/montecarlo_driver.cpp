@@ -224,16 +224,17 @@ PredictedWorkload montecarlo_prediction(const MonteCarloConfig& cfg, const Profi
 namespace {
 
 // The run of one Monte Carlo configuration on this rank, as the harness asks for it.
-class MonteCarloRun final : public RankWorkload {
+class MonteCarloRun final : public RankWorkload, public RunReport {
  public:
   MonteCarloRun(const MonteCarloConfig& cfg, const Communicator& comm) : cfg_(cfg), comm_(comm) {
     resolve_defaults(cfg_);
   }
 
   HarnessSettings settings() const override {
-    return {"montecarlo", cfg_.warmup, cfg_.reps, cfg_.quiet, cfg_.dry_run, false, cfg_.json_path};
+    return {"montecarlo", cfg_.warmup, cfg_.reps,      cfg_.quiet,
+            cfg_.dry_run, false,       cfg_.json_path, scalebench::configuration_fields(cfg_)};
   }
-  std::string configuration_fields() const override { return scalebench::configuration_fields(cfg_); }
+  RunReport& report() override { return *this; }
   void check(const Communicator& comm) override {
     validate(cfg_);
     if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
