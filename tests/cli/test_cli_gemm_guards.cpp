@@ -254,13 +254,24 @@ TEST_P(JsonRefused, FolderLongNameAndUnwritableFolderBeforeTheWork) {
   expect_refused(folder, {"folder", "", 3, "--json " + dir.path() + ": it is a folder"});
   EXPECT_EQ(folder.output.find(".scalebench-"), std::string::npos) << "a temporary name shows:\n" << folder.output;
   expect_refused(run_scalebench(run + long_name), {"long", "", 3, "its file name is 305 characters"});
-  ASSERT_EQ(mkdir((dir / "ro").c_str(), 0555), 0);
-  // Root writes anywhere: run as nobody then (setpriv, util-linux).
-  const std::string as_user = geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
-  expect_refused(run_command(as_user + binary() + " " + run + (dir / "ro/r.json")),
-                 {"ro", "", 3, "folder " + (dir / "ro") + " is not writable"});
-  EXPECT_EQ(entries(dir.path()), 1) << "an output file was left behind";
+  // Root writes anywhere: run as nobody then (setpriv, util-linux), from a folder nobody can reach
+  // with a copy of the binary there (the checkout may sit in root's own home, which is 0700).
+  std::string ro_dir = dir / "ro", bin = binary(), as_user, nobody_dir;
+  if (geteuid() == 0) {
+    nobody_dir = "/tmp/scalebench-nobody-XXXXXX";
+    ASSERT_NE(mkdtemp(nobody_dir.data()), nullptr);
+    ASSERT_EQ(chmod(nobody_dir.c_str(), 0755), 0);
+    ro_dir = nobody_dir + "/ro";
+    bin = nobody_dir + "/scalebench";
+    ASSERT_EQ(run_command("cp '" + binary() + "' '" + bin + "'").exit_code, 0);
+    as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  ASSERT_EQ(mkdir(ro_dir.c_str(), 0555), 0);
+  const CliRun ro = run_command(as_user + bin + " " + run + ro_dir + "/r.json");
+  const int left = entries(ro_dir);
+  if (!nobody_dir.empty()) run_command("rm -rf '" + nobody_dir + "'");
+  expect_refused(ro, {"ro", "", 3, "folder " + ro_dir + " is not writable"});
+  EXPECT_EQ(left, 0) << "an output file was left behind";
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, JsonRefused, testing::Values("gemm --n 64", "montecarlo --samples 1000"),
