@@ -174,16 +174,15 @@ std::optional<LinkOverride> link_override(const PredictOptions& o) {
 std::pair<Profile, MachineLayout> machine_of(const PredictOptions& o) {
   MachineLayout m = layout_of(o);
   const std::optional<LinkOverride> link = link_override(o);
-  std::optional<double> gbps, latency;
-  if (link) gbps = link->rated_gbps;
+  std::optional<double> latency;
   if (!o.inter_latency_us.empty()) latency = parse_real("--inter-node-latency-us", o.inter_latency_us);
   if (latency && !(*latency >= 0 && *latency <= kProfileMaxLatencyUs)) {
     throw UsageError(
         fmt::format("--inter-node-latency-us {} must be in [0, {:g}]", o.inter_latency_us, kProfileMaxLatencyUs));
   }
   Profile p = profile_of(o);
-  if (gbps || latency) {
-    if (!p.inter_node && !(gbps && latency)) {
+  if (link || latency) {
+    if (!p.inter_node && !(link && latency)) {
       throw UsageError(fmt::format("profile {} has no inter-node link: give both --inter-node-gbps and "
                                    "--inter-node-latency-us",
                                    p.source));

@@ -8,18 +8,9 @@ set -euo pipefail
 . "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
 mapfile -t mine < <(cluster_allowed_cpus)
 [ ${#mine[@]} -ge 2 ] || { echo "tests/cluster/test_cores_per_host.sh: Skipped"; echo "needs 2 CPUs; this process may use ${#mine[@]}"; exit 77; }
-refused() {  # refused PATTERN START-ARGS...: exit 2, one line, no state folder
-  local pattern="$1" code=0 out
-  shift
-  out=$("$src/tests/cluster/start" --state "$work/refused" "$@" 2>&1) || code=$?
-  [ "$code" = 2 ] || fail "start $*: exit $code, not 2: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "start $*: said '$out', not '$pattern'"
-  [ "$(wc -l <<<"$out")" = 1 ] || fail "start $*: more than one line: $out"
-  [ ! -e "$work/refused" ] || fail "start $* made $work/refused"
-}
-refused "needs $((2 * (${#mine[@]} + 1))) CPUs; this process may use ${#mine[@]}" --hosts 2 --cores-per-host $((${#mine[@]} + 1))
-refused "must be a positive integer" --hosts 2 --cores-per-host 0
-refused "must be a positive integer" --hosts 2 --cores-per-host x
+start_refused 2 "needs $((2 * (${#mine[@]} + 1))) CPUs; this process may use ${#mine[@]}" --hosts 2 --cores-per-host $((${#mine[@]} + 1))
+start_refused 2 "must be a positive integer" --hosts 2 --cores-per-host 0
+start_refused 2 "must be a positive integer" --hosts 2 --cores-per-host x
 
 cluster_up --hosts 2 --cores-per-host 1
 printf 'node1 %s\nnode2 %s\n' "${mine[0]}" "${mine[1]}" | cmp -s - "$cluster/cpus" || fail "cpus: $(cat "$cluster/cpus")"

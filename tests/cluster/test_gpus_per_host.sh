@@ -21,24 +21,15 @@ chmod 755 "$work/bin/nvidia-smi"
 export PATH="$work/bin:$PATH"
 unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 
-# Refusals, before anything is made: code, one line, no state folder.
-refused() {  # refused CODE PATTERN START-ARGS...
-  local want="$1" pattern="$2" code=0 out
-  shift 2
-  out=$("$src/tests/cluster/start" --state "$work/refused" "$@" 2>&1) || code=$?
-  [ "$code" = "$want" ] || fail "start $*: exit $code, not $want: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "start $*: said '$out', not '$pattern'"
-  [ "$want" = 77 ] || [ "$(wc -l <<<"$out")" = 1 ] || fail "start $*: more than one line: $out"
-  [ ! -e "$work/refused" ] || fail "start $* made $work/refused"
-}
-refused 2 "needs 6 GPUs; nvidia-smi gives 4" --hosts 3 --gpus-per-host 2
-CUDA_VISIBLE_DEVICES=1,2 refused 2 "needs 3 GPUs; CUDA_VISIBLE_DEVICES=1,2 gives 2" --hosts 3 --gpus-per-host 1
-refused 2 "must be a positive integer" --hosts 2 --gpus-per-host 0
-refused 2 "must be a positive integer" --hosts 2 --gpus-per-host x
-refused 2 "does not go with --slurm" --hosts 2 --gpus-per-host 1 --slurm
-NO_GPU=1 refused 77 "nvidia-smi lists no GPU: No devices were found" --hosts 2 --gpus-per-host 1
-CUDA_VISIBLE_DEVICES='' refused 77 "no GPU here (CUDA_VISIBLE_DEVICES= lists none)" --hosts 2 --gpus-per-host 1
-CUDA_VISIBLE_DEVICES=-1 refused 77 "no GPU here" --hosts 2 --gpus-per-host 1
+# Refusals, before anything is made (testing.sh, start_refused).
+start_refused 2 "needs 6 GPUs; nvidia-smi gives 4" --hosts 3 --gpus-per-host 2
+CUDA_VISIBLE_DEVICES=1,2 start_refused 2 "needs 3 GPUs; CUDA_VISIBLE_DEVICES=1,2 gives 2" --hosts 3 --gpus-per-host 1
+start_refused 2 "must be a positive integer" --hosts 2 --gpus-per-host 0
+start_refused 2 "must be a positive integer" --hosts 2 --gpus-per-host x
+start_refused 2 "does not go with --slurm" --hosts 2 --gpus-per-host 1 --slurm
+NO_GPU=1 start_refused 77 "nvidia-smi lists no GPU: No devices were found" --hosts 2 --gpus-per-host 1
+CUDA_VISIBLE_DEVICES='' start_refused 77 "no GPU here (CUDA_VISIBLE_DEVICES= lists none)" --hosts 2 --gpus-per-host 1
+CUDA_VISIBLE_DEVICES=-1 start_refused 77 "no GPU here" --hosts 2 --gpus-per-host 1
 
 # 2 hosts x 2 GPUs of 4; NCCL_HOSTID set here must not reach them.
 export NCCL_HOSTID=same-for-all

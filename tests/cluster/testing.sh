@@ -25,6 +25,17 @@ cluster_up() {
   export PATH="$PATH:/usr/sbin"
 }
 fail() { echo "FAIL: $*"; exit 1; }
+# start_refused CODE PATTERN START-ARGS...: tests/cluster/start refuses them before making anything:
+# exit CODE, its output matching PATTERN, one line (exit 2), no state folder.
+start_refused() {
+  local want="$1" pattern="$2" code=0 out
+  shift 2
+  out=$("$src/tests/cluster/start" --state "$work/refused" "$@" 2>&1) || code=$?
+  [ "$code" = "$want" ] || fail "start $*: exit $code, not $want: $out"
+  grep -q -- "$pattern" <<<"$out" || fail "start $*: said '$out', not '$pattern'"
+  [ "$want" = 77 ] || [ "$(wc -l <<<"$out")" = 1 ] || fail "start $*: more than one line: $out"
+  [ ! -e "$work/refused" ] || fail "start $* made $work/refused"
+}
 # check PYTHON-CODE ARGS...: a Python assertion over files.
 check() { python3 -c "$1" "${@:2}" || fail "check failed: $1"; }
 # The pids of the processes named $2 inside host $1 of the cluster.
