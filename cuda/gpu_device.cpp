@@ -81,6 +81,7 @@ struct GpuClaim {
   int world_rank = 0;
   int device = 0;
   std::array<char, 48> uuid{};
+  std::array<char, 64> host{};
 };
 
 }  // namespace
@@ -125,26 +126,29 @@ int select_for_rank(const Communicator& comm, bool share_gpu, const std::string&
     if (g_first_context_seconds < 0) g_first_context_seconds = wall_seconds() - t0;
   });
 
-  // Ranks are compared by GPU UUID, not index: with one visible device per rank every index is 0.
+  // Ranks are compared by GPU UUID, not index (with one visible device per rank every index is 0),
+  // and across all ranks, not only those MPI puts on this node: a UUID names one GPU anywhere, and
+  // a launcher whose ranks' bindings the node does not own can leave ranks of one host apart in
+  // the node split, each then taking the first GPU.
   GpuClaim mine;
   mine.world_rank = comm.rank();
   mine.device = device;
+  std::strncpy(mine.host.data(), host_name().c_str(), mine.host.size() - 1);
   agree(comm, [&] {
     const std::string uuid = uuid_of(device);
     std::strncpy(mine.uuid.data(), uuid.c_str(), mine.uuid.size() - 1);
   });
-  std::vector<GpuClaim> claims(static_cast<std::size_t>(node.size()));
+  std::vector<GpuClaim> claims(static_cast<std::size_t>(comm.size()));
   SCALEBENCH_MPI(
-      MPI_Allgather(&mine, sizeof(GpuClaim), MPI_BYTE, claims.data(), sizeof(GpuClaim), MPI_BYTE, node.get()));
+      MPI_Allgather(&mine, sizeof(GpuClaim), MPI_BYTE, claims.data(), sizeof(GpuClaim), MPI_BYTE, comm.get()));
   agree(comm, [&] {
     if (share_gpu) return;
-    for (int r = 0; r < node.rank(); ++r) {
+    for (int r = 0; r < comm.rank(); ++r) {
       const auto& other = claims[static_cast<std::size_t>(r)];
       if (std::strncmp(other.uuid.data(), mine.uuid.data(), mine.uuid.size()) == 0) {
         throw ResourceError(fmt::format("ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this "
-                                        "node); launch at most one rank "
-                                        "per GPU or pass --share-gpu",
-                                        other.world_rank, mine.world_rank, host_name(), mine.uuid.data(),
+                                        "node as MPI sees it); launch at most one rank per GPU or pass --share-gpu",
+                                        other.world_rank, mine.world_rank, mine.host.data(), mine.uuid.data(),
                                         device_count(), node.size()));
       }
     }

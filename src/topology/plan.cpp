@@ -8,8 +8,8 @@
 namespace scalebench {
 namespace {
 
-Mode default_node_layout(const Topology& t) {
-  if (!t.visible_gpus().empty()) return Mode::gpu;
+Mode default_node_layout(const Topology& t, bool gpus_usable) {
+  if (gpus_usable && !t.visible_gpus().empty()) return Mode::gpu;
   if (t.cpu_numa_domains().size() > 1) return Mode::numa;
   return Mode::multi_thread;
 }
@@ -60,7 +60,7 @@ PlacementPlan plan_placement(const Topology& topology, Mode mode, const PlanOpti
       }
       break;
     case Mode::multinode: {
-      const Mode layout = options.node_layout.value_or(default_node_layout(topology));
+      const Mode layout = options.node_layout.value_or(default_node_layout(topology, options.gpus_usable));
       if (layout != Mode::multi_thread && layout != Mode::numa && layout != Mode::gpu) {
         throw UsageError(fmt::format("multinode runs the multi-thread, numa or gpu layout on every node, not {}",
                                      mode_name(layout)));

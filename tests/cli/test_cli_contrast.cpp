@@ -229,6 +229,42 @@ TEST(ContrastCli, MonteCarloGpuNaiveRowSitsBesideTheGpuRow) {
   }
 }
 
+TEST(ContrastCli, MultinodeRowRunsOnTheNodesGpus) {
+  // A 4-GPU, 2-domain node's plan (saved hwloc XML) across 2 hosts: with CUDA built the multinode
+  // row takes the gpu layout — one rank per GPU on every node, the GPU back ends at the GPU rows'
+  // size; without, it runs on the nodes' CPUs (numa layout) at the CPU rows' size.
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const char* bin = std::getenv("SCALEBENCH_BINARY");
+  if (src == nullptr || bin == nullptr)
+    GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set (run through ctest)";
+  const CliRun r = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/ibm-s822lc-power8-2p2n-4gpu.xml '" +
+                               bin +
+                               "' contrast --dry-run --hosts a,b --modes multinode --n 1024 --gpu-n 4096 "
+                               "--samples 1e7 --gpu-samples 1e9 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto line_of = [&](const std::string& start) {
+    const auto at = r.output.find(start);
+    return at == std::string::npos ? std::string() : r.output.substr(at, r.output.find('\n', at) - at);
+  };
+  const std::string gemm = line_of("gemm        multinode"), mc = line_of("montecarlo  multinode");
+  ASSERT_FALSE(gemm.empty() || mc.empty()) << r.output;
+  if (scalebench::gpu_support_built()) {
+    for (const char* want : {"-np 8 ", "--backend cublas", "--n 4096", "--transport auto", "--pin gpu"}) {
+      EXPECT_NE(gemm.find(want), std::string::npos) << want << " not in: " << gemm;
+    }
+    for (const char* want : {"-np 8 ", "--backend cuda", "--samples 1e9", "--pin gpu"}) {
+      EXPECT_NE(mc.find(want), std::string::npos) << want << " not in: " << mc;
+    }
+  } else {
+    for (const char* want : {"-np 4 ", "--backend openblas", "--n 1024", "--pin numa"}) {
+      EXPECT_NE(gemm.find(want), std::string::npos) << want << " not in: " << gemm;
+    }
+    for (const char* want : {"--backend cpu", "--samples 1e7"}) {
+      EXPECT_NE(mc.find(want), std::string::npos) << want << " not in: " << mc;
+    }
+  }
+}
+
 TEST(ContrastCli, EmptyListsAndPathsAreRefused) {
   const std::string dir = make_temp_dir();
   const std::string out = " --out-dir " + dir + "/out";

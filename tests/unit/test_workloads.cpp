@@ -185,24 +185,33 @@ TEST(WorkloadFigures, MonteCarloCountsTheReductionAsCommunicationAndFallsBackToT
 
 TEST(WorkloadContrast, RowsGetTheirBackendsAndSchedules) {
   const sb::Workload& gemm = sb::workload("gemm");
-  const auto multi = gemm.contrast_args({sb::Mode::gpu, "", 2, "8192", "fp32", 3, 1});
+  const auto multi = gemm.contrast_args({sb::Mode::gpu, "", true, 2, "8192", "fp32", 3, 1});
   EXPECT_EQ(multi.front(), "gemm");
   EXPECT_TRUE(has(multi, "cublas") && has(multi, "--transport") && has(multi, "--overlap") && has(multi, "fp32"));
   // The schedule is the model's choice (`auto`), except the staged row's, which is the lesson.
   EXPECT_TRUE(has(multi, "auto"));
-  const auto staged = gemm.contrast_args({sb::Mode::gpu, "gpu-staged", 2, "8192", "fp64", 3, 1});
+  const auto staged = gemm.contrast_args({sb::Mode::gpu, "gpu-staged", true, 2, "8192", "fp64", 3, 1});
   // Every option pinned: the staged row is never left to `auto`, by option or by default.
   EXPECT_TRUE(has(staged, "mpi") && has(staged, "off") && has(staged, "row1d") && has(staged, "replicated") &&
               !has(staged, "auto"));
-  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::numa, "", 2, "4096", "fp64", 3, 1}), "--distribution"));
-  EXPECT_FALSE(has(gemm.contrast_args({sb::Mode::multi_thread, "", 1, "4096", "fp64", 3, 1}), "auto"));
-  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::naive, "", 1, "768", "fp64", 3, 1}), "naive"));
+  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::numa, "", false, 2, "4096", "fp64", 3, 1}), "--distribution"));
+  EXPECT_FALSE(has(gemm.contrast_args({sb::Mode::multi_thread, "", false, 1, "4096", "fp64", 3, 1}), "auto"));
+  EXPECT_TRUE(has(gemm.contrast_args({sb::Mode::naive, "", false, 1, "768", "fp64", 3, 1}), "naive"));
+  // The multinode row on GPU nodes (the gpu layout) runs on the GPUs, its schedule left to `auto`;
+  // on CPU nodes, on the CPUs with the library's peer when asked.
+  const auto nodes_gpu = gemm.contrast_args({sb::Mode::multinode, "", true, 8, "32768", "fp64", 3, 1, "scalapack"});
+  EXPECT_TRUE(has(nodes_gpu, "cublas") && has(nodes_gpu, "--transport") && !has(nodes_gpu, "openblas") &&
+              !has(nodes_gpu, "--peer"));
+  const auto nodes_cpu = gemm.contrast_args({sb::Mode::multinode, "", false, 8, "4096", "fp64", 3, 1, "scalapack"});
+  EXPECT_TRUE(has(nodes_cpu, "openblas") && has(nodes_cpu, "--peer") && !has(nodes_cpu, "cublas"));
 
   const sb::Workload& mc = sb::workload("montecarlo");
-  const auto curand = mc.contrast_args({sb::Mode::gpu, "gpu-naive", 1, "1e9", "fp64", 3, 1});
+  const auto curand = mc.contrast_args({sb::Mode::gpu, "gpu-naive", true, 1, "1e9", "fp64", 3, 1});
   EXPECT_EQ(curand.front(), "montecarlo");
   EXPECT_TRUE(has(curand, "curand") && has(curand, "1e9") && !has(curand, "fp64"));
-  EXPECT_TRUE(has(mc.contrast_args({sb::Mode::multi_thread, "", 1, "1e8", "fp64", 3, 1}), "cpu"));
+  EXPECT_TRUE(has(mc.contrast_args({sb::Mode::multi_thread, "", false, 1, "1e8", "fp64", 3, 1}), "cpu"));
+  EXPECT_TRUE(has(mc.contrast_args({sb::Mode::multinode, "", true, 8, "1e12", "fp64", 3, 1}), "cuda"));
+  EXPECT_TRUE(has(mc.contrast_args({sb::Mode::multinode, "", false, 8, "1e9", "fp64", 3, 1}), "cpu"));
   // Every workload's gpu mode starts with its own row.
   for (const sb::Workload* w : sb::workloads()) EXPECT_EQ(w->gpu_rows().front().label, "");
 }

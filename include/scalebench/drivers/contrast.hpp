@@ -52,7 +52,8 @@ struct ContrastOptions {
 struct ContrastStep {
   const Workload* workload = nullptr;
   Mode mode = Mode::naive;
-  std::string label;  // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
+  std::string label;     // the row's name when it is not the mode's ("gpu-naive", "multi-gpu")
+  bool on_gpus = false;  // one rank per GPU: the gpu mode's rows, and multinode with the gpu layout
   bool skipped = false;
   std::string reason;             // why skipped, or why failed
   std::vector<std::string> argv;  // the launch command

@@ -104,8 +104,9 @@ struct PlacementPlan {
 struct PlanOptions {
   int nodes = 1;                    // nodes of the allocation (multinode needs 2 or more)
   std::optional<Mode> node_layout;  // multinode's per-node layout; default: gpu if the node
-                                    // has GPUs, else numa if it has several domains, else
-                                    // multi-thread
+                                    // has GPUs (and gpus_usable), else numa if it has several
+                                    // domains, else multi-thread
+  bool gpus_usable = true;          // false: a build without a GPU backend (GPUs are not a layout)
 };
 
 // Pure: depends only on the topology's description.

@@ -49,6 +49,7 @@ struct GpuRow {
 struct ContrastRun {
   Mode mode = Mode::naive;
   std::string label;      // "" or one of gpu_rows()' labels
+  bool gpu = false;       // one rank per GPU (the gpu mode's rows; multinode with the gpu layout)
   int ranks = 1;          // in all
   std::string size;       // the value of size_key() for this row
   std::string precision;  // the contrast's --precision (for workloads that have one)

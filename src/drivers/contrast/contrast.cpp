@@ -73,9 +73,8 @@ constexpr int kGpuCores = 32;
 // neither feed the estimate nor take part in it.
 double step_work(const ContrastOptions& o, const ContrastStep& s) {
   if (s.mode == Mode::naive) return 0.0;
-  return study::run_work(name_of(*s.workload), contrast::row_size(o, *s.workload, s.mode),
-                         static_cast<double>(o.reps) + o.warmup,
-                         s.mode == Mode::gpu ? s.ranks * double{kGpuCores} : s.cores);
+  return study::run_work(name_of(*s.workload), contrast::row_size(o, s), static_cast<double>(o.reps) + o.warmup,
+                         s.on_gpus ? s.ranks * double{kGpuCores} : s.cores);
 }
 
 // A step an earlier invocation finished ok (sweep_to_do), taken from its line in the store

@@ -20,7 +20,7 @@ namespace {
 std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastStep& step, const std::string& record) {
   const Workload& w = *step.workload;
   std::vector<std::string> a = w.contrast_args(
-      {step.mode, step.label, step.ranks, row_size(o, w, step.mode), o.precision, o.reps, o.warmup, o.peer});
+      {step.mode, step.label, step.on_gpus, step.ranks, row_size(o, step), o.precision, o.reps, o.warmup, o.peer});
   a.insert(a.end(), {"--json", record});
   return a;
 }
@@ -65,12 +65,13 @@ std::string row_mode(const ContrastStep& s) { return s.label.empty() ? std::stri
 
 std::string name_of(const Workload& w) { return std::string(w.name()); }
 
-// The size a row runs: the naive rows a smaller one, the GPU rows their own.
-std::string row_size(const ContrastOptions& o, const Workload& w, Mode mode) {
+// The size a row runs: the naive rows a smaller one, the rows on GPUs their own.
+std::string row_size(const ContrastOptions& o, const ContrastStep& s) {
+  const Workload& w = *s.workload;
   const auto it = o.sizes.find(name_of(w));
   const ContrastSizes sizes = it == o.sizes.end() ? ContrastSizes{} : it->second;
-  if (mode == Mode::naive) return sizes.naive.empty() ? w.contrast_sizing().naive : sizes.naive;
-  return mode == Mode::gpu ? sizes.gpu : sizes.cpu;
+  if (s.mode == Mode::naive) return sizes.naive.empty() ? w.contrast_sizing().naive : sizes.naive;
+  return s.on_gpus ? sizes.gpu : sizes.cpu;
 }
 
 // A step of workload `w` on `plan` as row `label` ("" for the mode's own row), or skipped with the
@@ -81,6 +82,7 @@ ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const W
   s.workload = &w;
   s.mode = plan.mode;
   s.label = label;
+  s.on_gpus = plan.mode == Mode::gpu || (plan.mode == Mode::multinode && plan.layout == Mode::gpu);
   if (!plan.possible) {
     s.skipped = true;
     s.reason = plan.reason;
@@ -117,6 +119,7 @@ Topology allocation_topology(Topology topo) {
 std::vector<PlacementPlan> plan_modes(const ContrastOptions& o, const Topology& topo, int nodes) {
   PlanOptions plan_opts;
   plan_opts.nodes = nodes;
+  plan_opts.gpus_usable = build_with_cuda();  // else the multinode row runs on the nodes' CPUs
   std::vector<PlacementPlan> plans;
   for (Mode m : o.modes.empty() ? all_modes() : o.modes) {
     plans.push_back(plan_placement(topo, m, plan_opts));
@@ -152,8 +155,7 @@ std::vector<PlannedRow> plan_rows(const ContrastOptions& o, const std::vector<Pl
 
 std::string step_key(const ContrastOptions& o, const ContrastStep& s) {
   return fmt::format("{} {} {}={} precision={} reps={} warmup={} nodes={} ranks={}", name_of(*s.workload), row_mode(s),
-                     s.workload->size_key(), row_size(o, *s.workload, s.mode), o.precision, o.reps, o.warmup, s.nodes,
-                     s.ranks) +
+                     s.workload->size_key(), row_size(o, s), o.precision, o.reps, o.warmup, s.nodes, s.ranks) +
          (o.peer.empty() ? "" : " peer=" + o.peer);
 }
 

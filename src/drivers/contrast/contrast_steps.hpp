@@ -33,7 +33,7 @@ struct PlannedRow {
 std::string row_mode(const ContrastStep& s);
 std::string name_of(const Workload& w);
 // The size a row runs: the naive rows a smaller one, the GPU rows their own.
-std::string row_size(const ContrastOptions& o, const Workload& w, Mode mode);
+std::string row_size(const ContrastOptions& o, const ContrastStep& s);
 
 // The gpu mode's rows of workload `w` (Workload::gpu_rows) and the placement each runs on.
 std::vector<std::pair<std::string, PlacementPlan>> gpu_rows(const Workload& w, const PlacementPlan& every_gpu);

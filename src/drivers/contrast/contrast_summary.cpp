@@ -40,7 +40,7 @@ nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s,
                             const std::map<std::string, double>& base_rates) {
   nlohmann::json row = s.summary.is_null() ? nlohmann::json{{"workload", name_of(*s.workload)}, {"mode", row_mode(s)}}
                                            : s.summary;
-  row["size"] = s.workload->size_text(row_size(o, *s.workload, s.mode));
+  row["size"] = s.workload->size_text(row_size(o, s));
   row["status"] = s.skipped ? "skipped" : s.exit_code == 0 ? "ok" : s.timed_out ? "timeout" : "failed";
   if (!s.reason.empty()) row["reason"] = s.reason;
   if (!s.skipped) {
@@ -55,7 +55,7 @@ nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s,
   if (base != base_rates.end() && base->second > 0 && rate > 0 && s.exit_code == 0) {
     row["speedup_vs_single_core"] = rate / base->second;
     const int cores = row.value("ranks", 0) * row.value("threads_per_rank", 0);
-    if (s.mode != Mode::gpu && s.mode != Mode::naive && cores > 0) {
+    if (!s.on_gpus && s.mode != Mode::naive && cores > 0) {
       row["parallel_efficiency"] = rate / base->second / cores;
     }
   }
@@ -237,7 +237,7 @@ nlohmann::json summarize(const ContrastStep& s) {
   const RunFigures f = s.workload->figures(r);
   row["ranks"] = f.ranks;
   row["threads_per_rank"] = f.threads;
-  row["gpus"] = s.mode == Mode::gpu ? f.ranks : 0;
+  row["gpus"] = s.on_gpus ? f.ranks : 0;
   row["time_s"] = f.time_s;
   row["rate"] = f.rate;
   row["compute_rate"] = f.compute_rate;

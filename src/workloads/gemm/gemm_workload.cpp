@@ -48,7 +48,7 @@ class GemmWorkload final : public Workload {
   }
 
   std::vector<std::string> contrast_args(const ContrastRun& run) const override {
-    const std::string backend = run.mode == Mode::naive ? "naive" : run.mode == Mode::gpu ? "cublas" : "openblas";
+    const std::string backend = run.mode == Mode::naive ? "naive" : run.gpu ? "cublas" : "openblas";
     std::vector<std::string> a = {"gemm",
                                   "--n",
                                   run.size,
@@ -65,15 +65,15 @@ class GemmWorkload final : public Workload {
       // Pinned: every byte through the host, unpipelined, each rank its own copy.
       a.insert(a.end(),
                {"--algorithm", "row1d", "--distribution", "replicated", "--transport", "mpi", "--overlap", "off"});
-    } else if (run.mode == Mode::gpu) {
+    } else if (run.gpu) {
       // The model (or, without a profile, the rules of docs/model.md) picks the schedule: one rank
-      // overlaps its own copies; several move their blocks GPU to GPU with NCCL.
+      // overlaps its own copies; several move their blocks GPU to GPU with NCCL (between nodes too).
       a.insert(a.end(), {"--algorithm", "auto", "--distribution", "auto", "--transport", "auto", "--overlap", "auto"});
     } else if (run.mode != Mode::naive && run.ranks > 1) {
       a.insert(a.end(), {"--algorithm", "auto", "--grid", "auto", "--distribution", "auto"});
     }
     // The library's own multiply beside the CPU rows (the naive row's size is another problem).
-    if (!run.peer.empty() && run.mode != Mode::naive && run.mode != Mode::gpu) a.insert(a.end(), {"--peer", run.peer});
+    if (!run.peer.empty() && run.mode != Mode::naive && !run.gpu) a.insert(a.end(), {"--peer", run.peer});
     return a;
   }
 

@@ -49,7 +49,7 @@ class MonteCarloWorkload final : public Workload {
 
   std::vector<std::string> contrast_args(const ContrastRun& run) const override {
     const std::string backend = run.mode == Mode::naive ? "naive"
-                                : run.mode == Mode::gpu ? (run.label == "gpu-naive" ? "curand" : "cuda")
+                                : run.gpu               ? (run.label == "gpu-naive" ? "curand" : "cuda")
                                                         : "cpu";
     return {"montecarlo",
             "--problem",
