@@ -19,8 +19,8 @@ foreach(np 1 2)
   scalebench_add_test(NAME gemm_gpu_ranks KIND gpu SOURCES cuda/test_gemm_gpu_ranks.cpp RANKS ${np} GPUS ${np}
                       TIMEOUT 300)
 endforeach()
-# Every Row1D schedule between GPUs on 1, 2 and 4 (skipped, saying so, without a GPU per rank).
-foreach(np 1 2 4)
+# Every Row1D schedule between GPUs on 1, 2, 4 and 8 (skipped, saying so, without a GPU per rank).
+foreach(np 1 2 4 8)
   scalebench_add_test(NAME gemm_gpu_nccl KIND gpu SOURCES cuda/test_gemm_gpu_nccl.cpp RANKS ${np} GPUS ${np}
                       TIMEOUT 300)
   scalebench_add_test(NAME gemm_gpu_shared KIND gpu SOURCES cuda/test_gemm_gpu_shared.cpp RANKS ${np} GPUS ${np}
@@ -29,7 +29,7 @@ endforeach()
 scalebench_add_test(NAME gemm_gpu_share KIND gpu SOURCES cuda/test_gemm_gpu_share.cpp RANKS 2 GPUS 1 TIMEOUT 300)
 # Without a resource spec file: GPU 0 (with one, the GPU CTest gave it).
 set_property(TEST gemm_gpu_share_np2 APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=0)
-foreach(np 1 2 4)
+foreach(np 1 2 4 8)
   scalebench_add_test(NAME device_primitives KIND gpu SOURCES cuda/test_device_primitives.cpp RANKS ${np}
                       GPUS ${np} TIMEOUT 120)
 endforeach()
