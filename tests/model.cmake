@@ -48,6 +48,10 @@ scalebench_add_test(NAME tools_input KIND cli SOURCES ${_model}/cli/test_cli_too
 # Serial: it loads every CPU.
 scalebench_add_script_test(NAME calibrate_retime KIND cli COMMAND ${_model}/cli/test_calibrate_retime.sh LABELS model
                            TIMEOUT 420 SERIAL)
+# tools/record-shape (the records of a fixed set of runs compared apart from what was measured):
+# two runs of the set the same, changes named, failing runs named, bad input refused.
+scalebench_add_script_test(NAME tools_record_shape KIND cli COMMAND ${_model}/cli/test_tools_record_shape.sh
+                           LABELS tools TIMEOUT 300)
 # tools/bench_pi_numpy.py (estimate, record, exit codes) and tools/bench's table from records of
 # known figures (tools/bench --table).
 scalebench_add_script_test(NAME tools_bench KIND cli COMMAND ${_model}/cli/test_tools_bench.sh LABELS tools
