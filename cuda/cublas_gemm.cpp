@@ -101,7 +101,7 @@ CublasGemm::Selection CublasGemm::select(const Communicator& comm, bool share_gp
   // The primary context exists after this; its creation was timed by the first selection in
   // this process (placement may have selected before the backend did).
   s.seconds = first_context_seconds();
-  s.local_rank = comm.split_shared().rank();
+  s.local_rank = comm.node().rank();
   return s;
 }
 

@@ -110,7 +110,7 @@ std::string absence_reason() {
 }
 
 int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) {
-  const Communicator node = comm.split_shared();
+  const Communicator& node = comm.node();  // this host's ranks, by host name where MPI splits them apart
   int device = -1;
   agree(comm, [&] {
     const double t0 = wall_seconds();
@@ -147,7 +147,7 @@ int select_for_rank(const Communicator& comm, bool share_gpu, const std::string&
       const auto& other = claims[static_cast<std::size_t>(r)];
       if (std::strncmp(other.uuid.data(), mine.uuid.data(), mine.uuid.size()) == 0) {
         throw ResourceError(fmt::format("ranks {} and {} on {} would share GPU {} ({} visible here, {} ranks on this "
-                                        "node as MPI sees it); launch at most one rank per GPU or pass --share-gpu",
+                                        "host); launch at most one rank per GPU or pass --share-gpu",
                                         other.world_rank, mine.world_rank, mine.host.data(), mine.uuid.data(),
                                         device_count(), node.size()));
       }

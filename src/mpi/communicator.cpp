@@ -1,4 +1,8 @@
+#include <array>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -52,7 +56,12 @@ Communicator::Communicator(MPI_Comm comm, bool owned) : comm_(comm), owned_(owne
 Communicator Communicator::world() { return Communicator(MPI_COMM_WORLD, false); }
 
 Communicator::Communicator(Communicator&& other) noexcept
-    : comm_(other.comm_), owned_(other.owned_), rank_(other.rank_), size_(other.size_), node_(std::move(other.node_)) {
+    : comm_(other.comm_),
+      owned_(other.owned_),
+      rank_(other.rank_),
+      size_(other.size_),
+      node_(std::move(other.node_)),
+      node_note_(std::move(other.node_note_)) {
   other.comm_ = MPI_COMM_NULL;
   other.owned_ = false;
 }
@@ -65,6 +74,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     rank_ = other.rank_;
     size_ = other.size_;
     node_ = std::move(other.node_);
+    node_note_ = std::move(other.node_note_);
     other.comm_ = MPI_COMM_NULL;
     other.owned_ = false;
   }
@@ -85,8 +95,54 @@ Communicator Communicator::split_shared() const {
   return Communicator(out, true);
 }
 
+std::string hosts_split_apart(const std::vector<std::pair<std::string, int>>& host_and_group) {
+  std::map<std::string, std::set<int>> groups_of_host;
+  for (const auto& [host, group] : host_and_group) groups_of_host[host].insert(group);
+  std::string apart;
+  for (const auto& [host, groups] : groups_of_host) {
+    if (groups.size() > 1) apart += fmt::format("{}{} ({} groups)", apart.empty() ? "" : ", ", host, groups.size());
+  }
+  return apart;
+}
+
 const Communicator& Communicator::node() const {
-  if (!node_) node_ = std::make_unique<Communicator>(split_shared());
+  if (node_) return *node_;
+  Communicator shared = split_shared();
+  // Each rank's host name and the world rank of its shared-memory group's first rank: a host
+  // whose ranks are in more than one group is one MPI split apart.
+  struct Entry {
+    std::array<char, 256> host{};
+    int group = 0;
+  };
+  Entry mine;
+  const std::string host = host_name();
+  std::strncpy(mine.host.data(), host.c_str(), mine.host.size() - 1);
+  mine.group = rank_;
+  SCALEBENCH_MPI(MPI_Bcast(&mine.group, 1, MPI_INT, 0, shared.get()));
+  std::vector<Entry> all(static_cast<std::size_t>(size_));
+  SCALEBENCH_MPI(MPI_Allgather(&mine, sizeof(Entry), MPI_BYTE, all.data(), sizeof(Entry), MPI_BYTE, comm_));
+  const auto same_host = [&](const Entry& e) {
+    return std::strncmp(e.host.data(), mine.host.data(), e.host.size()) == 0;
+  };
+  std::vector<std::pair<std::string, int>> host_and_group;
+  for (const auto& e : all) host_and_group.emplace_back(std::string(e.host.data()), e.group);
+  const std::string apart = hosts_split_apart(host_and_group);
+  if (apart.empty()) {
+    node_ = std::make_unique<Communicator>(std::move(shared));
+    return *node_;
+  }
+  int first = rank_;
+  for (int r = 0; r < size_; ++r) {
+    if (same_host(all[static_cast<std::size_t>(r)])) {
+      first = r;
+      break;
+    }
+  }
+  node_ = std::make_unique<Communicator>(split(first, rank_));
+  node_note_ = fmt::format("MPI's shared-memory split puts ranks of one host apart: {}; the run takes the ranks of a "
+                           "host name for its node (placement, GPU selection, energy) and shares memory only within "
+                           "MPI's groups (with Open MPI 4.1, launch with --bind-to none and let --pin place the ranks)",
+                           apart);
   return *node_;
 }
 

@@ -41,6 +41,7 @@ RunRecord::RunRecord(std::string_view subcommand, const Communicator& comm, cons
       start = end + 1;
     }
   }
+  if (!comm.node_split_note().empty()) warnings_.push_back(comm.node_split_note());
   record_ = std::move(context);
   record_["subcommand"] = std::string(subcommand);
 }

@@ -172,3 +172,33 @@ TEST(AlgorithmCli, DelayedRankSleepsInItsComputeAndTheRecordSplitsTheBroadcasts)
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--delay-seconds"), std::string::npos) << bad.output;
 }
+
+// Broadcast + compute as one interval: per repeat the slowest rank's sum, which lies between the
+// slowest multiply and the two phases' maxima added. With rank 1's multiplies slowed, rank 0 waits
+// for its panels in the broadcast while rank 1 multiplies: the maxima come from different ranks,
+// and their sum overstates the interval.
+TEST(AlgorithmCli, BroadcastAndComputeAsOneIntervalTakeTheSlowestRanksSum) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(
+      2, "gemm --n 32 --threads 1 --reps 3 --warmup 0 --quiet --algorithm summa2d --grid 1x2 --panel-width 8 "
+         "--lookahead 0 --fill integer --delay-rank 1 --delay-seconds 0.05 --json " +
+             dir + "/r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const auto& s = rec.at("distribution").at("panel_schedule");
+  const auto& panels = s.at("panels_per_repeat_s");
+  const auto& b = rec.at("phases").at("broadcast").at("per_repeat_max_s");
+  const auto& c = rec.at("phases").at("compute").at("per_repeat_max_s");
+  ASSERT_EQ(panels.size(), 3u) << s.dump(2);
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const double one = panels.at(i).get<double>(), bi = b.at(i).get<double>(), ci = c.at(i).get<double>();
+    EXPECT_GE(one, ci - 1e-9) << "repeat " << i;
+    EXPECT_LE(one, bi + ci + 1e-9) << "repeat " << i;
+  }
+  const double one = s.at("panels_s").get<double>();
+  const double summed = rec.at("phases").at("broadcast").at("median_s").get<double>() +
+                        rec.at("phases").at("compute").at("median_s").get<double>();
+  EXPECT_GE(one, 4 * 0.05) << s.dump(2);      // rank 1 sleeps in each of its 4 panels' multiplies
+  EXPECT_LT(one, 0.8 * summed) << s.dump(2);  // rank 0 waited about 3 of those sleeps in its broadcast
+  EXPECT_NE(s.at("panels_what").get<std::string>().find("slowest rank"), std::string::npos);
+}

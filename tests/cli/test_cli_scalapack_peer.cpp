@@ -31,6 +31,26 @@ TEST(CliScalapackPeer, TableShowsBothVariantsOrTheBuildSaysItHasNone) {
   EXPECT_EQ(count_of(r.output, "; freivalds PASSED"), 2) << r.output;
 }
 
+TEST(CliScalapackPeer, Summa2dPreDistributedIsItsPanelsAsOneInterval) {
+  // PDGEMM's pre-distributed time is one interval; Summa2D's broadcast + compute is compared as
+  // one too: the slowest rank's sum per repeat (panel_schedule.panels_s), not the phases' medians.
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 64 --reps 2 --quiet --algorithm summa2d --grid 1x2 --panel-width 16 "
+                                         "--peer scalapack --json " +
+                                             dir + "/r.json");
+  if (r.exit_code == 3) GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const auto& p = rec.at("peers").at("scalapack");
+  EXPECT_DOUBLE_EQ(p.at("run_pre_distributed_s").get<double>(),
+                   rec.at("distribution").at("panel_schedule").at("panels_s").get<double>())
+      << p.dump(2);
+  EXPECT_NE(p.at("run_pre_distributed_what").get<std::string>().find("one interval"), std::string::npos);
+  const double ratio = p.at("variants").at("tuned").at("ratio_run_vs_peer").get<double>();
+  EXPECT_DOUBLE_EQ(ratio, p.at("run_pre_distributed_s").get<double>() /
+                              p.at("variants").at("tuned").at("pre_distributed").at("median_s").get<double>());
+}
+
 TEST(CliScalapackPeer, DryRunNamesThePeer) {
   const CliRun r = run_scalebench("gemm --n 64 --peer scalapack --dry-run");
   if (r.exit_code == 3) GTEST_SKIP() << "this scalebench has no ScaLAPACK: " << r.output;

@@ -121,3 +121,25 @@ TEST(Collectives, ReductionsAndStrings) {
   }
   EXPECT_TRUE(all_ranks(ok));
 }
+
+TEST(Collectives, HostsSplitApartNamesEachHostInSeveralGroups) {
+  EXPECT_EQ(scalebench::hosts_split_apart({}), "");
+  EXPECT_EQ(scalebench::hosts_split_apart({{"a", 0}, {"a", 0}, {"b", 2}, {"b", 2}}), "");
+  // Open MPI's split with wrong locality: node2's two ranks each a group of their own.
+  EXPECT_EQ(scalebench::hosts_split_apart({{"node1", 0}, {"node1", 0}, {"node2", 2}, {"node2", 3}}),
+            "node2 (2 groups)");
+  EXPECT_EQ(scalebench::hosts_split_apart({{"b", 0}, {"a", 1}, {"b", 2}, {"a", 3}, {"a", 1}}),
+            "a (2 groups), b (2 groups)");
+  // One group over two host names (containers of one machine) is MPI's to say: not apart.
+  EXPECT_EQ(scalebench::hosts_split_apart({{"c1", 0}, {"c2", 0}}), "");
+}
+
+TEST(Collectives, NodeOnOneHostIsMpisSharedSplit) {
+  const auto world = Communicator::world();
+  const Communicator shared = world.split_shared();
+  const Communicator& node = world.node();
+  EXPECT_EQ(node.size(), shared.size());
+  EXPECT_EQ(node.rank(), shared.rank());
+  EXPECT_EQ(world.node_split_note(), "");
+  EXPECT_TRUE(world.one_node());
+}

@@ -32,6 +32,11 @@ class MpiEnvironment {
   static std::pair<double, double> init_ages();
 };
 
+// How MPI's shared-memory groups sit on the hosts, from each rank's host name and its group's
+// first world rank: empty where every host's ranks are in one group; else each host whose ranks
+// are in several, "name (G groups)", comma-separated, in name order (Communicator::node()).
+std::string hosts_split_apart(const std::vector<std::pair<std::string, int>>& host_and_group);
+
 // Owns the MPI_Comm when it created it (split, dup); WORLD is borrowed.
 class Communicator {
  public:
@@ -49,10 +54,15 @@ class Communicator {
   void barrier() const;
   // Ranks sharing this node's memory (MPI_COMM_TYPE_SHARED), ordered by rank.
   Communicator split_shared() const;
-  // The same, split once and kept for this communicator's life, so that the peer watchdog and
-  // rank set-up share one split. Collective on the first call only: every rank makes its first
-  // call at the same point of the run.
+  // The ranks on this rank's host, split once and kept for this communicator's life, so that
+  // the peer watchdog, rank set-up and GPU selection share one split: MPI's shared-memory split,
+  // unless it puts ranks of one host (by host name) apart, as Open MPI 4.1 does where its
+  // locality data is wrong (ranks bound by a daemon on another host); then the ranks by host
+  // name, and node_split_note() says so. Shared-memory windows take split_shared() instead.
+  // Collective on the first call only: every rank makes its first call at the same point.
   const Communicator& node() const;
+  // Empty, or (after node()) one line on how MPI's shared-memory split differed from the hosts.
+  const std::string& node_split_note() const { return node_note_; }
   // Whether every rank of this communicator is on this rank's node (the same answer on every
   // rank; no collective after node()).
   bool one_node() const { return node().size() == size_; }
@@ -75,6 +85,7 @@ class Communicator {
   int rank_ = 0;
   int size_ = 1;
   mutable std::unique_ptr<Communicator> node_;
+  mutable std::string node_note_;
 };
 
 // Largest element count sent in one MPI call. Lowered by tests (--mpi-chunk) to cover the

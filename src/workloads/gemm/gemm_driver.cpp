@@ -375,11 +375,11 @@ void GemmRun::add_sections(RunRecord& run, const Summaries& s) {
   nlohmann::json& record = run.json();
   record["peer"] = peer_;
   if (!cfg_.choice.is_null()) record["choice"] = cfg_.choice;  // the `auto` ranking (gemm_auto.cpp)
-  if (scalapack_) {
-    record["peers"]["scalapack"] = scalapack_peer_json(*scalapack_, cfg_, s.timed);
+  alg_->add_to_record(record, s.timed, s.peer);
+  if (scalapack_ && comm_.is_root()) {
+    record["peers"]["scalapack"] = scalapack_peer_json(*scalapack_, cfg_, s.timed, record["distribution"]);
     for (const auto& w : scalapack_peer_warnings(record["peers"]["scalapack"])) run.warn(w);
   }
-  alg_->add_to_record(record, s.timed, s.peer);
   if (comm_.is_root()) record["comm_bound"] = comm_bound_section(cfg_, comm_.size(), record);
   if (comm_.is_root() && record["distribution"].contains("warning")) {
     run.warn(record["distribution"]["warning"].get<std::string>());

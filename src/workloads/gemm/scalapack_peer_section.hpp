@@ -35,7 +35,8 @@ ScalapackPeerRun run_scalapack_peer(const GemmConfig& cfg, const GemmTestHooks& 
                                     const HostMatrices& whole, const ProcessGrid& grid, const std::vector<double>& x);
 
 // The record's peers.scalapack: the run's times from its phases (`timed`) against each variant's.
-nlohmann::json scalapack_peer_json(const ScalapackPeerRun& run, const GemmConfig& cfg, const PhaseList& timed);
+nlohmann::json scalapack_peer_json(const ScalapackPeerRun& run, const GemmConfig& cfg, const PhaseList& timed,
+                                   const nlohmann::json& distribution);
 // The warnings of the section (a tuned variant whose k-step the library never asked for).
 std::vector<std::string> scalapack_peer_warnings(const nlohmann::json& section);
 // The table's lines for the section ("" when the record has none).

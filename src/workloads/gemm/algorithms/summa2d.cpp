@@ -404,6 +404,19 @@ class Summa2D final : public DistributedGemm {
     panels_ = make_blocking_panels(at, *transport_, row_comm_, col_comm_);
   }
 
+  // Per repeat, the most any rank spent in the panel schedule and its multiply together (the
+  // broadcast and compute phases as one interval). Collective; the result on rank 0.
+  std::vector<double> slowest_panels() const {
+    const auto& b = panel_times_.samples("broadcast");
+    const auto& c = panel_times_.samples("compute");
+    const auto reps = comm_.max(static_cast<std::int64_t>(std::min(b.size(), c.size())));
+    std::vector<double> mine(static_cast<std::size_t>(reps), 0.0), out(mine.size(), 0.0);
+    for (std::size_t r = 0; r < mine.size() && r < b.size() && r < c.size(); ++r) mine[r] = b[r] + c[r];
+    if (reps == 0) return {};
+    SCALEBENCH_MPI(MPI_Reduce(mine.data(), out.data(), static_cast<int>(reps), MPI_DOUBLE, MPI_MAX, 0, comm_.get()));
+    return comm_.is_root() ? out : std::vector<double>{};
+  }
+
   // The record's distribution.panel_schedule: per rank, medians over repeats. Collective.
   nlohmann::json panel_schedule_json() const {
     static const char* const kinds[] = {"broadcast", "compute", "wait", "transfer", "hidden"};
@@ -412,6 +425,7 @@ class Summa2D final : public DistributedGemm {
     std::vector<double> all(comm_.is_root() ? mine.size() * static_cast<std::size_t>(comm_.size()) : 0);
     SCALEBENCH_MPI(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
                               static_cast<int>(mine.size()), MPI_DOUBLE, 0, comm_.get()));
+    const std::vector<double> slowest = slowest_panels();  // collective
     if (!comm_.is_root()) return nullptr;
     nlohmann::json out = {
         {"schedule", panels_->what()},
@@ -425,6 +439,14 @@ class Summa2D final : public DistributedGemm {
          "way, an upper bound; device: the broadcasts' stream time the host did not wait for); "
          "compute_s, the multiply; null where the schedule cannot tell"}};
     if (!panels_note_.empty()) out["note"] = panels_note_;
+    if (!slowest.empty()) {
+      out["panels_s"] = median_of(slowest);
+      out["panels_per_repeat_s"] = slowest;
+      out["panels_what"] =
+          "the broadcast and compute phases as one interval: per repeat, each rank's broadcast + compute, the "
+          "slowest rank's; panels_s, their median (the two phases' medians summed take each phase's slowest rank, "
+          "which need not be the same rank)";
+    }
     // Rank 0's pieces of a panel's multiply (rows of C_ij each), with the ring driven between them.
     const std::int64_t step = piece_rows(layout_.widest_panel());
     const bool pieces = !device_ && panels_->drives_progress() && local_.adds_panel_rows() && step < shape_of(0).mi;
