@@ -81,8 +81,15 @@ LaunchArgs mpirun_args(const PlacementPlan& plan) {
     case Mode::gpu: {
       // Domains with GPUs each get the same number of ranks only on regular nodes; elsewhere
       // mpirun cannot express the layout and the ranks bind themselves.
+      // Across nodes neither: Open MPI 4.1 (with PMIx 5) can put ranks that a remote node's daemon
+      // bound in MPI_COMM_TYPE_SHARED groups of their own, and the node's ranks would then not
+      // share B or learn their GPUs from MPI's split.
       const int g = uniform_gpu_ranks_per_domain(plan, plan.numa_domains_per_node);
-      if (g > 0 && cores > 0) {
+      if (plan.nodes > 1) {
+        a.insert(a.end(), {"--map-by", fmt::format("ppr:{}:node", plan.ranks_per_node), "--bind-to", "none"});
+        out.notes.emplace_back(
+            "GPU ranks across nodes: mpirun does not bind; each rank binds itself near its GPU (--pin gpu)");
+      } else if (g > 0 && cores > 0) {
         a.insert(a.end(), {"--map-by", fmt::format("ppr:{}:numa:PE={}", g, cores), "--bind-to", "core"});
       } else {
         a.insert(a.end(), {"--map-by", fmt::format("ppr:{}:node", plan.ranks_per_node), "--bind-to", "none"});

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "scalebench/base/error.hpp"
@@ -55,6 +56,23 @@ TEST(LaunchArgs, GpusOnOneDomainOnlyLeaveBindingToTheRanks) {
   EXPECT_EQ(m.launcher_args, (Args{"-np", "2", "--map-by", "ppr:2:node", "--bind-to", "none"}));
   ASSERT_EQ(m.notes.size(), 1u);
   EXPECT_NE(m.notes[0].find("each rank binds itself"), std::string::npos);
+}
+
+TEST(LaunchArgs, GpuRanksAcrossNodesBindThemselves) {
+  // Four GPUs on two domains, two nodes: within a node `ppr:2:numa:PE=` would fit, but across
+  // nodes mpirun leaves binding to the ranks (--pin gpu), so that MPI's node split stays whole.
+  scalebench::PlanOptions o;
+  o.nodes = 2;
+  o.node_layout = Mode::gpu;
+  const auto plan = plan_placement(test_data::load(test_data::kGpuNode), Mode::multinode, o);
+  ASSERT_EQ(plan.layout, Mode::gpu);
+  const auto m = mpirun_args(plan);
+  EXPECT_EQ(m.launcher_args, (Args{"-np", std::to_string(plan.total_ranks()), "--map-by",
+                                   fmt::format("ppr:{}:node", plan.ranks_per_node), "--bind-to", "none"}));
+  EXPECT_EQ(plan.total_ranks(), 2 * plan.ranks_per_node);
+  EXPECT_EQ(m.program_args, (Args{"--pin", "gpu"}));
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("GPU ranks across nodes"), std::string::npos);
 }
 
 TEST(LaunchArgs, MultinodeMultipliesRanksByNodes) {
