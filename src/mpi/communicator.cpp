@@ -117,8 +117,15 @@ const Communicator& Communicator::node() const {
   Entry mine;
   const std::string host = host_name();
   std::strncpy(mine.host.data(), host.c_str(), mine.host.size() - 1);
-  mine.group = rank_;
-  SCALEBENCH_MPI(MPI_Bcast(&mine.group, 1, MPI_INT, 0, shared.get()));
+  // The group's first rank in this communicator: a local translation, no collective.
+  MPI_Group shared_group = MPI_GROUP_NULL, all_group = MPI_GROUP_NULL;
+  SCALEBENCH_MPI(MPI_Comm_group(shared.get(), &shared_group));
+  SCALEBENCH_MPI(MPI_Comm_group(comm_, &all_group));
+  const int zero = 0;
+  const int rc = MPI_Group_translate_ranks(shared_group, 1, &zero, all_group, &mine.group);
+  MPI_Group_free(&shared_group);
+  MPI_Group_free(&all_group);
+  SCALEBENCH_MPI(rc);
   std::vector<Entry> all(static_cast<std::size_t>(size_));
   SCALEBENCH_MPI(MPI_Allgather(&mine, sizeof(Entry), MPI_BYTE, all.data(), sizeof(Entry), MPI_BYTE, comm_));
   const auto same_host = [&](const Entry& e) {

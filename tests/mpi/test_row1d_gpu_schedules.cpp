@@ -25,9 +25,17 @@ using namespace scalebench;
 
 namespace {
 
+// The most ranks one all-gather moved blocks among (since the last reset).
+int g_widest_all_gather = 0;
+
 // A transport of "device" views that are host memory: the MPI transport, told they are host.
 class HostViews final : public BufferTransport {
  public:
+  void all_gather(const BufferView& b, const std::vector<std::int64_t>& c, const std::vector<std::int64_t>& d,
+                  const Communicator& g) override {
+    g_widest_all_gather = std::max(g_widest_all_gather, g.size());
+    BufferTransport::all_gather(b, c, d, g);
+  }
   std::string name() const override { return "host views"; }
   MemorySpace space() const override { return MemorySpace::device; }
   void broadcast(const BufferView& b, int root, const Communicator& g) override { mpi_->broadcast(h(b), root, g); }
@@ -183,6 +191,7 @@ struct Case {
   Transport transport;
   bool overlap, shared;
   std::set<std::string> phases;
+  bool two_nodes = false;  // shared: the ranks as two nodes (the first half and the rest), each holding B
 };
 
 std::vector<double> small_integers(std::int64_t count, int salt) {
@@ -202,7 +211,9 @@ bool runs_exact(const Case& c, const GemmShape& s) {
   const RowPartition rows(s.m, comm.size());
   const Block mine = rows.block(comm.rank());
   HostGemm gpu;
-  auto schedule = row1d_gpu::make_schedule({cfg, comm, gpu, rows, c.shared});
+  // Two "nodes": B's slices are all-gathered within each, never across.
+  const Communicator node = comm.split(c.two_nodes && comm.rank() >= comm.size() / 2 ? 1 : 0, comm.rank());
+  auto schedule = row1d_gpu::make_schedule({cfg, comm, gpu, rows, c.shared, c.shared ? &node : nullptr});
   gpu.hold_rows(schedule->rows_held());
   gpu.reserve_inputs(schedule->own_inputs());
   std::unique_ptr<BufferTransport> transport;
@@ -219,6 +230,7 @@ bool runs_exact(const Case& c, const GemmShape& s) {
   std::vector<double> a_i(a.begin() + mine.offset * s.k, a.begin() + (mine.offset + mine.count) * s.k);
   std::vector<double> c_i(static_cast<std::size_t>(mine.count * s.n), -1.0), c_full(want.size(), -1.0);
   bool after = false;
+  g_widest_all_gather = 0;
   schedule->multiply({a.data(), a_i.data(), b.data(), c_i.data(), c_full.data()}, rec, [&] { after = true; });
 
   // C lands on rank 0 whole (nccl, overlap) or on every rank as its rows (staged, shared).
@@ -231,6 +243,8 @@ bool runs_exact(const Case& c, const GemmShape& s) {
   if (gathered && !c.overlap && !comm.is_root()) phases = {"scatter", "broadcast", "compute", "gather"};
   const auto& got = rec.phases();
   ok = ok && std::set<std::string>(got.begin(), got.end()) == phases;
+  // Two nodes each holding B: the slices never travel between them.
+  if (c.two_nodes) ok = ok && g_widest_all_gather <= node.size();
   return ok;
 }
 
@@ -249,6 +263,9 @@ TEST(Row1DGpuSchedules, EveryScheduleGivesTheExactProductOnOddShapes) {
       {"shared nccl", {Transport::nccl, false, true, {"h2d", "allgather", "compute", "d2h"}}},
       {"overlap", {Transport::nccl, true, false, kOverlapPhases}},
       {"shared overlap", {Transport::nccl, true, true, {"h2d", "allgather", "compute", "d2h", "fill", "drain"}}},
+      {"shared nccl, two nodes", {Transport::nccl, false, true, {"h2d", "allgather", "compute", "d2h"}, true}},
+      {"shared overlap, two nodes",
+       {Transport::nccl, true, true, {"h2d", "allgather", "compute", "d2h", "fill", "drain"}, true}},
   };
   for (const GemmShape& s : {GemmShape{37, 23, 41}, GemmShape{129, 67, 95}, GemmShape{5, 3, 2}}) {
     for (const auto& [what, c] : cases) {

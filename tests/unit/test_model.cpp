@@ -203,6 +203,19 @@ TEST(Model, SharedGpusEachCopyOverTheirOwnLink) {
   EXPECT_NEAR(p.end_to_end, 0.00121 + 0.002 + 0.00081 + 0.000045, kTol);
   c.distribution = GemmDistribution::replicated;
   EXPECT_LT(p.end_to_end, predict_gemm(synthetic(), c, {1, 2, 2}).end_to_end);
+  // 2 nodes × 2 GPUs, m=4000: every node holds B, so each rank copies its 500-row slice of its
+  // node's 2 (not 250 of 4) and the slices are all-gathered within the node over NCCL (as on one
+  // node: 5 µs + 4e6/1e11), never over the inter-node link.
+  c.distribution = GemmDistribution::shared;
+  c.shape.m = 4000;
+  const Prediction two = predict_gemm(synthetic(), c, {2, 2, 2});
+  EXPECT_NEAR(two.phase("h2d"), 0.00121, kTol);
+  EXPECT_NEAR(two.phase("allgather"), 0.000045, kTol);
+  EXPECT_GT(two.phase("scatter"), 0.0);
+  // One GPU a node: each copies B whole, nothing is all-gathered.
+  const Prediction lone = predict_gemm(synthetic(), c, {4, 1, 1});
+  EXPECT_EQ(lone.phase("allgather"), 0.0);
+  EXPECT_NEAR(lone.phase("h2d"), 10e-6 + (1000.0 * 1000 + 1000.0 * 1000) * 8 / 1e10, kTol);
 }
 
 TEST(Model, MonteCarloComputeAndReduce) {

@@ -56,8 +56,11 @@ std::optional<double> gpu_copy_words(const GemmConfig& cfg, int ranks, const nlo
   if (!t.is_object() || !t.contains("h2d") || !t.contains("d2h")) return {};
   const double he = static_cast<double>(host_element_bytes(cfg.precision));
   double words = t["h2d"]["bytes"].get<double>() / he + t["d2h"]["bytes"].get<double>() / he;
-  if (t.contains("allgather") && ranks > 1) {
-    words += t["allgather"]["bytes"].get<double>() * (ranks - 1) / ranks /
+  // All-gathered among a node's ranks (`ranks` of the entry; the run's ranks in older records).
+  const int group = t.contains("allgather") && t["allgather"].contains("ranks") ? t["allgather"]["ranks"].get<int>()
+                                                                                : ranks;
+  if (t.contains("allgather") && group > 1) {
+    words += t["allgather"]["bytes"].get<double>() * (group - 1) / group /
              static_cast<double>(moved_element_bytes(cfg));
   }
   return words;

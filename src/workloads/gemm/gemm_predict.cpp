@@ -149,26 +149,29 @@ FillDrain fill_and_drain(const GpuProfile& g, const GemmShape& shape, const RowP
 
 // --distribution shared on GPUs: the inter-node phases above, then every rank copies its own rows
 // over its own link (links assumed independent): A's rows and B whole (transport mpi) or its
-// 1/P slice of B's rows, all-gathered over NCCL; --overlap runs these as a pipeline.
+// slice of B's rows (1 / the node's ranks: every node holds B), all-gathered over NCCL among the
+// node's GPUs; --overlap runs these as a pipeline.
 Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m,
                                    const GemmBlocks& b) {
   const Sides s = sides(cfg.shape);
   const auto& g = p.gpu;
   const double eh = static_cast<double>(host_element_bytes(cfg.precision));
   const double ein = static_cast<double>(device_input_bytes(cfg.precision));
-  const bool nccl = (cfg.transport == Transport::nccl || cfg.overlap) && m.ranks() > 1;
+  const int per_node = std::max(1, m.ranks_per_node);
+  const bool nccl = (cfg.transport == Transport::nccl || cfg.overlap) && per_node > 1;
   const SharedTraffic t = shared_traffic(p, m, b.rows, s, eh);
-  const RowPartition slices(cfg.shape.k, m.ranks());
+  const RowPartition slices(cfg.shape.k, per_node);
   std::vector<double> h2d, d2h, device;
   for (int r = 0; r < m.ranks(); ++r) {
     const auto i = static_cast<std::size_t>(r);
     const double rows = static_cast<double>(b.rows.counts()[i]);
-    const double b_rows = nccl ? static_cast<double>(slices.counts()[i]) : s.k;
+    const double b_rows = nccl ? static_cast<double>(slices.counts()[static_cast<std::size_t>(r % per_node)]) : s.k;
     h2d.push_back(g.h2d_pinned.seconds((rows * s.k + b_rows * s.n) * eh));
     d2h.push_back(g.d2h_pinned.seconds(rows * s.n * eh));
     device.push_back(h2d.back() + b.compute[i] + d2h.back());
   }
-  const double allgather = nccl ? nccl_link(p, m).seconds(s.k * s.n * ein * (m.ranks() - 1) / m.ranks()) : 0.0;
+  const double allgather =
+      nccl ? nccl_link(p, {1, per_node, m.gpus_per_node}).seconds(s.k * s.n * ein * (per_node - 1) / per_node) : 0.0;
   const double compute = machine::max_of(b.compute);
   Prediction out;
   out.phases = {{phase::scatter, t.scatter},   {phase::broadcast, t.broadcast}, {phase::h2d, machine::max_of(h2d)},
@@ -179,7 +182,7 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
     out.end_to_end = host + machine::max_of(device) + allgather;
     return out;
   }
-  const auto [fill, drain] = fill_and_drain(g, cfg.shape, b.rows, eh, 1.0 / m.ranks());
+  const auto [fill, drain] = fill_and_drain(g, cfg.shape, b.rows, eh, 1.0 / per_node);
   out.phases.emplace_back(phase::fill, fill);
   out.phases.emplace_back(phase::drain, drain);
   out.end_to_end = host + fill + std::max({machine::max_of(h2d), machine::max_of(d2h), compute, allgather}) + drain;

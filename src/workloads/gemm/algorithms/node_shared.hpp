@@ -78,6 +78,8 @@ class NodeSharedMatrices {
   nlohmann::json traffic() const;
   nlohmann::json memory_per_node(const std::vector<std::string>& hosts) const;
   int nodes() const { return layout_.nodes; }
+  // The ranks whose windows this rank's are (MPI's shared-memory group).
+  const Communicator& node() const { return node_; }
   // Whether this rank's rows of C are in rank 0's node's window: the gathered C itself.
   bool on_root_node() const { return layout_.on_root_node(comm_.rank()); }
   // Whether this rank first wrote (and holds) its NUMA domain's B.

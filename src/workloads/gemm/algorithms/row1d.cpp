@@ -100,7 +100,7 @@ class Row1D final : public DistributedGemm {
     const GemmShape local{mine_.count, s.n, s.k};
     if (gpu_run_) {
       if (host_matrices) pin_host(setup);
-      gpu_run_->prepare(local, shared_.has_value(), setup);
+      gpu_run_->prepare(local, shared_ ? &shared_->node() : nullptr, setup);
     } else {
       agree(comm_, [&] { local_.prepare(local, cfg_.precision, setup); });
     }

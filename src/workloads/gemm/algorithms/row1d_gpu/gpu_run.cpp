@@ -41,8 +41,7 @@ GpuGemmRun::GpuGemmRun(const GemmConfig& cfg, const Communicator& comm, GpuGemm&
       gpu_(gpu),
       rows_(rows),
       inject_error_rank_(inject_error_rank),
-      mine_(rows.block(comm.rank())),
-      b_rows_(cfg.shape.k, comm.size()) {}
+      mine_(rows.block(comm.rank())) {}
 
 void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup) {
   const double t0 = wall_seconds();
@@ -54,9 +53,17 @@ void GpuGemmRun::pin(const std::vector<std::pair<void*, std::size_t>>& ranges, P
   setup.add(phase::pin_host, wall_seconds() - t0);
 }
 
-void GpuGemmRun::prepare(const GemmShape& local, bool shared, PhaseRecorder& setup) {
-  shared_ = shared;
-  schedule_ = row1d_gpu::make_schedule({cfg_, comm_, gpu_, rows_, shared_});
+void GpuGemmRun::prepare(const GemmShape& local, const Communicator* node, PhaseRecorder& setup) {
+  shared_ = node != nullptr;
+  const row1d_gpu::Context ctx{cfg_, comm_, gpu_, rows_, shared_, node};
+  if (shared_) {
+    const Communicator& group = row1d_gpu::b_slice_group(ctx);
+    const std::int64_t mine = RowPartition(cfg_.shape.k, group.size()).block(group.rank()).count;
+    b_slice_rows_.assign(static_cast<std::size_t>(comm_.size()), 0);
+    SCALEBENCH_MPI(MPI_Allgather(&mine, 1, MPI_INT64_T, b_slice_rows_.data(), 1, MPI_INT64_T, comm_.get()));
+    b_group_ranks_ = static_cast<int>(comm_.max(static_cast<std::int64_t>(group.size())));
+  }
+  schedule_ = row1d_gpu::make_schedule(ctx);
   gpu_.hold_rows(schedule_->rows_held());
   if (cfg_.overlap) plan_ = make_overlap_plan(cfg_.shape, rows_);
   gpu_.reserve_inputs(schedule_->own_inputs());
@@ -242,8 +249,7 @@ std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
     const auto i = static_cast<std::size_t>(r);
     if (shared_) {
       // Its rows of A, and B whole (mpi) or its slice of B's rows (nccl, --overlap).
-      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_rows_.block(r).count)
-                                                     : static_cast<double>(s.k);
+      const double b_rows = nccl && comm_.size() > 1 ? static_cast<double>(b_slice_rows_[i]) : static_cast<double>(s.k);
       out[i] = (rows * static_cast<double>(s.k) + b_rows * static_cast<double>(s.n)) * he;
     } else if (nccl && comm_.size() > 1) {
       // Rank 0 copies all of A and B in; the others receive over NCCL.
@@ -296,10 +302,11 @@ nlohmann::json GpuGemmRun::transfers(const std::vector<std::pair<std::string, Ph
   std::vector<Moved> moved;
   if (shared_) {
     // Each rank copies its own rows; the table's h2d/d2h are the busiest rank's bytes. Between
-    // GPUs only B's slices travel (nccl, --overlap), all-gathered: nccl-tests' bytes = all of B.
+    // GPUs only B's slices travel (nccl, --overlap), all-gathered among a node's ranks:
+    // nccl-tests' bytes = all of B, over the node's ranks.
     const auto per_rank = h2d_bytes_per_rank();
     moved.push_back({phase::h2d, TransferPattern::copy, *std::max_element(per_rank.begin(), per_rank.end())});
-    if (nccl && ranks > 1) moved.push_back({phase::allgather, TransferPattern::allgather, b * din});
+    if (nccl && b_group_ranks_ > 1) moved.push_back({phase::allgather, TransferPattern::allgather, b * din});
     moved.push_back({phase::d2h, TransferPattern::copy, largest * static_cast<double>(s.n) * he});
   } else if (!cfg_.resident) {
     // With one rank nothing travels between ranks: NCCL moves nothing at all, MPI only copies
@@ -315,8 +322,10 @@ nlohmann::json GpuGemmRun::transfers(const std::vector<std::pair<std::string, Ph
   nlohmann::json transfers = nlohmann::json::object();
   for (const auto& m : moved) {
     if (!has_phase(phases, m.phase)) continue;
-    transfers[m.phase] = transfer_json(m.pattern, ranks, m.bytes, median_of_phase(phases, m.phase));
+    const int over = m.pattern == TransferPattern::allgather ? b_group_ranks_ : ranks;
+    transfers[m.phase] = transfer_json(m.pattern, over, m.bytes, median_of_phase(phases, m.phase));
     transfers[m.phase]["pattern"] = to_string(m.pattern);
+    if (m.pattern == TransferPattern::allgather) transfers[m.phase]["ranks"] = over;
   }
   return transfers;
 }

@@ -41,9 +41,10 @@ class GpuGemmRun {
   void pin(const std::vector<std::pair<void*, std::size_t>>& ranges, PhaseRecorder& setup);
   // Set-up after the backend exists: the schedule, rows held, the device transport ("nccl_comm"),
   // allocation (prepare), --resident generation (into "generate"). Collective.
-  // `shared`: the host matrices are the node's shared windows (--distribution shared): every
-  // rank copies its own rows of A in and of C out over its own link.
-  void prepare(const GemmShape& local, bool shared, PhaseRecorder& setup);
+  // `node` (--distribution shared; null otherwise): the ranks whose shared windows hold this
+  // rank's host matrices: every rank copies its own rows of A in and of C out over its own link,
+  // and B's slices are all-gathered among the node's ranks.
+  void prepare(const GemmShape& local, const Communicator* node, PhaseRecorder& setup);
 
   // One repeat: the schedule's device work and device-side movement; records its phases.
   void multiply(const void* a_full, const void* a_i, const void* b, void* c_i, void* c_full, PhaseRecorder& rec);
@@ -90,8 +91,11 @@ class GpuGemmRun {
   const RowPartition& rows_;
   const int inject_error_rank_;
   Block mine_;
-  const RowPartition b_rows_;  // --distribution shared with nccl: each rank's slice of B's rows
-  OverlapPlan plan_;           // --overlap (the record's description of the pipeline)
+  // --distribution shared: per rank, the rows of B it copies in when B's slices are all-gathered
+  // (its share of its node's), and the most ranks a node all-gathers among.
+  std::vector<std::int64_t> b_slice_rows_;
+  int b_group_ranks_ = 1;
+  OverlapPlan plan_;  // --overlap (the record's description of the pipeline)
   bool shared_ = false;
   std::vector<HostMemoryPin> pins_;
   // Declared before the transport it uses: the transport ends first.

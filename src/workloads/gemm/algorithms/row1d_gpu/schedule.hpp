@@ -39,13 +39,21 @@ struct HostMatrices {
 };
 
 // What every schedule works with. `shared`: the host matrices are the node's shared windows.
+// `node` (shared): the ranks whose windows are this rank's, each node holding B whole; null:
+// the whole communicator.
 struct Context {
   const GemmConfig& cfg;
   const Communicator& comm;
   GpuGemm& gpu;
   const RowPartition& rows;
   bool shared;
+  const Communicator* node = nullptr;
 };
+
+// The ranks B's slices are all-gathered among under --distribution shared: the node's, since
+// every node's windows hold B whole; the whole communicator where the node is all of it (one
+// NCCL communicator for those ranks, not a second).
+const Communicator& b_slice_group(const Context& ctx);
 
 class Schedule {
  public:
@@ -63,8 +71,12 @@ class Schedule {
   virtual DeviceStream transport_stream() const { return ctx_.gpu.stream(); }
   virtual int transport_ctas() const { return 0; }
   // After GpuGemm::prepare (collective): what the schedule allocates; `transport` (null when the
-  // run has none) outlives the schedule's repeats.
-  virtual void prepare(BufferTransport* transport) { transport_ = transport; }
+  // run has none) outlives the schedule's repeats. Under `shared` it is attached to the ranks
+  // B's slices are all-gathered among (b_slice_group).
+  virtual void prepare(BufferTransport* transport) {
+    transport_ = transport;
+    if (transport_ != nullptr && ctx_.shared) transport_->attach(b_slice_group(ctx_));
+  }
   // One repeat: its device work and device-side movement, phases recorded. `after_compute` runs
   // once this rank's C is final on the device, before it moves (the error-injection hook).
   virtual void multiply(const HostMatrices& host, PhaseRecorder& rec, const std::function<void()>& after_compute) = 0;

@@ -69,10 +69,11 @@ class Resident final : public Schedule {
 
 // --distribution shared: every rank over its own link, from and to the node's windows: its rows
 // of A in, its rows of C out; B whole (no transport) or its slice of B's rows (RowPartition of k
-// over the ranks), all-gathered device to device.
+// over the node's ranks), all-gathered device to device among them: every node holds B.
 class Shared final : public Schedule {
  public:
-  explicit Shared(const Context& ctx) : Schedule(ctx), b_rows_(ctx.cfg.shape.k, ctx.comm.size()) {}
+  explicit Shared(const Context& ctx)
+      : Schedule(ctx), group_(b_slice_group(ctx)), b_rows_(ctx.cfg.shape.k, group_.size()) {}
 
   void multiply(const HostMatrices& host, PhaseRecorder& rec, const std::function<void()>& after_compute) override {
     if (transport_ != nullptr) {
@@ -80,7 +81,7 @@ class Shared final : public Schedule {
       const GpuGemm::DeviceViews v = ctx_.gpu.device_views();
       const std::int64_t n = ctx_.cfg.shape.n;
       timed(rec, phase::allgather,
-            [&] { transport_->all_gather(v.b, b_rows_.counts_times(n), b_rows_.offsets_times(n), ctx_.comm); });
+            [&] { transport_->all_gather(v.b, b_rows_.counts_times(n), b_rows_.offsets_times(n), group_); });
     } else {
       ctx_.gpu.upload(host.a_i, mine_.count, host.b, rec);
     }
@@ -94,7 +95,7 @@ class Shared final : public Schedule {
   void upload_slice(const HostMatrices& host, PhaseRecorder& rec) {
     const auto& s = ctx_.cfg.shape;
     const GpuGemm::DeviceViews v = ctx_.gpu.device_views();
-    const Block slice = b_rows_.block(ctx_.comm.rank());
+    const Block slice = b_rows_.block(group_.rank());
     const auto at = static_cast<std::size_t>(slice.offset * s.n);
     const std::size_t he = host_element_bytes(ctx_.cfg.precision), de = element_bytes(v.b.type);
     ctx_.gpu.inputs_to_device(host.a_i, v.a.data, mine_.count * s.k, rec);
@@ -102,10 +103,15 @@ class Shared final : public Schedule {
                               slice.count * s.n, rec);
   }
 
+  const Communicator& group_;
   const RowPartition b_rows_;
 };
 
 }  // namespace
+
+const Communicator& b_slice_group(const Context& ctx) {
+  return ctx.node != nullptr && ctx.node->size() < ctx.comm.size() ? *ctx.node : ctx.comm;
+}
 
 std::unique_ptr<Schedule> make_schedule(const Context& ctx) {
   if (ctx.cfg.resident) return std::make_unique<Resident>(ctx);

@@ -1,8 +1,9 @@
 // --overlap with --distribution shared: one repeat as a pipeline in which every rank feeds its
 // own GPU over its own link from the node's shared windows (OverlapPlan's cut, in gpu.hpp).
 //
-// Phase 1, the head rows in k-panels: each panel's rows of B are cut over the ranks; every rank
-// copies its piece and its head's panel of A in, the transport all-gathers the pieces, and the
+// Phase 1, the head rows in k-panels: each panel's rows of B are cut over the node's ranks (every
+// node's windows hold B); every rank copies its piece and its head's panel of A in, the
+// transport all-gathers the pieces among the node's ranks, and the
 // head's panel is multiplied as soon as it is whole. Phase 2, the rest of the rows in blocks:
 // each rank copies its own blocks of A in (in stream) and of C out (out stream) while it
 // multiplies; nothing travels between GPUs.
@@ -21,6 +22,7 @@ class SharedOverlap final : public Schedule {
   explicit SharedOverlap(const Context& ctx)
       : Schedule(ctx),
         plan_(make_overlap_plan(ctx.cfg.shape, ctx.rows)),
+        group_(b_slice_group(ctx)),
         in_(),
         out_(),
         net_(OwnedStream::Priority::high) {}  // the transport's kernels must not queue behind the multiply's
@@ -32,7 +34,7 @@ class SharedOverlap final : public Schedule {
     if (ctx_.cfg.precision == Precision::bf16) {
       throw UsageError("--overlap supports fp64, fp32 and tf32 (bf16 inputs are converted on the device)");
     }
-    if (ctx_.comm.size() > 1 && transport_ == nullptr) {
+    if (group_.size() > 1 && transport_ == nullptr) {
       throw Error(ExitCode::internal, "--overlap over several ranks needs the NCCL transport");
     }
     Pipeline pipe(ctx_.gpu, {ctx_.gpu.stream(), in_.get(), out_.get(), net_.get()});
@@ -59,8 +61,8 @@ class SharedOverlap final : public Schedule {
     const std::size_t e = pipe.in_bytes();
     const std::int64_t n = pipe.n(), k = pipe.k();
     const std::int64_t col = plan_.panel_first[u(p)], w = plan_.panel_first[u(p) + 1] - col;
-    const RowPartition pieces(w, ctx_.comm.size());
-    const Block mine = pieces.block(ctx_.comm.rank());
+    const RowPartition pieces(w, group_.size());
+    const Block mine = pieces.block(group_.rank());
     const DeviceStream in = pipe.streams().in, net = pipe.streams().net;
     pipe.span(in, "in", fmt::format("B piece+A panel {}", p), phase::h2d, [&] {
       const std::int64_t first = col + mine.offset;
@@ -73,10 +75,10 @@ class SharedOverlap final : public Schedule {
       }
     });
     const DeviceEvent* landed = &pipe.record(in);
-    if (ctx_.comm.size() > 1) {
+    if (group_.size() > 1) {
       landed->make_wait(net);
       pipe.span(net, "nccl", fmt::format("allgather B panel {}", p), phase::allgather, [&] {
-        transport_->all_gather(pipe.b_view(col, w * n), pieces.counts_times(n), pieces.offsets_times(n), ctx_.comm);
+        transport_->all_gather(pipe.b_view(col, w * n), pieces.counts_times(n), pieces.offsets_times(n), group_);
       });
       landed = &pipe.record(net);
     }
@@ -119,6 +121,7 @@ class SharedOverlap final : public Schedule {
   }
 
   const OverlapPlan plan_;
+  const Communicator& group_;  // the ranks B's pieces are all-gathered among (b_slice_group)
   OwnedStream in_, out_, net_;
   int repeats_ = 0;
 };
