@@ -35,7 +35,7 @@ std::set<int> expected_unusable() {
 }
 
 TEST(RunsJsonlRule, TheDriversReaderLeavesOutEveryBadLine) {
-  const scalebench::study::JsonlContents c = scalebench::study::read_jsonl(fixture(), "the fixture");
+  const scalebench::results::JsonlContents c = scalebench::results::read_jsonl(fixture(), "the fixture");
   std::set<std::string> keys;
   for (const json& l : c.lines) {
     keys.insert(l.at("key").get<std::string>());

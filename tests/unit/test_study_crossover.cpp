@@ -152,7 +152,7 @@ TEST(StudyOptima, NoEnergyOptimumFromRunsNotCountedAlike) {
 }
 
 TEST(EnergyColumn, TheTimedIntervalsJoulesEachOtherIntervalMarkedOrADash) {
-  using scalebench::study::energy_cell;
+  using scalebench::report::energy_cell;
   // A summary from a record that gives the timed interval's joules: bare; the whole repeat's
   // (the timed interval too short for the counters): "rep"; a summary or record from before the
   // interval was said: "?".
@@ -160,21 +160,21 @@ TEST(EnergyColumn, TheTimedIntervalsJoulesEachOtherIntervalMarkedOrADash) {
   EXPECT_EQ(energy_cell({{"j", 41.72}, {"interval", "repeat"}}), "41.7 rep");
   EXPECT_EQ(energy_cell({{"per_result_j", 1234.4}}), "1234 ?");
   EXPECT_EQ(energy_cell({{"j", 7.0}, {"interval", "made-up"}}), "7 ?") << "an interval not known is not stated";
-  EXPECT_EQ(scalebench::study::energy_field({{"per_result_j", 41.72}}), "41.72");
-  EXPECT_EQ(scalebench::study::energy_timed_field({{"j", 3.5}, {"timed_j", 3.5}, {"per_result_j", 4.0}}), "3.5");
-  EXPECT_EQ(scalebench::study::energy_interval_field({{"per_result_j", 41.72}}), "unstated");
+  EXPECT_EQ(scalebench::report::energy_field({{"per_result_j", 41.72}}), "41.72");
+  EXPECT_EQ(scalebench::report::energy_timed_field({{"j", 3.5}, {"timed_j", 3.5}, {"per_result_j", 4.0}}), "3.5");
+  EXPECT_EQ(scalebench::report::energy_interval_field({{"per_result_j", 41.72}}), "unstated");
   // Not counted, no energy section, or a value no counter gives: a dash, never a number.
   for (const nlohmann::json& e :
        {nlohmann::json{{"reason", "CPU: no powercap tree; GPU: no GPU used"}}, nlohmann::json(),
         nlohmann::json{{"per_result_j", "lots"}}, nlohmann::json{{"per_result_j", -3.0}},
         nlohmann::json{{"per_result_j", 0.0}}, nlohmann::json{{"j", nullptr}, {"per_result_j", 4.0}}}) {
     EXPECT_EQ(energy_cell(e), "-") << e.dump();
-    EXPECT_EQ(scalebench::study::energy_timed_field(e), "") << e.dump();
+    EXPECT_EQ(scalebench::report::energy_timed_field(e), "") << e.dump();
   }
-  EXPECT_EQ(scalebench::study::energy_reason({{"reason", "no counter"}}), "no counter");
-  EXPECT_EQ(scalebench::study::energy_not_counted_line("no counter"), "energy not counted (no counter)\n");
-  EXPECT_EQ(scalebench::study::energy_marks_line(false, false), "");
-  EXPECT_NE(scalebench::study::energy_marks_line(true, true).find("?: an older record's"), std::string::npos);
+  EXPECT_EQ(scalebench::report::energy_reason({{"reason", "no counter"}}), "no counter");
+  EXPECT_EQ(scalebench::report::energy_not_counted_line("no counter"), "energy not counted (no counter)\n");
+  EXPECT_EQ(scalebench::report::energy_marks_line(false, false), "");
+  EXPECT_NE(scalebench::report::energy_marks_line(true, true).find("?: an older record's"), std::string::npos);
 }
 
 TEST(EnergyColumn, ASummaryTakesTheTimedIntervalWhereTheRecordGivesIt) {
@@ -187,7 +187,7 @@ TEST(EnergyColumn, ASummaryTakesTheTimedIntervalWhereTheRecordGivesIt) {
             {"timed_mean_w", 300.0},
             {"gflop_per_j", 2.0},
             {"covers", "CPU packages (RAPL) + GPU boards (NVML), not the node at the wall"}});
-  json s = scalebench::study::energy_json({{"energy", e}});
+  json s = scalebench::report::energy_json({{"energy", e}});
   EXPECT_EQ(s["counted"], "cpu+gpu");
   EXPECT_EQ(s["j"], 3.0);
   EXPECT_EQ(s["interval"], "timed");
@@ -198,20 +198,20 @@ TEST(EnergyColumn, ASummaryTakesTheTimedIntervalWhereTheRecordGivesIt) {
   // Its timed interval too short for the counters (null): the whole repeat's, said so.
   e["timed_j"] = nullptr;
   e.erase("gflop_per_j");
-  s = scalebench::study::energy_json({{"energy", e}});
+  s = scalebench::report::energy_json({{"energy", e}});
   EXPECT_EQ(s["j"], 5.0);
   EXPECT_EQ(s["interval"], "repeat");
   EXPECT_FALSE(s.contains("timed_j"));
   // An older record (no timed_j): its per_result_j, the interval not stated.
   json old = head;
   old.update({{"per_result_j", 5.0}, {"gflop_per_j", 2.0}});
-  s = scalebench::study::energy_json({{"energy", old}});
+  s = scalebench::report::energy_json({{"energy", old}});
   EXPECT_EQ(s["j"], 5.0);
   EXPECT_EQ(s["interval"], "unstated");
-  EXPECT_EQ(scalebench::study::interval_words(s["interval"]), "J per verified result, interval not stated");
-  const auto absent = scalebench::study::energy_json({{"energy",
-                                                       {{"cpu", {{"counted", false}, {"reason", "no powercap tree"}}},
-                                                        {"gpu", {{"counted", false}, {"reason", "no GPU used"}}}}}});
+  EXPECT_EQ(scalebench::report::interval_words(s["interval"]), "J per verified result, interval not stated");
+  const auto absent = scalebench::report::energy_json({{"energy",
+                                                        {{"cpu", {{"counted", false}, {"reason", "no powercap tree"}}},
+                                                         {"gpu", {{"counted", false}, {"reason", "no GPU used"}}}}}});
   EXPECT_EQ(absent["reason"], "CPU: no powercap tree; GPU: no GPU used");
 }
 
@@ -236,12 +236,12 @@ TEST(ContrastSizing, ScalesTheProbeToTheTargetTime) {
 }
 
 TEST(TimeLeft, ScalesTheFinishedRunsByTheirWork) {
-  scalebench::study::TimeLeft left;
+  scalebench::launch::TimeLeft left;
   EXPECT_EQ(left.text(10), "");
-  const double w512 = scalebench::study::run_work("gemm", "512", 2, 1);
+  const double w512 = scalebench::launch::run_work("gemm", "512", 2, 1);
   EXPECT_DOUBLE_EQ(w512, 2.0 * 512 * 512 * 512);
   left.finished(w512, 4.0);
   // Twice n is 8 times the work; on 2 workers, 4 times: 16 s.
-  EXPECT_EQ(left.text(scalebench::study::run_work("gemm", "1024", 2, 2)), "about 16 s left");
+  EXPECT_EQ(left.text(scalebench::launch::run_work("gemm", "1024", 2, 2)), "about 16 s left");
   EXPECT_EQ(left.text(w512 * 40), "about 2 min 40 s left");
 }

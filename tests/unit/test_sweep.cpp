@@ -17,10 +17,10 @@
 #include "scalebench/drivers/process.hpp"
 
 namespace sb = scalebench;
-using sb::study::DriverKind;
-using sb::study::ResultsStore;
-using sb::study::Sweep;
-using sb::study::SweepItem;
+using sb::launch::Sweep;
+using sb::launch::SweepItem;
+using sb::results::DriverKind;
+using sb::results::ResultsStore;
 
 namespace {
 
@@ -52,14 +52,14 @@ Sweep sweep_of(const std::string& dir, const std::vector<std::string>& whats, bo
   s.skip_cannot_run = skip_cannot_run;
   s.stopped = "every run finished before is kept";
   s.request = [dir, whats](std::size_t i) {
-    sb::study::StepRequest q;
+    sb::launch::StepRequest q;
     q.argv = command(whats[i]);
     q.log_path = dir + "/run-" + std::to_string(i) + ".log";
     q.timeout_s = 30;
     q.stopped = "the run was stopped";
     return q;
   };
-  s.finished = [](std::size_t i, const sb::study::StepResult&, nlohmann::json& line) { line["item"] = i; };
+  s.finished = [](std::size_t i, const sb::launch::StepResult&, nlohmann::json& line) { line["item"] = i; };
   return s;
 }
 
@@ -85,9 +85,9 @@ TEST(Sweep, OnlyAnOkLineMakesARunDoneAndRerunRunsEveryOne) {
       {{"key", "e"}, {"status", "failed"}},  {{"key", "e"}, {"status", "ok"}},
   };
   const std::vector<std::string> keys = {"a", "b", "c", "d", "e", "f"};
-  EXPECT_EQ(sb::study::sweep_to_do(keys, earlier, false), (std::vector<std::size_t>{1, 2, 3, 5}));
-  EXPECT_EQ(sb::study::sweep_to_do(keys, earlier, true), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(sb::study::sweep_to_do(keys, {}, false).size(), keys.size());
+  EXPECT_EQ(sb::launch::sweep_to_do(keys, earlier, false), (std::vector<std::size_t>{1, 2, 3, 5}));
+  EXPECT_EQ(sb::launch::sweep_to_do(keys, earlier, true), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(sb::launch::sweep_to_do(keys, {}, false).size(), keys.size());
 }
 
 TEST(Sweep, RunsInOrderSaysProgressAndCountsWhatFailed) {
@@ -95,8 +95,8 @@ TEST(Sweep, RunsInOrderSaysProgressAndCountsWhatFailed) {
   ResultsStore store(dir.path, DriverKind::study, "--out-dir");
   const std::vector<std::string> whats = {"ok", "fails", "cannot"};
   testing::internal::CaptureStderr();
-  const sb::study::SweepCounts c = sb::study::run_sweep(sweep_of(dir.path, whats, true), items_of({"a", "b", "c"}),
-                                                        store);
+  const sb::launch::SweepCounts c = sb::launch::run_sweep(sweep_of(dir.path, whats, true), items_of({"a", "b", "c"}),
+                                                          store);
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(c.ran, 3);
   EXPECT_EQ(c.failed, 1);
@@ -122,7 +122,7 @@ TEST(Sweep, ACannotRunHereRunFailsWhenTheDriverDoesNotSkipAndQuietSaysNothing) {
   s.driver = "contrast";
   s.quiet = true;
   testing::internal::CaptureStderr();
-  const sb::study::SweepCounts c = sb::study::run_sweep(s, items_of({"a"}), store);
+  const sb::launch::SweepCounts c = sb::launch::run_sweep(s, items_of({"a"}), store);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(c.failed, 1);
   EXPECT_EQ(c.skipped, 0);
@@ -137,21 +137,21 @@ TEST(Sweep, AResumedSweepRunsOnlyWhatHasNoOkLine) {
     ResultsStore store(dir.path, DriverKind::study, "--out-dir");
     Sweep s = sweep_of(dir.path, {"ok", "fails", "ok"}, true);
     s.quiet = true;
-    sb::study::run_sweep(s, items_of(keys), store);
+    sb::launch::run_sweep(s, items_of(keys), store);
   }
   ResultsStore store(dir.path, DriverKind::study, "--out-dir");
-  const auto todo = sb::study::sweep_to_do(keys, store.lines(), false);
+  const auto todo = sb::launch::sweep_to_do(keys, store.lines(), false);
   ASSERT_EQ(todo, (std::vector<std::size_t>{1}));
   Sweep s = sweep_of(dir.path, {"ok"}, true);
   s.quiet = true;
-  const sb::study::SweepCounts c = sb::study::run_sweep(s, items_of({keys[todo[0]]}), store);
+  const sb::launch::SweepCounts c = sb::launch::run_sweep(s, items_of({keys[todo[0]]}), store);
   EXPECT_EQ(c.ran, 1);
   EXPECT_EQ(c.failed, 0);
   ASSERT_EQ(store.lines().size(), 4u);  // appended beside the failed line, which stays
   EXPECT_EQ(store.lines()[1]["status"], "failed");
   EXPECT_EQ(store.lines()[3]["key"], "b");
   EXPECT_EQ(store.lines()[3]["status"], "ok");
-  EXPECT_TRUE(sb::study::sweep_to_do(keys, store.lines(), false).empty());
+  EXPECT_TRUE(sb::launch::sweep_to_do(keys, store.lines(), false).empty());
 }
 
 namespace {
@@ -163,7 +163,7 @@ namespace {
   std::raise(SIGTERM);
   try {
     ResultsStore store(dir, DriverKind::study, "--out-dir");
-    sb::study::run_sweep(sweep_of(dir, {"ok", "ok"}, true), items_of({"a", "b"}), store);
+    sb::launch::run_sweep(sweep_of(dir, {"ok", "ok"}, true), items_of({"a", "b"}), store);
   } catch (const sb::Stopped& e) {
     std::fprintf(stderr, "%s\n", e.what());
     const bool nothing_run = lines_in(dir + "/runs.jsonl") == 0 && access((dir + "/run-0.log").c_str(), F_OK) != 0;

@@ -153,7 +153,7 @@ TEST(WorkloadFigures, GemmSplitsPhasesByKindAndReadsGflops) {
                                    {"verify", phase(7.0)},
                                    {"end_to_end", phase(2.5)}}},
                                  {"rates", {{"compute_gflops", 100.0}, {"end_to_end_gflops", 40.0}}}};
-  const sb::RunFigures f = sb::study::run_figures(record);
+  const sb::RunFigures f = sb::results::run_figures(record);
   EXPECT_TRUE(f.gpu);
   EXPECT_EQ(f.resources(), 2);  // GPUs
   EXPECT_DOUBLE_EQ(f.time_s, 2.5);
@@ -171,7 +171,7 @@ TEST(WorkloadFigures, MonteCarloCountsTheReductionAsCommunicationAndFallsBackToT
                                  {"config", {{"backend", "cpu"}, {"threads_per_rank", 4}}},
                                  {"phases", {{"compute", phase(2.0)}, {"reduce", phase(0.25)}}},
                                  {"rates", {{"samples_per_s", 5e8}}}};
-  const sb::RunFigures f = sb::study::run_figures(record);
+  const sb::RunFigures f = sb::results::run_figures(record);
   EXPECT_FALSE(f.gpu);
   EXPECT_EQ(f.resources(), 12);     // cores
   EXPECT_DOUBLE_EQ(f.time_s, 2.0);  // no end_to_end: compute
@@ -180,7 +180,7 @@ TEST(WorkloadFigures, MonteCarloCountsTheReductionAsCommunicationAndFallsBackToT
   EXPECT_DOUBLE_EQ(f.rate, 5e8);
   EXPECT_EQ(f.rate_unit, "samples/s");
   // A record of no registered workload has no figures.
-  EXPECT_EQ(sb::study::run_figures({{"subcommand", "fft"}}).ranks, 0);
+  EXPECT_EQ(sb::results::run_figures({{"subcommand", "fft"}}).ranks, 0);
 }
 
 TEST(WorkloadContrast, RowsGetTheirBackendsAndSchedules) {
@@ -221,8 +221,8 @@ TEST(WorkloadContrast, SizesScaleFromTheProbeAndWorkFollowsTheSize) {
   EXPECT_EQ(sb::workload("montecarlo").scaled_size(1e7, 0.1, 6.0), "6e8");
   EXPECT_EQ(sb::workload("gemm").size_text("4096"), "n=4096");
   EXPECT_EQ(sb::workload("montecarlo").size_text("1e8"), "1e8 samples");
-  EXPECT_DOUBLE_EQ(sb::study::run_work("gemm", "100", 2, 4), 1e6 * 2 / 4);
-  EXPECT_DOUBLE_EQ(sb::study::run_work("montecarlo", "1e8", 3, 2), 1e8 * 3 / 2);
+  EXPECT_DOUBLE_EQ(sb::launch::run_work("gemm", "100", 2, 4), 1e6 * 2 / 4);
+  EXPECT_DOUBLE_EQ(sb::launch::run_work("montecarlo", "1e8", 3, 2), 1e8 * 3 / 2);
 }
 
 TEST(PhaseNames, KindsDriveTheTablesSplit) {

@@ -54,12 +54,12 @@ json parse_record(const std::string& text, const std::string& path, const std::s
   if (!j.is_object()) f.fail("", fmt::format("must be a run record, a JSON object (got {})", json_kind(j)));
   (void)f.text("subcommand");
   (void)f.sub("phases");
-  study::check_run_record(f);
+  results::check_run_record(f);
   return j;
 }
 
 Side read_lines(const std::string& jsonl, Side side, const std::string& label) {
-  const study::JsonlContents c = study::read_jsonl(jsonl, fmt::format("runs.jsonl of compare {}", label));
+  const results::JsonlContents c = results::read_jsonl(jsonl, fmt::format("runs.jsonl of compare {}", label));
   for (std::size_t i = 0; i < c.unusable.size(); ++i) {
     side.warnings.push_back(fmt::format("{} line {} is cut or garbled, or not a driver's line: {}; not compared", jsonl,
                                         c.unusable[i], c.why[i]));

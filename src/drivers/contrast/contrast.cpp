@@ -42,7 +42,7 @@ void summarize_record(ContrastStep& s) {
 }
 
 // The step's outcome and figures from its result.
-void keep_result(ContrastStep& s, const study::StepResult& r) {
+void keep_result(ContrastStep& s, const launch::StepResult& r) {
   s.exit_code = r.exit_code;
   s.timed_out = r.timed_out;
   s.launch_failed = r.launch_failed;
@@ -51,10 +51,10 @@ void keep_result(ContrastStep& s, const study::StepResult& r) {
   summarize_record(s);
 }
 
-study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
-  study::prepare_step_files(s.record_path, s.log_path);  // never through a link; a killed run's leftover goes
-  const study::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
-  study::StepResult r = study::run_one_step(q);
+launch::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped) {
+  results::prepare_step_files(s.record_path, s.log_path);  // never through a link; a killed run's leftover goes
+  const launch::StepRequest q{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
+  launch::StepResult r = launch::run_one_step(q);
   keep_result(s, r);
   return r;
 }
@@ -66,20 +66,20 @@ namespace {
 using contrast::name_of;
 using contrast::row_mode;
 
-// A step's work for the estimate of the time left (study::run_work): its size over its cores, a
+// A step's work for the estimate of the time left (launch::run_work): its size over its cores, a
 // GPU counted as kGpuCores cores (rough: the estimate is refined by every step that finishes).
 constexpr int kGpuCores = 32;
 // The naive rows run some hundred times slower per unit of work: they count as none, so that they
 // neither feed the estimate nor take part in it.
 double step_work(const ContrastOptions& o, const ContrastStep& s) {
   if (s.mode == Mode::naive) return 0.0;
-  return study::run_work(name_of(*s.workload), contrast::row_size(o, s), static_cast<double>(o.reps) + o.warmup,
-                         s.on_gpus ? s.ranks * double{kGpuCores} : s.cores);
+  return launch::run_work(name_of(*s.workload), contrast::row_size(o, s), static_cast<double>(o.reps) + o.warmup,
+                          s.on_gpus ? s.ranks * double{kGpuCores} : s.cores);
 }
 
 // A step an earlier invocation finished ok (sweep_to_do), taken from its line in the store
 // instead of run again.
-void take_from_earlier(const study::ResultsStore& store, const std::string& key, ContrastStep& s) {
+void take_from_earlier(const results::ResultsStore& store, const std::string& key, ContrastStep& s) {
   const nlohmann::json& line = *store.shown(key);
   s.exit_code = 0;
   s.from_earlier = true;
@@ -88,10 +88,10 @@ void take_from_earlier(const study::ResultsStore& store, const std::string& key,
 }
 
 // A row run again (its earlier line failed) writes a record and log of new names: the files an
-// earlier line names are kept as they are (study::unnamed_stem).
-void give_unnamed_files(ContrastStep& s, const study::ResultsStore& store) {
+// earlier line names are kept as they are (results::unnamed_stem).
+void give_unnamed_files(ContrastStep& s, const results::ResultsStore& store) {
   const std::string stem = s.record_path.substr(0, s.record_path.size() - 5);  // less ".json"
-  const std::string fresh = study::unnamed_stem(stem, store.lines());
+  const std::string fresh = results::unnamed_stem(stem, store.lines());
   if (fresh == stem) return;
   std::replace(s.argv.begin(), s.argv.end(), s.record_path, fresh + ".json");
   s.record_path = fresh + ".json";
@@ -100,9 +100,9 @@ void give_unnamed_files(ContrastStep& s, const study::ResultsStore& store) {
 
 // The contrast's side of the sweep (sweep.hpp) over `todo`: each row's files named just before it
 // runs, its outcome kept in its step, its line marked as the contrast's.
-study::Sweep contrast_sweep(const ContrastOptions& o, const std::vector<ContrastStep*>& todo,
-                            const study::ResultsStore& store) {
-  study::Sweep sweep;
+launch::Sweep contrast_sweep(const ContrastOptions& o, const std::vector<ContrastStep*>& todo,
+                             const results::ResultsStore& store) {
+  launch::Sweep sweep;
   sweep.driver = "contrast";
   sweep.quiet = o.quiet;
   sweep.stopped = "runs.jsonl keeps every row finished before: run the contrast again with the same --out-dir to go on";
@@ -113,9 +113,9 @@ study::Sweep contrast_sweep(const ContrastOptions& o, const std::vector<Contrast
         fmt::format("the {} {} run was stopped and not recorded; runs.jsonl keeps every row finished before it: run "
                     "the contrast again with the same --out-dir to go on",
                     s.workload->name(), row_mode(s));
-    return study::StepRequest{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
+    return launch::StepRequest{s.argv, s.record_path, s.log_path, o.timeout_s, stopped};
   };
-  sweep.finished = [&todo](std::size_t i, const study::StepResult& r, nlohmann::json& line) {
+  sweep.finished = [&todo](std::size_t i, const launch::StepResult& r, nlohmann::json& line) {
     ContrastStep& s = *todo[i];
     contrast::keep_result(s, r);
     line.update({{"driver", "contrast"},
@@ -129,8 +129,8 @@ study::Sweep contrast_sweep(const ContrastOptions& o, const std::vector<Contrast
 
 // Runs the steps that are neither skipped nor finished earlier (sweep.hpp), in order; returns what
 // the sweep counted.
-study::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps, study::ResultsStore& store,
-                             int& from_earlier) {
+launch::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep>& steps, results::ResultsStore& store,
+                              int& from_earlier) {
   std::vector<ContrastStep*> runnable;
   std::vector<std::string> keys;
   for (auto& s : steps) {
@@ -138,9 +138,9 @@ study::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep>
     runnable.push_back(&s);
     keys.push_back(contrast::step_key(o, s));
   }
-  const std::vector<std::size_t> to_do = study::sweep_to_do(keys, store.lines(), false);
+  const std::vector<std::size_t> to_do = launch::sweep_to_do(keys, store.lines(), false);
   std::vector<ContrastStep*> todo;
-  std::vector<study::SweepItem> items;
+  std::vector<launch::SweepItem> items;
   for (std::size_t i = 0, next = 0; i < runnable.size(); ++i) {
     ContrastStep& s = *runnable[i];
     if (next < to_do.size() && to_do[next] == i) {
@@ -157,7 +157,7 @@ study::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep>
     std::fprintf(stderr, "scalebench contrast: %d rows finished earlier (%s), %zu to run\n", from_earlier,
                  store.jsonl_path().c_str(), todo.size());
   }
-  return study::run_sweep(contrast_sweep(o, todo, store), items, store);
+  return launch::run_sweep(contrast_sweep(o, todo, store), items, store);
 }
 
 LaunchSetup contrast_launch(const ContrastOptions& o) {
@@ -174,19 +174,19 @@ LaunchSetup contrast_launch(const ContrastOptions& o) {
 // The output paths checked before any work: --json, --csv, the folder (new, or this contrast's
 // own unfinished one; a finished contrast is never overwritten).
 void check_outputs(const ContrastOptions& o, const std::string& out_dir) {
-  if (o.json_path) study::check_output_file(*o.json_path, "--json");
-  if (o.csv_path) study::check_output_file(*o.csv_path, "--csv");
-  if (o.json_path) study::check_not_in_results_folder(*o.json_path, "--json", out_dir);
-  if (o.csv_path) study::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
+  if (o.json_path) results::check_output_file(*o.json_path, "--json");
+  if (o.csv_path) results::check_output_file(*o.csv_path, "--csv");
+  if (o.json_path) results::check_not_in_results_folder(*o.json_path, "--json", out_dir);
+  if (o.csv_path) results::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
   if (o.dry_run) return;
   check_results_folder(out_dir, "--out-dir");
-  study::check_output_dir(out_dir, "--out-dir");
+  results::check_output_dir(out_dir, "--out-dir");
   if (!path_kind(out_dir + "/contrast.json").empty()) {
     throw ResourceError(fmt::format("{} already holds a contrast; earlier results are never overwritten: choose "
                                     "another --out-dir",
                                     out_dir));
   }
-  study::check_folder_is_ours(out_dir, study::DriverKind::contrast, "--out-dir");
+  results::check_folder_is_ours(out_dir, results::DriverKind::contrast, "--out-dir");
 }
 
 void print_dry_run(const Topology& topo, const std::vector<ContrastStep>& steps) {
@@ -225,7 +225,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
                      "or unset HWLOC_XMLFILE to run here");
   }
   const std::vector<PlacementPlan> plans = contrast::plan_modes(o, topo, setup.nodes);
-  const std::string out_dir = o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", study::utc_stamp(),
+  const std::string out_dir = o.out_dir.empty() ? fmt::format("results/contrast-{}-{}", results::utc_stamp(),
                                                               static_cast<long>(getpid()))
                                                 : o.out_dir;
   check_outputs(o, out_dir);
@@ -233,15 +233,15 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   ContrastOptions sized = o;
   if (sized.workloads.empty()) sized.workloads = workloads();
   const auto planned = contrast::plan_rows(sized, plans);
-  std::optional<study::ResultsStore> store;
+  std::optional<results::ResultsStore> store;
   if (!o.dry_run) {
     contrast::check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
-    store.emplace(out_dir, study::DriverKind::contrast, "--out-dir");
+    store.emplace(out_dir, results::DriverKind::contrast, "--out-dir");
   }
   // A folder run before: its plan continued (same host, same options) or refused, before any work.
   nlohmann::json earlier = store ? contrast::continue_plan(sized, out_dir, store->lines().size())
                                  : nlohmann::json::object();
-  const contrast::StepContext ctx{&setup, o.binary.empty() ? study::self_binary() : o.binary, out_dir};
+  const contrast::StepContext ctx{&setup, o.binary.empty() ? results::self_binary() : o.binary, out_dir};
   const nlohmann::json calibration = contrast::calibrate_first(o, ctx);  // before the probes: the rows' predictions
   contrast::SummaryContext summary{&topo, &setup, out_dir,
                                    contrast::choose_sizes(sized, ctx, plans, std::move(earlier)), calibration};
@@ -254,7 +254,7 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     return result;
   }
   contrast::save_sizes(sized, out_dir, summary.sizing);
-  const study::SweepCounts counts = run_steps(sized, result.steps, *store, result.from_earlier);
+  const launch::SweepCounts counts = run_steps(sized, result.steps, *store, result.from_earlier);
   summary.failed = counts.failed;
   summary.from_earlier = result.from_earlier;
   result.exit_code = counts.launch_failed > 0 ? static_cast<int>(ExitCode::launch)

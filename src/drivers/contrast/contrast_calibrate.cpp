@@ -57,15 +57,15 @@ nlohmann::json calibrate_first(const ContrastOptions& o, const StepContext& ctx)
     std::fprintf(stderr, "scalebench contrast: no current profile at %s (%s): calibrating quickly once (%s)\n",
                  source.path.c_str(), why.c_str(), log.c_str());
   }
-  study::prepare_step_files("", log);  // written in the folder, never through a link
+  results::prepare_step_files("", log);  // written in the folder, never through a link
   for (const auto& argv : calibrate_commands(ctx)) {
-    const study::StepRequest q{argv, "", log, kCalibrateTimeoutS,
-                               "the calibration was stopped; no contrast row was run: run the contrast again"};
-    const study::StepResult r = study::run_one_step(q);
+    const launch::StepRequest q{argv, "", log, kCalibrateTimeoutS,
+                                "the calibration was stopped; no contrast row was run: run the contrast again"};
+    const launch::StepResult r = launch::run_one_step(q);
     out["command"] = join_args(argv);
     if (r.exit_code == 0) {
       // Another calibration held the profile's lock (ProfileLock) and made it meanwhile: taken as is.
-      const bool made_meanwhile = study::read_run_output(log, "calibrate log").find("; nothing timed") !=
+      const bool made_meanwhile = results::read_run_output(log, "calibrate log").find("; nothing timed") !=
                                   std::string::npos;
       out["status"] = made_meanwhile ? "current" : "calibrated";
       if (made_meanwhile) out["why"] = "made meanwhile by another calibration of this host";

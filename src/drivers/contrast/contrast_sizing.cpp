@@ -7,11 +7,11 @@
 
 #include "contrast/contrast_steps.hpp"
 
-namespace scalebench::study {
+namespace scalebench::contrast {
 
 double single_core_repeat_s(int cores) { return std::clamp(kFastestRowS * cores, 6.0, 15.0); }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::contrast
 
 namespace scalebench::contrast {
 namespace {
@@ -77,7 +77,7 @@ void measure_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector
       const PlacementPlan* all = plan_of(Mode::multi_thread);
       const int cores = all != nullptr && !all->ranks.empty() ? all->ranks.front().cores : 1;
       if (single != nullptr && !o.dry_run) {
-        j["cpu"] = probe_size(o, ctx, *w, *single, false, study::single_core_repeat_s(cores));
+        j["cpu"] = probe_size(o, ctx, *w, *single, false, contrast::single_core_repeat_s(cores));
       } else {
         cpu = w->contrast_sizing().fallback;
       }
@@ -87,7 +87,7 @@ void measure_sizes(ContrastOptions& o, const StepContext& ctx, const std::vector
       if (every != nullptr && !o.dry_run && !cpu_given) {
         // The fastest row of these sizes runs on every GPU: kFastestRowS for it.
         j["gpu"] = probe_size(o, ctx, *w, gpu_rows(*w, *every).front().second, true,
-                              study::kFastestRowS * std::max(1, every->total_ranks()));
+                              contrast::kFastestRowS * std::max(1, every->total_ranks()));
       } else {
         gpu = cpu;
       }

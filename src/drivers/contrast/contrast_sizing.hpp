@@ -9,7 +9,7 @@
 // the probes.
 #include <string>
 
-namespace scalebench::study {
+namespace scalebench::contrast {
 
 constexpr double kFastestRowS = 0.5;
 // Seconds a single-core repeat should take on a node of `cores` cores: kFastestRowS per core (the
@@ -17,4 +17,4 @@ constexpr double kFastestRowS = 0.5;
 double single_core_repeat_s(int cores);
 // The probes' sizes, the fallback and the scaling are the workload's (workload.hpp, ContrastSizing).
 
-}  // namespace scalebench::study
+}  // namespace scalebench::contrast

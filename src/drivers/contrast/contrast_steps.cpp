@@ -166,8 +166,8 @@ std::string step_key(const ContrastOptions& o, const ContrastStep& s) {
 void check_contrast_paths(const std::string& out_dir, const std::vector<PlannedRow>& planned) {
   if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
   check_input_file(out_dir + "/runs.jsonl", std::string("the contrast's runs.jsonl"));
-  std::vector<std::string> names = {"contrast.json", "contrast.csv",       "report.html",    "runs.jsonl",
-                                    kPlanFileName,   study::kLockFileName, kCalibrateLogName};
+  std::vector<std::string> names = {"contrast.json", "contrast.csv",         "report.html",    "runs.jsonl",
+                                    kPlanFileName,   results::kLockFileName, kCalibrateLogName};
   for (const auto& [w, label, plan] : planned) {
     const std::string mode = label.empty() ? std::string(mode_name(plan.mode)) : label;
     for (const std::string& stem : {fmt::format("{}-{}", w->name(), mode), fmt::format("{}-probe-gpu", w->name()),
@@ -177,7 +177,7 @@ void check_contrast_paths(const std::string& out_dir, const std::vector<PlannedR
     }
   }
   for (const auto& name : names) {
-    study::check_own_file(out_dir + "/" + name, name == study::kLockFileName ? "lock file" : name);
+    results::check_own_file(out_dir + "/" + name, name == results::kLockFileName ? "lock file" : name);
   }
 }
 

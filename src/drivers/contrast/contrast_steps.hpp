@@ -65,7 +65,7 @@ inline constexpr const char* kCalibrateLogName = "calibrate.log";
 nlohmann::json summarize(const ContrastStep& s);
 // Runs one step (step_runner.hpp) and reads its record; `stopped` is said when a stop signal ends
 // the contrast during it.
-study::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped);
+launch::StepResult run_step_of(const ContrastOptions& o, ContrastStep& s, const std::string& stopped);
 
 // The folder's contrast-plan.json, when an earlier invocation wrote one (contrast_plan.cpp): each
 // field checked (ResourceError naming the file and the field); the host that measured it must be

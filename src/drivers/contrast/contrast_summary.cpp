@@ -19,11 +19,11 @@
 #include "scalebench/workloads/run_context.hpp"
 
 namespace scalebench::contrast {
-namespace {
+using report::Align;
+using report::Cells;
+using report::TextColumn;
 
-using study::Align;
-using study::Cells;
-using study::TextColumn;
+namespace {
 
 // The single-core rate of each workload: the speed-ups are rate ratios (naive runs a smaller problem).
 std::map<std::string, double> single_core_rates(const std::vector<ContrastStep>& steps) {
@@ -105,16 +105,16 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
                             row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
               : "-",
           row.contains("time_s") && ok ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
-          ok ? study::predicted_cell(study::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
-          row.contains("rate") && ok ? study::human_rate(row.value("rate", 0.0), row["rate_unit"].get<std::string>())
+          ok ? report::predicted_cell(report::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
+          row.contains("rate") && ok ? results::human_rate(row.value("rate", 0.0), row["rate_unit"].get<std::string>())
                                      : "-",
           row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>())
                                                  : "-",
           row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>())
                                               : "-",
-          ok ? study::energy_cell(energy_of(row)) : "-",
+          ok ? report::energy_cell(energy_of(row)) : "-",
           where,
-          ok ? study::peer_cell(row.value("peer", nlohmann::json())) : "-",
+          ok ? report::peer_cell(row.value("peer", nlohmann::json())) : "-",
           status == "ok" ? status : status + ": " + s.reason};
 }
 
@@ -173,11 +173,11 @@ Cells csv_cells(const nlohmann::json& row) {
           predicted("predicted_s"),
           predicted("miss"),
           pr.is_object() ? pr["worst_phase"].get<std::string>() : std::string(),
-          row["status"] == "ok" ? study::energy_field(energy_of(row)) : std::string(),
-          study::peer_ratio_field(row.value("peer", nlohmann::json()), "tuned"),
-          study::peer_ratio_field(row.value("peer", nlohmann::json()), "shipped"),
-          row["status"] == "ok" ? study::energy_timed_field(energy_of(row)) : std::string(),
-          row["status"] == "ok" ? study::energy_interval_field(energy_of(row)) : std::string()};
+          row["status"] == "ok" ? report::energy_field(energy_of(row)) : std::string(),
+          report::peer_ratio_field(row.value("peer", nlohmann::json()), "tuned"),
+          report::peer_ratio_field(row.value("peer", nlohmann::json()), "shipped"),
+          row["status"] == "ok" ? report::energy_timed_field(energy_of(row)) : std::string(),
+          row["status"] == "ok" ? report::energy_interval_field(energy_of(row)) : std::string()};
 }
 
 // The line under the table: where no finished row counted energy, why (said once); else what the
@@ -188,16 +188,16 @@ std::string energy_note(const nlohmann::json& rows) {
   for (const auto& row : rows) {
     if (row["status"] != "ok") continue;
     finished = true;
-    if (const auto j = study::result_joules(energy_of(row))) {
+    if (const auto j = report::result_joules(energy_of(row))) {
       counted = true;
-      whole = whole || j->interval == study::kIntervalRepeat;
-      not_stated = not_stated || j->interval == study::kIntervalNotStated;
+      whole = whole || j->interval == report::kIntervalRepeat;
+      not_stated = not_stated || j->interval == report::kIntervalNotStated;
     } else if (reason.empty()) {
-      reason = study::energy_reason(energy_of(row));
+      reason = report::energy_reason(energy_of(row));
     }
   }
-  if (counted) return study::energy_marks_line(whole, not_stated);
-  return finished ? study::energy_not_counted_line(reason) : "";
+  if (counted) return report::energy_marks_line(whole, not_stated);
+  return finished ? report::energy_not_counted_line(reason) : "";
 }
 
 std::string table_title(const SummaryContext& ctx) {
@@ -247,21 +247,21 @@ nlohmann::json summarize(const ContrastStep& s) {
                   {"communication", total > 0 ? f.comm_s / total : 0.0},
                   {"transfer", total > 0 ? f.transfer_s / total : 0.0}};
   row["ok"] = r.value("ok", false);
-  row["predicted"] = study::predicted_json(study::predicted_figures(r));
-  row["energy"] = study::energy_json(r);
-  if (const nlohmann::json peer = study::peer_json(r); !peer.is_null()) row["peer"] = peer;
+  row["predicted"] = report::predicted_json(report::predicted_figures(r));
+  row["energy"] = report::energy_json(r);
+  if (const nlohmann::json peer = report::peer_json(r); !peer.is_null()) row["peer"] = peer;
   return row;
 }
 
 void write_contrast_summary(const ContrastOptions& o, const SummaryContext& ctx, ContrastResult& result) {
   const auto base_rates = single_core_rates(result.steps);
   nlohmann::json rows = nlohmann::json::array();
-  std::string table = table_title(ctx) + study::text_header(text_columns());
-  std::string csv = study::csv_row(csv_heads());
+  std::string table = table_title(ctx) + report::text_header(text_columns());
+  std::string csv = report::csv_row(csv_heads());
   for (const auto& s : result.steps) {
     rows.push_back(contrast_row(o, s, base_rates));
-    table += study::text_row(text_columns(), text_cells(s, rows.back()));
-    csv += study::csv_row(csv_cells(rows.back()));
+    table += report::text_row(text_columns(), text_cells(s, rows.back()));
+    csv += report::csv_row(csv_cells(rows.back()));
   }
   if (std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.mode == Mode::naive; })) {
     table += "naive rows run a smaller problem (the size column): compare their rates, not their times\n";

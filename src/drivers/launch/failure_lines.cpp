@@ -223,9 +223,9 @@ std::optional<std::string> lost_host_line(const std::vector<std::string>& messag
 }  // namespace
 
 std::string failure_lines(const std::string& log_path) {
-  std::string own = study::last_error_line(log_path);
+  std::string own = results::last_error_line(log_path);
   if (!own.empty()) return own;
-  std::istringstream in(study::read_run_output(log_path, "run log"));
+  std::istringstream in(results::read_run_output(log_path, "run log"));
   const std::vector<std::string> messages = log_messages(in);
   if (std::optional<std::string> lost = lost_host_line(messages)) return *lost;
   std::vector<const std::string*> causes, all;

@@ -155,7 +155,7 @@ LaunchSetup resolve_launch(const LaunchRequest& r) {
   s.program = s.launcher;
   if (s.launcher == "mpirun") {
     if (const char* m = std::getenv("SCALEBENCH_MPIEXEC"); m && *m) s.program = m;
-    study::allow_mpirun_as_root();
+    results::allow_mpirun_as_root();
   }
   if (!r.dry_run && !program_available(s.program)) {
     throw ResourceError(fmt::format("launcher '{}' not found; install {} or set SCALEBENCH_MPIEXEC", s.program,
@@ -223,6 +223,6 @@ int allocation_cpus(const char* cpus_on_node, const char* job_cpus_per_node, int
   return least;
 }
 
-bool has_scalebench_error(const std::string& log_path) { return !study::last_error_line(log_path).empty(); }
+bool has_scalebench_error(const std::string& log_path) { return !results::last_error_line(log_path).empty(); }
 
 }  // namespace scalebench

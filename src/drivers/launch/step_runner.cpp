@@ -13,7 +13,10 @@
 #include "scalebench/drivers/process.hpp"
 #include "scalebench/topology/placement.hpp"
 
-namespace scalebench::study {
+namespace scalebench::launch {
+using results::check_run_record;
+using results::read_run_output;
+
 namespace {
 
 // One line saying why a finished step failed.
@@ -71,7 +74,7 @@ StepResult run_one_step(const StepRequest& q) {
   // A run that could not write its own record (a full disk) failed: it is not one this machine
   // cannot hold, and skipping it would lose it.
   const bool own_output = !q.record_path.empty() &&
-                          study::last_error_line(q.log_path).find(q.record_path) != std::string::npos;
+                          results::last_error_line(q.log_path).find(q.record_path) != std::string::npos;
   r.cannot_run = r.own_error && cannot_run_here(r.exit_code) && !own_output;
   r.reason = failure_reason(q, r, out.not_found);
   return r;
@@ -91,4 +94,4 @@ nlohmann::json step_line(const std::string& key, const StepRequest& q, const Ste
           {"record", r.record}};
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalebench::study {
+namespace scalebench::launch {
 
 struct StepRequest {
   std::vector<std::string> argv;      // the whole launch command, --json record_path included
@@ -43,4 +43,4 @@ StepResult run_one_step(const StepRequest& q);
 // command, times, exit code, status, reason, launch_failed, record and log paths, the record.
 nlohmann::json step_line(const std::string& key, const StepRequest& q, const StepResult& r, bool skip_cannot_run);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

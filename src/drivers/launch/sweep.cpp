@@ -10,7 +10,10 @@
 #include "results/files.hpp"
 #include "scalebench/drivers/process.hpp"
 
-namespace scalebench::study {
+namespace scalebench::launch {
+using results::prepare_step_files;
+using results::ResultsStore;
+
 namespace {
 
 // "[3/10] (about 2 min 10 s left) <label>", or without the estimate before one can be made.
@@ -71,4 +74,4 @@ SweepCounts run_sweep(const Sweep& sweep, const std::vector<SweepItem>& items, R
   return counts;
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

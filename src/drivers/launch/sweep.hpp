@@ -21,7 +21,7 @@
 #include "launch/step_runner.hpp"
 #include "results/results_store.hpp"
 
-namespace scalebench::study {
+namespace scalebench::launch {
 
 // One run of a sweep, as the loop sees it.
 struct SweepItem {
@@ -62,6 +62,6 @@ std::vector<std::size_t> sweep_to_do(const std::vector<std::string>& keys, const
 // Runs `items` in order as said at the top, each line appended to `store` as its run finishes.
 // Stopped (process.hpp) ends it between or during runs; a line that cannot be appended ends it
 // with ResourceError.
-SweepCounts run_sweep(const Sweep& sweep, const std::vector<SweepItem>& items, ResultsStore& store);
+SweepCounts run_sweep(const Sweep& sweep, const std::vector<SweepItem>& items, results::ResultsStore& store);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

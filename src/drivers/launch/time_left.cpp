@@ -9,7 +9,7 @@
 #include "scalebench/workloads/workload.hpp"
 #include "study/baseline.hpp"
 
-namespace scalebench::study {
+namespace scalebench::launch {
 
 void TimeLeft::finished(double work, double seconds) {
   if (work > 0 && seconds >= 0) {
@@ -27,10 +27,10 @@ std::string TimeLeft::text(double work_to_come) const {
 }
 
 double run_work(const std::string& name, const std::string& size, double repeats, double workers) {
-  const double v = size_value(size);
+  const double v = study::size_value(size);
   const double per_repeat = v <= 0 ? 1.0 : workload(name).work_per_repeat(v);
   const double work = per_repeat * std::max(repeats, 1.0) / std::max(workers, 1.0);
   return std::isfinite(work) ? work : std::numeric_limits<double>::max();
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

@@ -4,7 +4,7 @@
 // (gemm n^3, Monte Carlo samples) over the cores or GPUs it runs on; see run_work.
 #include <string>
 
-namespace scalebench::study {
+namespace scalebench::launch {
 
 class TimeLeft {
  public:
@@ -22,4 +22,4 @@ class TimeLeft {
 // are never converted to an integer type (a huge one stays a finite, large estimate).
 double run_work(const std::string& name, const std::string& size, double repeats, double workers);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::launch

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace scalebench::study {
+namespace scalebench::report {
 namespace {
 
 // A finite number > 0 under `key`, none otherwise.
@@ -115,4 +115,4 @@ std::string energy_not_counted_line(const std::string& reason) {
   return reason.empty() ? "energy not counted\n" : fmt::format("energy not counted ({})\n", reason);
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

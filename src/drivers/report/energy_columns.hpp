@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 // The intervals a summary's joules may cover (energy_json's "interval").
 inline constexpr const char* kIntervalTimed = "timed";         // the timed interval of each repeat
@@ -56,4 +56,4 @@ std::string energy_reason(const nlohmann::json& energy);
 // The line said once under a summary where no run counted energy: "energy not counted (REASON)".
 std::string energy_not_counted_line(const std::string& reason);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 nlohmann::json peer_json(const nlohmann::json& record) {
   if (!record.is_object() || !record.contains("peers") || !record["peers"].contains("scalapack")) return nullptr;
@@ -34,4 +34,4 @@ std::string peer_ratio_field(const nlohmann::json& peer, const char* variant) {
   return fmt::format("{}", peer[variant]["ratio_run_vs_peer"].get<double>());
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 // {"library": "scalapack", "call", "grid", "block_width", "tuned": {run/peer ratios, the peer's
 // seconds}, "shipped": {...}}, or null when the record has no peer section.
@@ -16,4 +16,4 @@ std::string peer_cell(const nlohmann::json& peer);
 // One variant's ratio for the CSV ("tuned" or "shipped"); "" without a peer.
 std::string peer_ratio_field(const nlohmann::json& peer, const char* variant);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

@@ -5,7 +5,7 @@
 
 #include "scalebench/base/phases.hpp"
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 PredictedFigures predicted_figures(const nlohmann::json& record) {
   PredictedFigures p;
@@ -32,4 +32,4 @@ nlohmann::json predicted_json(const PredictedFigures& p) {
   return {{"predicted_s", p.predicted_s}, {"miss", p.miss}, {"flagged", p.flagged}, {"worst_phase", p.worst_phase}};
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 struct PredictedFigures {
   bool available = false;
@@ -20,4 +20,4 @@ std::string predicted_cell(const PredictedFigures& p, double measured_s);
 // {"predicted_s", "miss", "flagged", "worst_phase"}, or null without a prediction.
 nlohmann::json predicted_json(const PredictedFigures& p);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

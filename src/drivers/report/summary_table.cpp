@@ -4,7 +4,9 @@
 
 #include "results/files.hpp"
 
-namespace scalebench::study {
+namespace scalebench::report {
+using results::csv_escape;
+
 namespace {
 
 std::string cell(const TextColumn& c, const std::string& text) {
@@ -53,4 +55,4 @@ std::string csv_row(const Cells& fields) {
   return out;
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

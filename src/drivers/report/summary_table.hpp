@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace scalebench::study {
+namespace scalebench::report {
 
 enum class Align { left, right };
 
@@ -32,4 +32,4 @@ std::string markdown_row(const Cells& cells);
 // One CSV line, each field quoted when it must be (csv_escape).
 std::string csv_row(const Cells& fields);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::report

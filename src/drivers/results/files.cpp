@@ -17,7 +17,7 @@
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 std::string self_binary() {
   char buf[4096] = {};
@@ -181,4 +181,4 @@ void allow_mpirun_as_root() {
   }
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -8,7 +8,7 @@
 
 #include "scalebench/workloads/workload.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 using scalebench::RunFigures;
 
@@ -46,4 +46,4 @@ std::string csv_escape(const std::string& s);
 // driver's runs are deliberate); no-op otherwise.
 void allow_mpirun_as_root();
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -18,7 +18,7 @@
 #include "scalebench/base/json_field.hpp"
 #include "scalebench/base/output_file.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 namespace {
 
 // Closes the file when it goes (and so releases its lock).
@@ -162,4 +162,4 @@ JsonlContents read_jsonl(const std::string& path, const std::string& origin) {
   return out;
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

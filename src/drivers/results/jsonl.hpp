@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 // Appends `line` and a newline in one write under an exclusive lock, flushed to disk. A last line
 // left unterminated by an earlier crash is first closed with a newline (so it stays a line of its
@@ -34,4 +34,4 @@ std::string runs_line_problem(const std::string& text, nlohmann::json& line);
 // line of nothing but spaces, tabs or carriage returns is skipped and not counted.
 JsonlContents read_jsonl(const std::string& path, const std::string& origin);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -4,7 +4,7 @@
 
 #include "scalebench/base/phases.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 namespace {
 
 constexpr double kMax = std::numeric_limits<double>::max();
@@ -128,4 +128,4 @@ void check_run_record(const JsonField& record) {
   check_context(r);
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -4,10 +4,10 @@
 // (docs/output.md, "Reading runs.jsonl"; tools/report.py's check_run_record is the same list).
 #include "scalebench/base/json_field.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 // JsonFieldError naming the first field of the wrong kind or range; nothing when every field read
 // back is absent or right.
 void check_run_record(const JsonField& record);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

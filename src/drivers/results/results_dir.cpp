@@ -27,7 +27,7 @@
 #include "scalebench/base/output_file.hpp"
 #include "scalebench/drivers/process.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 namespace {
 
 const char* name_of(DriverKind k) { return k == DriverKind::study ? "study" : "contrast"; }
@@ -256,4 +256,4 @@ std::string read_run_output(const std::string& path, const std::string& what) {
   }
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -3,7 +3,7 @@
 // holds, one driver at a time in it, and every path in it checked by kind before the first run.
 #include <string>
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 enum class DriverKind { study, contrast };
 
@@ -52,4 +52,4 @@ void check_own_folder(const std::string& path, const std::string& what);
 // limit; "" when it is missing, not a regular file or too large (never blocks).
 std::string read_run_output(const std::string& path, const std::string& what);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -4,7 +4,7 @@
 
 #include "results/files.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 namespace {
 
 std::string origin(DriverKind kind) {
@@ -50,4 +50,4 @@ void ResultsStore::append(nlohmann::json line) {
   contents_.lines.push_back(std::move(line));
 }
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

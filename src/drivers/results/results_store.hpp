@@ -12,7 +12,7 @@
 #include "results/jsonl.hpp"
 #include "results/results_dir.hpp"
 
-namespace scalebench::study {
+namespace scalebench::results {
 
 class ResultsStore {
  public:
@@ -40,4 +40,4 @@ JsonlContents read_results(const std::string& dir, DriverKind kind);
 // The path of a results folder's runs.jsonl.
 std::string results_jsonl(const std::string& dir);
 
-}  // namespace scalebench::study
+}  // namespace scalebench::results

@@ -8,6 +8,9 @@
 #include "report/energy_columns.hpp"
 
 namespace scalebench::study {
+using report::interval_words;
+using report::kIntervalNotStated;
+
 namespace {
 
 nlohmann::json energy_optimum(const std::vector<const SeriesRun*>& members, nlohmann::json& out) {

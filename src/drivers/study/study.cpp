@@ -35,8 +35,8 @@
 namespace scalebench {
 namespace {
 
-using study::ResultsStore;
-using study::StepRequest;
+using launch::StepRequest;
+using results::ResultsStore;
 using study::StudyLauncher;
 
 // Up to this many runs, every run is checked with --dry-run before the first starts; above it, a
@@ -87,7 +87,7 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
     auto argv = l.argv(*r);
     argv.insert(argv.end(), {"--dry-run", "--quiet"});
     const std::string log = fmt::format("{}/runs/check-{}.log", out_dir, r->index);
-    study::prepare_step_files("", log);  // never through a link; an earlier check's log goes
+    results::prepare_step_files("", log);  // never through a link; an earlier check's log goes
     const StepOutcome out = run_step(argv, log, 120);
     throw_if_stopped("nothing was run");
     const bool own = has_scalebench_error(log);
@@ -95,7 +95,7 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
       throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", l.spec->name,
                                    r->index, r->key, failure_lines(log), l.spec->file));
     }
-    if (out.exit_code != 0 && study::cannot_run_here(out.exit_code) && own) {
+    if (out.exit_code != 0 && launch::cannot_run_here(out.exit_code) && own) {
       // Not the file's fault: this machine cannot hold the run (memory, GPUs, CUDA), as scalebench says.
       cannot_run[r->index] = fmt::format("{} (exit code {}; {})", failure_lines(log), out.exit_code, log);
       continue;
@@ -146,7 +146,7 @@ double run_work(const StudySpec& spec, const StudyRun& r) {
   }
   // Doubles throughout: a study file's counts are not yet checked by the workload here.
   const double repeats = study::size_value(reps) + study::size_value(warmup);
-  return study::run_work(spec.workload, size, repeats, r.ranks * std::max(1.0, study::size_value(threads)));
+  return launch::run_work(spec.workload, size, repeats, r.ranks * std::max(1.0, study::size_value(threads)));
 }
 
 std::string dry_run_listing(const StudyLauncher& l, const std::vector<StudyRun>& runs,
@@ -167,7 +167,7 @@ std::vector<const StudyRun*> runs_to_do(const StudyOptions& o, const std::vector
   std::vector<std::string> keys;
   for (const auto& r : runs) keys.push_back(r.key);
   std::vector<const StudyRun*> todo;
-  for (const std::size_t i : study::sweep_to_do(keys, earlier, o.rerun)) todo.push_back(&runs[i]);
+  for (const std::size_t i : launch::sweep_to_do(keys, earlier, o.rerun)) todo.push_back(&runs[i]);
   return todo;
 }
 
@@ -216,23 +216,23 @@ void check_study_paths(const std::string& out_dir, const std::vector<StudyRun>& 
   const std::string jsonl = out_dir + "/runs.jsonl";
   if (path_kind(out_dir) != "a folder") return;  // new: check_output_dir checked where it goes
   check_input_file(jsonl, std::string("the study's runs.jsonl"));
-  study::check_own_file(jsonl, "runs.jsonl");
+  results::check_own_file(jsonl, "runs.jsonl");
   for (const char* name : {"summary.json", "summary.csv", "summary.md", "report.html"}) {
-    study::check_own_file(out_dir + "/" + name, name);
+    results::check_own_file(out_dir + "/" + name, name);
   }
-  study::check_own_file(out_dir + "/" + study::kLockFileName, "lock file");
-  study::check_own_folder(out_dir + "/runs", "runs folder");
+  results::check_own_file(out_dir + "/" + results::kLockFileName, "lock file");
+  results::check_own_folder(out_dir + "/runs", "runs folder");
   if (path_kind(out_dir + "/runs") != "a folder") return;
   for (const auto& r : runs) {
-    study::check_own_file(fmt::format("{}/runs/check-{}.log", out_dir, r.index), "check log");
+    results::check_own_file(fmt::format("{}/runs/check-{}.log", out_dir, r.index), "check log");
   }
 }
 
 // The plan and which runs are done, printed; nothing is checked or run.
 StudyResult dry_run(const StudyOptions& o, const StudyLauncher& l, const std::vector<StudyRun>& runs,
                     const std::string& out_dir) {
-  const auto todo = runs_to_do(o, runs, study::read_results(out_dir, study::DriverKind::study).lines);
-  std::fputs(dry_run_listing(l, runs, todo, study::results_jsonl(out_dir)).c_str(), stdout);
+  const auto todo = runs_to_do(o, runs, results::read_results(out_dir, results::DriverKind::study).lines);
+  std::fputs(dry_run_listing(l, runs, todo, results::results_jsonl(out_dir)).c_str(), stdout);
   StudyResult result;
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
   return result;
@@ -245,8 +245,8 @@ void run_runs(const StudyOptions& o, const StudyLauncher& l, const std::vector<c
   const StudySpec& spec = *l.spec;
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
   const double timeout = o.timeout_s > 0 ? o.timeout_s : spec.timeout_s;
-  const std::string stamp = study::utc_stamp();
-  study::Sweep sweep;
+  const std::string stamp = results::utc_stamp();
+  launch::Sweep sweep;
   sweep.driver = "study";
   sweep.quiet = o.quiet;
   // A run not checked before (a large study checks a covering set) may still find that this
@@ -258,15 +258,15 @@ void run_runs(const StudyOptions& o, const StudyLauncher& l, const std::vector<c
     return run_request(l, r, fmt::format("{}/runs/{}-{}-{}", out_dir, r.index, stamp, static_cast<long>(getpid())),
                        timeout);
   };
-  sweep.finished = [&](std::size_t i, const study::StepResult& r, nlohmann::json& line) {
+  sweep.finished = [&](std::size_t i, const launch::StepResult& r, nlohmann::json& line) {
     if (r.status(true) == "skipped") cannot_run[todo[i]->index] = r.reason;
     add_run_fields(spec, *todo[i], line);
   };
-  std::vector<study::SweepItem> items;
+  std::vector<launch::SweepItem> items;
   for (const StudyRun* r : todo) {
     items.push_back({r->key, run_work(spec, *r), fmt::format("run {} ({})", r->index, r->key)});
   }
-  const study::SweepCounts counts = study::run_sweep(sweep, items, store);
+  const launch::SweepCounts counts = launch::run_sweep(sweep, items, store);
   result.ran = counts.ran;
   result.failed = counts.failed;
   result.launch_failed = counts.launch_failed;
@@ -309,15 +309,15 @@ StudyResult run_study(const StudyOptions& o) {
   const StudyLauncher launcher = study::make_launcher(o, spec);
   const std::string out_dir = o.out_dir.empty() ? "results/" + spec.name : o.out_dir;
   check_results_folder(out_dir, "--out-dir");
-  study::check_output_dir(out_dir, "--out-dir");
-  study::check_folder_is_ours(out_dir, study::DriverKind::study, "--out-dir");
-  check_same_study(spec, out_dir, study::read_results(out_dir, study::DriverKind::study).lines);
+  results::check_output_dir(out_dir, "--out-dir");
+  results::check_folder_is_ours(out_dir, results::DriverKind::study, "--out-dir");
+  check_same_study(spec, out_dir, results::read_results(out_dir, results::DriverKind::study).lines);
   if (o.dry_run) return dry_run(o, launcher, runs, out_dir);
   check_study_paths(out_dir, runs);  // every path read or written, by kind, before the folder is made
 
   // What earlier invocations finished, read under the lock: runs.jsonl is only ever appended to.
-  ResultsStore store(out_dir, study::DriverKind::study, "--out-dir");
-  study::make_dirs(out_dir + "/runs");
+  ResultsStore store(out_dir, results::DriverKind::study, "--out-dir");
+  results::make_dirs(out_dir + "/runs");
   check_same_study(spec, out_dir, store.lines());
   std::vector<const StudyRun*> todo = runs_to_do(o, runs, store.lines());
   if (!store.lines().empty() && !o.quiet) say_continuing(spec, out_dir, store.lines(), runs.size(), todo.size());

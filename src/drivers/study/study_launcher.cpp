@@ -10,6 +10,8 @@
 #include "results/files.hpp"
 
 namespace scalebench::study {
+using results::self_binary;
+
 namespace {
 
 bool names_option(const std::vector<std::string>& args, std::initializer_list<const char*> options) {

@@ -19,6 +19,35 @@
 #include "study/optima.hpp"
 
 namespace scalebench::study {
+using report::Align;
+using report::Cells;
+using report::csv_row;
+using report::energy_cell;
+using report::energy_field;
+using report::energy_interval_field;
+using report::energy_json;
+using report::energy_marks_line;
+using report::energy_not_counted_line;
+using report::energy_reason;
+using report::energy_timed_field;
+using report::interval_words;
+using report::kIntervalNotStated;
+using report::kIntervalRepeat;
+using report::markdown_header;
+using report::markdown_row;
+using report::peer_json;
+using report::predicted_cell;
+using report::predicted_figures;
+using report::predicted_json;
+using report::PredictedFigures;
+using report::result_joules;
+using report::text_header;
+using report::text_row;
+using report::TextColumn;
+using results::human_rate;
+using results::ResultsStore;
+using results::run_figures;
+
 namespace {
 
 // Baseline runs that did not finish ok, each named with its reason under the table up to this many.

@@ -19,7 +19,7 @@ struct SummaryPlace {
 
 // Writes summary.json, .csv and .md into the study's folder; sets result.summary and
 // result.exit_code; returns the table for stdout.
-std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& runs, const ResultsStore& store,
+std::string write_summary(const StudySpec& spec, const std::vector<StudyRun>& runs, const results::ResultsStore& store,
                           const SummaryPlace& place, StudyResult& result);
 
 }  // namespace scalebench::study
