@@ -151,18 +151,24 @@ TEST(AlgorithmCli, RanksMustAgreeOnAlgorithmAndGrid) {
       << r.output;
 }
 
+// The record of a 2-rank Summa2D run of n=32 in panels of 8 (integer fill) with rank 1's
+// multiplies slowed by `delay` seconds each (the hidden test options); `extra` adds options.
+nlohmann::json delayed_summa_record(double delay, const std::string& extra) {
+  const std::string dir = make_temp_dir();
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 32 --threads 1 --warmup 0 --quiet --algorithm summa2d "
+                                         "--panel-width 8 --fill integer --delay-rank 1 --delay-seconds " +
+                                             std::to_string(delay) + " " + extra + " --json " + dir + "/r.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.exit_code == 0 ? nlohmann::json::parse(read_file(dir + "/r.json")) : nlohmann::json::object();
+}
+
 }  // namespace
 
 // The hidden test options that slow one rank's multiplies: the sleep lands in that rank's compute,
 // the record splits every rank's broadcast phase, and a negative sleep is refused.
 TEST(AlgorithmCli, DelayedRankSleepsInItsComputeAndTheRecordSplitsTheBroadcasts) {
-  const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(
-      2, "gemm --n 32 --threads 1 --reps 1 --warmup 0 --quiet --algorithm summa2d --panel-width 8 --lookahead 2 "
-         "--fill integer --delay-rank 1 --delay-seconds 0.01 --json " +
-             dir + "/r.json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const auto rec = delayed_summa_record(0.01, "--reps 1 --lookahead 2");
+  ASSERT_TRUE(rec.contains("distribution"));
   const auto& s = rec.at("distribution").at("panel_schedule");
   EXPECT_EQ(s.at("lookahead").get<int>(), 2) << s.dump(2);
   EXPECT_GE(s.at("compute_s").at(1).get<double>(), 4 * 0.01) << s.dump(2);  // at least 32 / 8 panels
@@ -178,13 +184,8 @@ TEST(AlgorithmCli, DelayedRankSleepsInItsComputeAndTheRecordSplitsTheBroadcasts)
 // for its panels in the broadcast while rank 1 multiplies: the maxima come from different ranks,
 // and their sum overstates the interval.
 TEST(AlgorithmCli, BroadcastAndComputeAsOneIntervalTakeTheSlowestRanksSum) {
-  const std::string dir = make_temp_dir();
-  const CliRun r = run_scalebench_mpi(
-      2, "gemm --n 32 --threads 1 --reps 3 --warmup 0 --quiet --algorithm summa2d --grid 1x2 --panel-width 8 "
-         "--lookahead 0 --fill integer --delay-rank 1 --delay-seconds 0.05 --json " +
-             dir + "/r.json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const auto rec = delayed_summa_record(0.05, "--reps 3 --grid 1x2 --lookahead 0");
+  ASSERT_TRUE(rec.contains("distribution"));
   const auto& s = rec.at("distribution").at("panel_schedule");
   const auto& panels = s.at("panels_per_repeat_s");
   const auto& b = rec.at("phases").at("broadcast").at("per_repeat_max_s");

@@ -131,14 +131,9 @@ nlohmann::json scalapack_peer_json(const ScalapackPeerRun& run, const GemmConfig
   const double flops = 2.0 * static_cast<double>(sh.m) * static_cast<double>(sh.n) * static_cast<double>(sh.k);
   const bool summa = cfg.algorithm == GemmAlgorithm::summa2d;
   // Summa2D's broadcast + compute as one interval (the slowest rank's sum, per repeat), as the
-  // peer's pre-distributed multiply is timed; the two phases' medians summed where it is missing.
-  const nlohmann::json* panels = distribution.is_object() && distribution.contains("panel_schedule")
-                                     ? &distribution["panel_schedule"]
-                                     : nullptr;
-  const bool one_interval = summa && panels != nullptr && panels->contains("panels_s");
-  const double run_pre = one_interval ? (*panels)["panels_s"].get<double>()
-                                      : phase_median(timed, phase::compute) +
-                                            (summa ? phase_median(timed, phase::broadcast) : 0.0);
+  // peer's pre-distributed multiply is timed; row1d's compute phase.
+  const double run_pre = summa ? distribution.at("panel_schedule").at("panels_s").get<double>()
+                               : phase_median(timed, phase::compute);
   const double run_e2e = phase_median(timed, phase::end_to_end);
   return {{"library", scalapack_library_text()},
           {"call", cfg.precision == Precision::fp64 ? "pdgemm" : "psgemm"},
@@ -154,9 +149,9 @@ nlohmann::json scalapack_peer_json(const ScalapackPeerRun& run, const GemmConfig
           {"run_pre_distributed_s", run_pre},
           {"run_pre_distributed_phases",
            summa ? nlohmann::json{phase::broadcast, phase::compute} : nlohmann::json{phase::compute}},
-          {"run_pre_distributed_what", one_interval ? "the slowest rank's broadcast + compute, per repeat, as one "
-                                                      "interval (distribution.panel_schedule.panels_s)"
-                                                    : "the phases' medians"},
+          {"run_pre_distributed_what", summa ? "the slowest rank's broadcast + compute, per repeat, as one interval "
+                                               "(distribution.panel_schedule.panels_s)"
+                                             : "the compute phase's median"},
           {"run_end_to_end_s", run_e2e},
           {"variants",
            {{"shipped", variant_json(run.shipped, "the library's PILAENV", flops, run_pre, run_e2e)},
