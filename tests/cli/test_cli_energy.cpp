@@ -192,12 +192,14 @@ TEST(EnergyCli, ACounterThatTurnsToGarbageIsNotCounted) {
 }
 
 // The counter file replaced by a FIFO (no writer) or removed during the run: read at once, not
-// counted; the run does not hang.
+// counted; the run does not hang. The FIFO takes the counter's place by rename, so a reading never
+// falls between a removal and the FIFO's creation and sees the file missing instead.
 TEST(EnergyCli, ACounterReplacedByAFifoOrRemovedIsNotCountedWithoutHanging) {
   for (const std::string how : {"mkfifo", "gone"}) {
     const std::string dir = make_temp_dir();
     const std::string file = dir + "/pc/intel-rapl:0/energy_uj";
-    const std::string replace = how == "mkfifo" ? "rm -f " + file + " && mkfifo " + file : "rm -f " + file;
+    const std::string replace =
+        how == "mkfifo" ? "mkfifo " + file + ".fifo && mv " + file + ".fifo " + file : "rm -f " + file;
     const CliRun r = run_with_counter(dir, "1000000",
                                       "if [ $n -lt 30 ]; then next=$((1000000+n*100000)); elif [ $n -eq 30 ]; then " +
                                           replace + "; fi",
