@@ -13,6 +13,10 @@ namespace scalebench {
 namespace {
 
 constexpr int kChunkTag = 7301;
+constexpr int kRelayTag = 7302;
+// Segments a relaying rank has on their way at once, each way: enough to keep a link busy while
+// the rank waits for the next one.
+constexpr std::int64_t kRelayWindow = 8;
 
 std::int64_t effective_chunk(std::int64_t chunk) { return chunk <= 0 || chunk > kMaxMpiCount ? kMaxMpiCount : chunk; }
 
@@ -67,6 +71,44 @@ void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t 
   for_each_chunk(count, chunk, [&](std::int64_t done, int n) {
     SCALEBENCH_MPI(MPI_Bcast(at(data, done, elem_size), n, type, root, comm.get()));
   });
+}
+
+void relay_bytes(void* data, std::int64_t bytes, int root, const Communicator& comm, std::int64_t segment) {
+  const int size = comm.size();
+  if (size <= 1 || bytes <= 0) return;
+  if (segment <= 0 || segment > kMaxMpiCount) segment = kRelaySegmentBytes;
+  if (size < 3 || bytes < kRelayMinSegments * segment) {
+    bcast_bytes(data, bytes, MPI_BYTE, 1, root, comm, kMaxMpiCount);
+    return;
+  }
+  const int position = (comm.rank() - root + size) % size;  // along the chain, the root first
+  const int prev = (comm.rank() - 1 + size) % size;
+  const int next = (comm.rank() + 1) % size;
+  const bool receives = position != 0;
+  const bool forwards = position != size - 1;
+  const std::int64_t segments = (bytes + segment - 1) / segment;
+  auto* p = static_cast<char*>(data);
+  auto length = [&](std::int64_t i) { return static_cast<int>(std::min(segment, bytes - i * segment)); };
+  // Request slot i % window holds segment i's receive (and its send): at most `window` each way.
+  std::vector<MPI_Request> received(kRelayWindow, MPI_REQUEST_NULL), sent(kRelayWindow, MPI_REQUEST_NULL);
+  auto slot = [](std::int64_t i) { return static_cast<std::size_t>(i % kRelayWindow); };
+  auto post_receive = [&](std::int64_t i) {
+    SCALEBENCH_MPI(MPI_Irecv(p + i * segment, length(i), MPI_BYTE, prev, kRelayTag, comm.get(), &received[slot(i)]));
+  };
+  if (receives) {
+    for (std::int64_t i = 0; i < std::min(segments, kRelayWindow); ++i) post_receive(i);
+  }
+  for (std::int64_t i = 0; i < segments; ++i) {
+    if (receives) {
+      SCALEBENCH_MPI(MPI_Wait(&received[slot(i)], MPI_STATUS_IGNORE));
+      if (i + kRelayWindow < segments) post_receive(i + kRelayWindow);
+    }
+    if (forwards) {
+      SCALEBENCH_MPI(MPI_Wait(&sent[slot(i)], MPI_STATUS_IGNORE));
+      SCALEBENCH_MPI(MPI_Isend(p + i * segment, length(i), MPI_BYTE, next, kRelayTag, comm.get(), &sent[slot(i)]));
+    }
+  }
+  SCALEBENCH_MPI(MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE));
 }
 
 void scatterv_bytes(const void* send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,

@@ -198,8 +198,8 @@ TEST(EnergyCli, ACounterReplacedByAFifoOrRemovedIsNotCountedWithoutHanging) {
   for (const std::string how : {"mkfifo", "gone"}) {
     const std::string dir = make_temp_dir();
     const std::string file = dir + "/pc/intel-rapl:0/energy_uj";
-    const std::string replace =
-        how == "mkfifo" ? "mkfifo " + file + ".fifo && mv " + file + ".fifo " + file : "rm -f " + file;
+    const std::string replace = how == "mkfifo" ? "mkfifo " + file + ".fifo && mv " + file + ".fifo " + file
+                                                : "rm -f " + file;
     const CliRun r = run_with_counter(dir, "1000000",
                                       "if [ $n -lt 30 ]; then next=$((1000000+n*100000)); elif [ $n -eq 30 ]; then " +
                                           replace + "; fi",

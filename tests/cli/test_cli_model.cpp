@@ -141,7 +141,7 @@ TEST(CalibrateCli, QuickProfileThenRecordsCarryPredictions) {
 TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
   const std::string dir = make_temp_dir();
   const CliRun r = run_scalebench(
-      "predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
+      "predict gemm --n 32768 --backend cublas --transport nccl --distribution replicated --nodes 16 "
       "--ranks-per-node 8 --gpus-per-node 8 --reps 4 --warmup 1 --price-per-hour 40 --profile " +
       synthetic_profile() + " --json " + dir + "/p.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -155,16 +155,18 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
   const double compute = 2.0 * 32768.0 * 32768.0 * 32768.0 / 128e12;
   EXPECT_NEAR(p["phases"]["compute"].get<double>(), compute, compute * 1e-9);
   EXPECT_GT(e2e, compute);
-  // Between nodes NCCL runs over the inter-node link (1 GB/s): B alone is 8.6 GB.
+  // Between nodes NCCL runs over the inter-node link (1 GB/s): B alone is 8.6 GB (replicated: every
+  // GPU gets B from rank 0's through NCCL).
   EXPECT_NEAR(p["phases"]["broadcast"].get<double>(), 5e-6 + 32768.0 * 32768.0 * 8 / 1e9, 1e-6);
   EXPECT_NEAR(p["cost"]["node_hours"].get<double>(), 16 * e2e * 5 / 3600, 1e-12);
   EXPECT_NEAR(p["cost"]["gpu_hours"].get<double>(), 128 * e2e * 5 / 3600, 1e-12);
   EXPECT_NEAR(p["cost"]["cost"].get<double>(), 40 * 16 * e2e * 5 / 3600, 1e-9);
   EXPECT_NEAR(p["one_gpu"]["speedup"].get<double>(), p["one_gpu"]["end_to_end_s"].get<double>() / e2e, 1e-9);
   // A faster network: the override changes the inter-node phases.
-  const CliRun fast = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
-                                     "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 --profile " +
-                                     synthetic_profile() + " --json " + dir + "/f.json");
+  const CliRun fast = run_scalebench(
+      "predict gemm --n 32768 --backend cublas --transport nccl --distribution replicated --nodes 16 "
+      "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 --profile " +
+      synthetic_profile() + " --json " + dir + "/f.json");
   ASSERT_EQ(fast.exit_code, 0) << fast.output;
   // 200 Gbit/s rated is 25 GB/s on the wire, of which frames of the default MTU (1500) carry 1448
   // bytes of data in 1514.
@@ -177,10 +179,11 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
             std::string::npos)
       << fast.output;
   // Jumbo frames: 8948 bytes of data in 9014.
-  const CliRun jumbo = run_scalebench("predict gemm --n 32768 --backend cublas --transport nccl --nodes 16 "
-                                      "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 "
-                                      "--inter-node-mtu 9000 --profile " +
-                                      synthetic_profile() + " --json " + dir + "/j.json");
+  const CliRun jumbo = run_scalebench(
+      "predict gemm --n 32768 --backend cublas --transport nccl --distribution replicated --nodes 16 "
+      "--ranks-per-node 8 --inter-node-gbps 200 --inter-node-latency-us 2 "
+      "--inter-node-mtu 9000 --profile " +
+      synthetic_profile() + " --json " + dir + "/j.json");
   ASSERT_EQ(jumbo.exit_code, 0) << jumbo.output;
   EXPECT_NEAR(read_json(dir + "/j.json")["phases"]["broadcast"].get<double>(), 2e-6 + b_bytes / (25e9 * 8948 / 9014),
               1e-9);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gemm and montecarlo across 2 and 3 hosts of the test cluster (tests/cluster/start), launched by
 # mpirun with the cluster's hostfile and rsh agent, TCP over the bridge: results verified, the
-# record's hosts distinct, the Monte Carlo estimate bit-identical to a 1-rank run.
+# record's hosts distinct, the Monte Carlo estimate bit-identical to a 1-rank run; the shared
+# distribution's B relayed along the chain of 3 node leaders (the bytes each leader moves).
 set -euo pipefail
 . "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
 cluster_up --hosts 3
@@ -16,6 +17,9 @@ for r in 2 3; do
   run "$r" montecarlo --problem pi --samples 2e6 --reps 1 --warmup 0 --threads 1 --json "$work/mc$r.json"
 done
 run 1 montecarlo --problem pi --samples 2e6 --reps 1 --warmup 0 --threads 1 --json "$work/mc1.json"
+# B of 600 x 600 doubles (2.9 MB) among 3 node leaders: along the chain node1 -> node2 -> node3.
+run 3 gemm --n 600 --reps 1 --warmup 0 --threads 1 --algorithm row1d --distribution shared --verify full \
+  --json "$work/relay.json"
 check '
 import json, sys
 d = sys.argv[1]
@@ -31,5 +35,18 @@ one = json.load(open(f"{d}/mc1.json"))["result"]["estimate"]
 for r in (2, 3):
     est = json.load(open(f"{d}/mc{r}.json"))["result"]["estimate"]
     assert est.hex() == one.hex(), (r, est, one)
+# The relay: the middle leader forwards B and the last only receives it; each sends its rows of C
+# and receives its rows of A.
+rec = json.load(open(f"{d}/relay.json"))
+assert rec["ok"] and rec["distribution"]["scheme"] == "shared", (rec["ok"], rec["distribution"]["scheme"])
+rows = rec["partition"]["rows_per_rank"]
+sent = rec["distribution"]["communication"]["bytes_sent_per_rank"]
+received = rec["distribution"]["communication"]["bytes_received_per_rank"]
+b = 600 * 600 * 8
+row = 600 * 8  # a row of A or C
+remote = (rows[1] + rows[2]) * row  # rank 0 sends their rows of A and receives their rows of C
+assert sent == [b + remote, b + rows[1] * row, rows[2] * row], (sent, rows)
+assert received == [remote, b + rows[1] * row, b + rows[2] * row], (received, rows)
+assert "chain" in rec["network"]["model"], rec["network"]["model"]
 ' "$work"
-echo "cluster: gemm and montecarlo verified across 2 and 3 hosts; the estimate equals the 1-rank run's bits"
+echo "cluster: gemm and montecarlo verified across 2 and 3 hosts; the estimate equals the 1-rank run's bits; B relayed along the chain of 3 leaders"

@@ -83,6 +83,23 @@ TEST(Collectives, BroadcastChunkedEqualsWhole) {
   }
 }
 
+// The relay along the chain gives every rank the root's bytes, from any root, whatever the
+// segments: fewer than the window, more, a short last one, and too few to go along the chain
+// (then MPI_Bcast).
+TEST(Collectives, RelayGivesEveryRankTheRootsBytesFromAnyRoot) {
+  const auto comm = Communicator::world();
+  for (int root = 0; root < comm.size(); ++root) {
+    for (const auto& [bytes, segment] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {8 * 1001, 64}, {8 * 1001, 8 * 1001 / 3}, {8 * 4096, 8 * 100}, {8 * 1001, 8 * 1001}, {8, 64}}) {
+      const std::int64_t n = bytes / 8;
+      std::vector<double> v = comm.rank() == root ? iota_vector(n) : std::vector<double>(n, 0.0);
+      relay_bytes(v.data(), bytes, root, comm, segment);
+      EXPECT_TRUE(all_ranks(v == iota_vector(n)))
+          << "root " << root << ", " << bytes << " bytes in segments of " << segment;
+    }
+  }
+}
+
 TEST(Collectives, AgreeTurnsOneRankFailureIntoTheSameErrorEverywhere) {
   const auto comm = Communicator::world();
   const int failing = comm.size() - 1;

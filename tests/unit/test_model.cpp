@@ -103,6 +103,20 @@ TEST(Model, SmallBroadcastIsABinomialTreeAcrossNodesThenInside) {
   EXPECT_EQ(bcast_seconds(synthetic(), {1, 1, 0}, 1e9), 0.0);
 }
 
+TEST(Model, RelayAmongLeadersIsAPipelineOverTheirLinks) {
+  // 4 leaders, 8 MiB (16 segments of 512 KiB) over the inter-node link (5 µs, 1e9 B/s): 16 stages
+  // leave the root, 2 more hops: 18 · (5 µs + 524288 / 1e9).
+  const double bytes = 8.0 * 1024 * 1024;
+  EXPECT_NEAR(relay_seconds(synthetic(), {4, 1, 0}, bytes), 18 * (5e-6 + 524288 / 1e9), kTol);
+  // Each link carries it once: within the pipeline's fill of one link's time, below the broadcast's
+  // scatter + all-gather.
+  EXPECT_LT(relay_seconds(synthetic(), {4, 1, 0}, bytes), 1.15 * bytes / 1e9);
+  EXPECT_LT(relay_seconds(synthetic(), {4, 1, 0}, bytes), bcast_seconds(synthetic(), {4, 1, 0}, bytes));
+  // Two leaders, or too few segments to go along the chain: the broadcast.
+  EXPECT_EQ(relay_seconds(synthetic(), {2, 1, 0}, bytes), bcast_seconds(synthetic(), {2, 1, 0}, bytes));
+  EXPECT_EQ(relay_seconds(synthetic(), {4, 1, 0}, 1e6), bcast_seconds(synthetic(), {4, 1, 0}, 1e6));
+}
+
 TEST(Model, ThreadsInterpolateAndOversubscriptionShares) {
   // 2 threads at 1000³: between 20 (1 thread) and 80 (4 threads): 20 + 60/3 = 40 GFLOP/s.
   EXPECT_NEAR(blas_gflops(synthetic(), Precision::fp64, 2, {1000, 1000, 1000}), 40.0, kTol);
@@ -186,6 +200,15 @@ TEST(Model, SharedDistributionMovesOnlyBetweenNodes) {
   EXPECT_NEAR(two.phase("broadcast"), bcast_seconds(synthetic(), {2, 1, 0}, 8e6), kTol);
   EXPECT_GT(two.phase("broadcast"), 0.0);
   EXPECT_LT(two.end_to_end, predict_gemm(synthetic(), gemm(4000, 1000, 1000, 1), {2, 2, 0}).end_to_end);
+  // 4 nodes × 2 ranks, m=8000: B (8e6 bytes) relayed along the leaders once rank 0 has sent its
+  // 6 remote blocks of A (0.008005 s each); node 1's leader, served first, waits in the broadcast
+  // phase for the other 4. End to end counts the scatter once.
+  c.shape.m = 8000;
+  const Prediction four = predict_gemm(synthetic(), c, {4, 2, 0});
+  const double relay = relay_seconds(synthetic(), {4, 1, 0}, 8e6);
+  EXPECT_NEAR(four.phase("scatter"), 6 * 0.008005, kTol);
+  EXPECT_NEAR(four.phase("broadcast"), 4 * 0.008005 + relay, kTol);
+  EXPECT_NEAR(four.end_to_end, 6 * 0.008005 + relay + 0.1 + 6 * 0.008005, kTol);
 }
 
 TEST(Model, SharedGpusEachCopyOverTheirOwnLink) {

@@ -126,6 +126,17 @@ inline MPI_Datatype mpi_type<unsigned char>() {
 // Byte-level collectives; the typed templates below call these with sizeof(T) and the type.
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
                  const Communicator& comm, std::int64_t chunk);
+// A broadcast for ranks that each sit behind their own network link (one rank per node). From 3
+// ranks and kRelayMinSegments segments on, the root sends the `bytes` in segments of `segment`
+// bytes along the chain root, root+1, ... (mod size), each rank forwarding a segment as soon as it
+// has it, a few on their way at once: every link carries the message once, so the last rank has
+// it after about one link's time plus a segment per hop, where a tree sends it over the root's
+// link ceil(log2 size) times (and MPI libraries' large-message broadcasts, tried on 4 hosts,
+// took three links' time). Smaller, or between two ranks: MPI_Bcast. Collective over `comm`.
+inline constexpr std::int64_t kRelaySegmentBytes = std::int64_t{512} << 10;
+inline constexpr std::int64_t kRelayMinSegments = 4;
+void relay_bytes(void* data, std::int64_t bytes, int root, const Communicator& comm,
+                 std::int64_t segment = kRelaySegmentBytes);
 // counts/displs (in elements) are meaningful on root only; recv_count on every rank. At the root,
 // a receive (scatter) or send (gather) buffer that is the root's own block inside the full buffer
 // is used in place: nothing is copied.

@@ -59,6 +59,10 @@ class BufferTransport {
   virtual void synchronize() {}
   // Collective over `group`.
   virtual void broadcast(const BufferView& buf, int root, const Communicator& group) = 0;
+  // A broadcast among ranks that each sit behind their own network link (node leaders, one a
+  // node): the transport's way of sending a large buffer over every link once (MPI: a chain of
+  // segments, mpi.hpp relay_bytes); by default broadcast(). Collective over `group`.
+  virtual void relay(const BufferView& buf, int root, const Communicator& group) { broadcast(buf, root, group); }
   // Point to point within `group` (a matching receive must be posted).
   virtual void send(const BufferView& buf, int to, const Communicator& group) = 0;
   virtual void receive(const BufferView& buf, int from, const Communicator& group) = 0;

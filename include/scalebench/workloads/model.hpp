@@ -228,6 +228,10 @@ Link link_to(const Profile& p, const MachineLayout& m, int rank);
 // The slowest link any message crosses: inter-node when nodes > 1.
 Link slowest_link(const Profile& p, const MachineLayout& m);
 double bcast_seconds(const Profile& p, const MachineLayout& m, double bytes);
+// The MPI transport's relay among ranks that each sit behind their own link (node leaders): a chain
+// of segments (mpi.hpp relay_bytes) from 3 ranks and kRelayMinSegments segments on, else
+// bcast_seconds.
+double relay_seconds(const Profile& p, const MachineLayout& m, double bytes);
 // bytes[r]: what rank r receives (scatterv) or sends (gatherv); root 0's own part stays in place.
 double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);
 double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);

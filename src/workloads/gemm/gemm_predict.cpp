@@ -88,24 +88,31 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
 }
 
 // --distribution shared: what crosses nodes. Rank 0 sends each other node its ranks' rows of A
-// and receives their rows of C, one message per rank over the inter-node link; B is broadcast
-// among the node leaders; inside a node nothing is copied (0 s).
+// and receives their rows of C, one message per rank over the inter-node link; B is relayed
+// among the node leaders (a chain of segments from three nodes on); inside a node nothing is
+// copied (0 s).
+// The broadcast phase of the first remote leader (the slowest rank's) also holds its wait for
+// the rest of the scatter: rank 0 relays B once its last block of A is sent.
 struct SharedTraffic {
   double scatter = 0, broadcast = 0, gather = 0;
+  double broadcast_wait = 0;  // in the broadcast phase, not in end to end (it is the scatter's time)
 };
 SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const RowPartition& rows, const Sides& s,
                              double e) {
   SharedTraffic t;
   if (m.nodes <= 1) return t;
   const Link l = link_to(p, m, m.ranks_per_node);
+  double first_node = 0;  // the blocks of the first remote node, sent first
   for (int r = 0; r < m.ranks(); ++r) {
     if (m.node_of(r) == 0) continue;
     const double count = static_cast<double>(rows.counts()[static_cast<std::size_t>(r)]);
     t.scatter += l.seconds(count * s.k * e);
     t.gather += l.seconds(count * s.n * e);
+    if (m.node_of(r) == 1) first_node = t.scatter;
   }
   const MachineLayout leaders{m.nodes, 1, m.gpus_per_node > 0 ? 1 : 0};
-  t.broadcast = bcast_seconds(p, leaders, s.k * s.n * e);
+  t.broadcast = relay_seconds(p, leaders, s.k * s.n * e);
+  t.broadcast_wait = t.scatter - first_node;
   return t;
 }
 
@@ -122,7 +129,7 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
   out.phases = {{phase::scatter, scatter},
-                {phase::broadcast, bcast},
+                {phase::broadcast, bcast + t.broadcast_wait},
                 {phase::compute, compute},
                 {phase::gather, gather + compute - machine::min_of(b.compute)}};
   out.end_to_end = scatter + bcast + compute + gather;
@@ -174,8 +181,9 @@ Prediction predict_shared_gpu_gemm(const Profile& p, const GemmConfig& cfg, cons
       nccl ? nccl_link(p, {1, per_node, m.gpus_per_node}).seconds(s.k * s.n * ein * (per_node - 1) / per_node) : 0.0;
   const double compute = machine::max_of(b.compute);
   Prediction out;
-  out.phases = {{phase::scatter, t.scatter},   {phase::broadcast, t.broadcast}, {phase::h2d, machine::max_of(h2d)},
-                {phase::allgather, allgather}, {phase::compute, compute},       {phase::d2h, machine::max_of(d2h)},
+  out.phases = {{phase::scatter, t.scatter},        {phase::broadcast, t.broadcast + t.broadcast_wait},
+                {phase::h2d, machine::max_of(h2d)}, {phase::allgather, allgather},
+                {phase::compute, compute},          {phase::d2h, machine::max_of(d2h)},
                 {phase::gather, t.gather}};
   const double host = t.scatter + t.broadcast + t.gather;
   if (!cfg.overlap) {

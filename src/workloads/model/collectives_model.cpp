@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -92,6 +93,18 @@ double bcast_seconds(const Profile& p, const MachineLayout& m, double bytes) {
   const Link l = slowest_link(p, m);
   const double share = static_cast<double>(ranks - 1) / ranks * bytes / l.bandwidth_Bps;
   return (ceil_log2(ranks) + ranks - 1) * l.latency_s + 2.0 * share;
+}
+
+double relay_seconds(const Profile& p, const MachineLayout& m, double bytes) {
+  const int ranks = m.ranks();
+  if (ranks < 3 || bytes < kRelayMinSegments * static_cast<double>(kRelaySegmentBytes)) {
+    return bcast_seconds(p, m, bytes);
+  }
+  // A pipeline of `segments` stages over ranks - 1 links in a row: the last segment leaves the
+  // root after `segments` of them and crosses ranks - 2 more links.
+  const Link l = slowest_link(p, m);
+  const double segments = std::ceil(bytes / static_cast<double>(kRelaySegmentBytes));
+  return (segments + ranks - 2) * l.seconds(bytes / segments);
 }
 
 double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes) {

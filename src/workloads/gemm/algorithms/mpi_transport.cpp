@@ -31,6 +31,9 @@ class MpiTransport final : public BufferTransport {
     host(buf);
     bcast_bytes(buf.data, buf.count, mpi_type_of(buf.type), bytes_of(buf.type), root, group, chunk_);
   }
+  void relay(const BufferView& buf, int root, const Communicator& group) override {
+    relay_bytes(host(buf).data, buf.count * static_cast<std::int64_t>(bytes_of(buf.type)), root, group);
+  }
   void send(const BufferView& buf, int to, const Communicator& group) override {
     auto* p = static_cast<const char*>(host(buf).data);
     for (std::int64_t done = 0; done < buf.count; done += chunk_) {

@@ -393,7 +393,7 @@ template <class T>
 void NodeSharedMatrices<T>::broadcast(BufferTransport& t, PhaseRecorder& rec) {
   ScopedPhase p(rec, phase::broadcast);
   const std::int64_t count = cfg_.shape.k * cfg_.shape.n;
-  if (node_.rank() == 0 && leaders_.size() > 1) t.broadcast(view_of(b_, count), 0, leaders_);
+  if (node_.rank() == 0 && leaders_.size() > 1) t.relay(view_of(b_, count), 0, leaders_);
   b_win_.sync();
   if (b_copies_[static_cast<std::size_t>(comm_.rank())] > 1) {
     // One B per NUMA domain: each domain's holder copies the node leader's.

@@ -6,10 +6,10 @@
 // confined to one domain (a rank per domain, or per core): the domain's lowest rank first writes
 // it, and copies it from the node leader's each repeat. Per repeat only node leaders exchange
 // data between nodes: rank 0 sends
-// each other node its ranks' rows of A ("scatter"), B is broadcast among the leaders
-// ("broadcast"), and the leaders send their node's rows of C back ("gather"); inside a node
-// nothing is copied — ranks read their rows of A and all of B in place and write their rows of C
-// in place, ordered by SharedWindow::sync().
+// each other node its ranks' rows of A ("scatter"), B is relayed among the leaders ("broadcast";
+// BufferTransport::relay: from 3 nodes on MPI's goes along a chain, each link carrying B once), and the leaders send
+// their node's rows of C back ("gather"); inside a node nothing is copied — ranks read their rows of A and all of B in
+// place and write their rows of C in place, ordered by SharedWindow::sync().
 #include <cstdint>
 #include <optional>
 #include <string>

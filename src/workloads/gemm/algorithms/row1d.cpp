@@ -257,10 +257,11 @@ class Row1D final : public DistributedGemm {
                                 {phase::gather, bytes_per_rank_json(gather, e)}}},
                               {"communication", communication}};
     if (shared_) record["network"]["phases"] = shared_->traffic();
-    record["network"]["model"] = shared_
-                                     ? "shared: rank 0 sends each other node its ranks' rows of A and receives their "
-                                       "rows of C, B is broadcast among node leaders; nothing is copied inside a node"
-                                     : record["network"]["model"];
+    record["network"]["model"] =
+        shared_ ? "shared: rank 0 sends each other node its ranks' rows of A and receives their "
+                  "rows of C, B is relayed among node leaders (from 3 nodes on a chain of 512 KiB segments, "
+                  "each link carrying it once); nothing is copied inside a node"
+                : record["network"]["model"];
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;

@@ -35,6 +35,16 @@ void TimedTransport::broadcast(const BufferView& buf, int root, const Communicat
   (group.rank() == root ? sent_ : received_) += bytes_of(buf);
 }
 
+// Along the chain each rank but the root receives the buffer and each but the last forwards it.
+void TimedTransport::relay(const BufferView& buf, int root, const Communicator& group) {
+  timed([&] { inner_->relay(buf, root, group); });
+  const int size = group.size();
+  if (size == 1) return;
+  const int position = (group.rank() - root + size) % size;
+  if (position != 0) received_ += bytes_of(buf);
+  if (position != size - 1) sent_ += bytes_of(buf);
+}
+
 void TimedTransport::send(const BufferView& buf, int to, const Communicator& group) {
   timed([&] { inner_->send(buf, to, group); });
   sent_ += bytes_of(buf);

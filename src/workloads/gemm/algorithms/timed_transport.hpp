@@ -21,6 +21,7 @@ class TimedTransport final : public BufferTransport {
   void attach(const Communicator& group) override { inner_->attach(group); }
   void synchronize() override;
   void broadcast(const BufferView& buf, int root, const Communicator& group) override;
+  void relay(const BufferView& buf, int root, const Communicator& group) override;
   void send(const BufferView& buf, int to, const Communicator& group) override;
   void receive(const BufferView& buf, int from, const Communicator& group) override;
   void scatter(const BufferView& send, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& displs,
