@@ -114,14 +114,14 @@ CublasGemm::CublasGemm(const GemmConfig& cfg, const Communicator& comm)
       device_(selection_.device),
       stream_(),
       timer_(stream_.get()) {
-  setup_.emplace_back(phase::gpu_context, selection_.seconds);
+  setup_.seconds.emplace_back(phase::gpu_context, selection_.seconds);
   const double t0 = wall_seconds();
   agree(comm, [&] {
     handle_.emplace(stream_.get());
-    placement_ = {{"host", host_name()}, {"rank", comm.rank()}, {"local_rank", selection_.local_rank}};
-    placement_["gpu"] = gpu_info(device_);
+    setup_.placement = {{"host", host_name()}, {"rank", comm.rank()}, {"local_rank", selection_.local_rank}};
+    setup_.placement["gpu"] = gpu_info(device_);
   });
-  setup_.emplace_back(phase::cublas_handle, wall_seconds() - t0);
+  setup_.seconds.emplace_back(phase::cublas_handle, wall_seconds() - t0);
 }
 
 void CublasGemm::check_memory_fits(const DeviceMemoryPlan& plan) const {
@@ -131,7 +131,7 @@ void CublasGemm::check_memory_fits(const DeviceMemoryPlan& plan) const {
     std::int64_t need;
   };
   Claim mine{};
-  const std::string uuid = placement_["gpu"]["uuid"].get<std::string>();
+  const std::string uuid = setup_.placement["gpu"]["uuid"].get<std::string>();
   std::strncpy(mine.uuid, uuid.c_str(), sizeof(mine.uuid) - 1);
   mine.need = plan.total();
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -153,7 +153,7 @@ void CublasGemm::check_memory_fits(const DeviceMemoryPlan& plan) const {
       throw ResourceError(fmt::format(
           "rank {} on {}: GPU {} ({}){} needs {} of device memory (A_i + B + C_i = {}, workspace {}) but only {} of {} "
           "is free; use more GPUs (ranks), a smaller size or a lower precision",
-          comm_.rank(), host_name(), device_, placement_["gpu"]["name"].get<std::string>(), who, gib(need),
+          comm_.rank(), host_name(), device_, setup_.placement["gpu"]["name"].get<std::string>(), who, gib(need),
           gib(plan.matrices), gib(plan.workspace), gib(static_cast<std::int64_t>(free_bytes)),
           gib(static_cast<std::int64_t>(total_bytes))));
     }
@@ -208,7 +208,7 @@ nlohmann::json CublasGemm::describe() const {
           {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
           {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
           {"nccl", nccl_version_string()},
-          {"gpu", placement_["gpu"]},
+          {"gpu", setup_.placement["gpu"]},
           {"threads", 1}};
 }
 
@@ -302,9 +302,11 @@ void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRe
   timer_.stop_into(rec, phase::h2d);
 }
 
-void CublasGemm::multiply_block(const BlockGemm& g) {
+void CublasGemm::multiply_block(const BlockGemm& g, PhaseRecorder* rec) {
+  if (rec != nullptr) timer_.start_gated();
   row_major_gemm(handle_->get(), precision_,
                  GemmCall{g.rows, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.accumulate});
+  if (rec != nullptr) timer_.stop_into(*rec, phase::compute);
 }
 
 void CublasGemm::compute(PhaseRecorder& rec) {
@@ -352,23 +354,17 @@ GpuGemm::DeviceViews CublasGemm::device_views() const {
           shape_};
 }
 
-void CublasGemm::inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) {
+void CublasGemm::convert_copy(const void* from, void* to, std::int64_t count, CopyKind kind, PhaseRecorder& rec) {
   timer_.start();
-  copy_in(host, device, count);
-  timer_.stop_into(rec, phase::h2d);
-}
-
-void CublasGemm::outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) {
-  timer_.start();
-  copy_out(device, host, count);
-  timer_.stop_into(rec, phase::d2h);
-}
-
-void CublasGemm::add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
-  timer_.start_gated();
-  row_major_gemm(handle_->get(), precision_,
-                 GemmCall{shape_.m, shape_.n, width, a, width, b, shape_.n, c_.get(), shape_.n, true});
-  timer_.stop_into(rec, phase::compute);
+  if (kind == CopyKind::host_to_device) {
+    copy_in(from, to, count);
+    timer_.stop_into(rec, phase::h2d);
+  } else if (kind == CopyKind::device_to_host) {
+    copy_out(from, to, count);
+    timer_.stop_into(rec, phase::d2h);
+  } else {
+    throw Error(ExitCode::internal, "convert_copy moves between host and device, not within the device");
+  }
 }
 
 void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) {
@@ -393,15 +389,6 @@ void CublasGemm::generate(const GemmShape& global, std::int64_t row_offset, std:
       generate_matrix(a_.as<__nv_bfloat16>(), a_count, first, key_a, integer, stream_.get());
       generate_matrix(b_.as<__nv_bfloat16>(), b_count, 0, key_b, integer, stream_.get());
       break;
-  }
-  stream_.synchronize();
-}
-
-void CublasGemm::corrupt_c(std::int64_t index, double amount) {
-  if (precision_ == Precision::fp64) {
-    add_to_element(c_.as<double>(), index, amount, stream_.get());
-  } else {
-    add_to_element(c_.as<float>(), index, amount, stream_.get());
   }
   stream_.synchronize();
 }
@@ -508,22 +495,6 @@ double CublasGemm::bare_device_gemm_seconds() {
   peer_timer_->start_gated();
   row_major_gemm(peer_handle_->get(), precision_, shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get());
   return peer_timer_->stop();
-}
-
-double CublasGemm::pinned_copy_bandwidth(std::int64_t bytes) {
-  // Into C, which every multiply overwrites: the copy must never touch A or B, or the bare call
-  // that follows would multiply zeros (less switching, less power: a faster call than on data).
-  bytes = std::min<std::int64_t>(bytes, static_cast<std::int64_t>(c_.bytes()));
-  if (bytes <= 0) return 0.0;
-  if (static_cast<std::int64_t>(peer_host_.bytes()) < bytes) {
-    peer_host_ = PinnedBuffer(static_cast<std::size_t>(bytes));
-    std::memset(peer_host_.get(), 0, static_cast<std::size_t>(bytes));
-  }
-  DeviceTimer t(stream_.get());
-  t.start();
-  SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(c_.get(), peer_host_.get(), static_cast<std::size_t>(bytes),
-                                        cudaMemcpyHostToDevice, stream_.get()));
-  return static_cast<double>(bytes) / t.stop();
 }
 
 std::unique_ptr<GpuGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm) {

@@ -45,26 +45,19 @@ class CublasGemm final : public GpuGemm {
   void begin_sum(void* c) override;
   void add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
   void end_sum(void* c, PhaseRecorder& rec) override;
+  void reserve(const Reservation& r) override {
+    rows_held_ = r.rows;
+    reserved_inputs_ = r.extra_inputs;
+  }
   DeviceStream stream() const override { return {stream_.get()}; }
   DeviceViews device_views() const override;
-  void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) override;
-  void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) override;
-  void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) override;
-
-  void hold_rows(std::int64_t rows) override { rows_held_ = rows; }
-  void reserve_inputs(std::int64_t elements) override { reserved_inputs_ = elements; }
-  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override;
-  void multiply_block(const BlockGemm& g) override;
-  void compute(PhaseRecorder& rec) override;
-  void download(void* c, std::int64_t rows, PhaseRecorder& rec) override;
+  void convert_copy(const void* from, void* to, std::int64_t count, CopyKind kind, PhaseRecorder& rec) override;
+  void multiply_block(const BlockGemm& g, PhaseRecorder* rec) override;
   void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) override;
   RowCheck verify(const std::vector<double>& x, std::vector<double>* cx_out) override;
   std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) override;
-  void corrupt_c(std::int64_t index, double amount) override;
   double bare_device_gemm_seconds() override;
-  double pinned_copy_bandwidth(std::int64_t bytes) override;
-  std::vector<std::pair<std::string, double>> setup_seconds() const override { return setup_; }
-  nlohmann::json placement() const override { return placement_; }
+  const Setup& setup() const override { return setup_; }
 
   int device() const noexcept { return device_; }
 
@@ -81,6 +74,10 @@ class CublasGemm final : public GpuGemm {
   // Device -> host of `count` elements of C, on the stream.
   void copy_out(const void* device, void* host, std::int64_t count);
   void ensure_host_ring();
+  // LocalGemm::multiply's steps on the whole local block: "h2d", "compute", "d2h".
+  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec);
+  void compute(PhaseRecorder& rec);
+  void download(void* c, std::int64_t rows, PhaseRecorder& rec);
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;
@@ -89,8 +86,7 @@ class CublasGemm final : public GpuGemm {
   bool first_call_in_warmup_;  // a warm-up repeat makes the first call of the real shape
   Selection selection_;
   int device_;
-  std::vector<std::pair<std::string, double>> setup_;
-  nlohmann::json placement_;
+  Setup setup_;
   Stream stream_;
   std::optional<CublasHandle> handle_;
   DeviceTimer timer_;
@@ -108,7 +104,6 @@ class CublasGemm final : public GpuGemm {
   std::optional<Stream> peer_stream_;
   std::optional<CublasHandle> peer_handle_;
   std::optional<DeviceTimer> peer_timer_;
-  PinnedBuffer peer_host_;
 };
 
 }  // namespace scalebench::gpu

@@ -44,13 +44,6 @@ class CudaDevice final : public DeviceBackend {
   void copy_strided(const StridedCopy& c, CopyKind kind, void* stream) const override {
     gpu::copy_strided(c, kind, stream);
   }
-  std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) const override {
-    return make_cuda_montecarlo(cfg, comm);
-  }
-  std::unique_ptr<McKernel> make_library_montecarlo(const MonteCarloConfig& cfg,
-                                                    const Communicator& comm) const override {
-    return make_curand_montecarlo(cfg, comm);
-  }
   nlohmann::json calibrate(bool quick) const override { return calibrate_cuda(quick); }
   void pin_host(void* data, std::size_t bytes) const override { gpu::pin_host(data, bytes); }
   void unpin_host(void* data) const noexcept override { gpu::unpin_host(data); }

@@ -89,11 +89,6 @@ __global__ void generate_kernel(T* __restrict__ dst, std::int64_t count, std::in
   }
 }
 
-template <class T>
-__global__ void add_kernel(T* p, std::int64_t index, double amount) {
-  p[index] = static_cast<T>(static_cast<double>(p[index]) + amount);
-}
-
 __global__ void wait_for_host_flag_kernel(const volatile int* flag, long long timeout_cycles) {
   const long long t0 = clock64();
   while (*flag == 0 && clock64() - t0 < timeout_cycles) __nanosleep(1000);
@@ -153,15 +148,6 @@ void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, s
 void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s) {
   launch_generate(dst, count, first_index, key, integer, s);
-}
-
-void add_to_element(double* p, std::int64_t index, double amount, cudaStream_t s) {
-  add_kernel<<<1, 1, 0, s>>>(p, index, amount);
-  SCALEBENCH_CUDA_CHECK(cudaGetLastError());
-}
-void add_to_element(float* p, std::int64_t index, double amount, cudaStream_t s) {
-  add_kernel<<<1, 1, 0, s>>>(p, index, amount);
-  SCALEBENCH_CUDA_CHECK(cudaGetLastError());
 }
 
 void wait_for_host_flag(const volatile int* flag, long long timeout_cycles, cudaStream_t s) {

@@ -30,10 +30,6 @@ void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, s
 void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s);
 
-// p[index] += amount (one element, for the corruption tests).
-void add_to_element(double* p, std::int64_t index, double amount, cudaStream_t s);
-void add_to_element(float* p, std::int64_t index, double amount, cudaStream_t s);
-
 // Holds `s` until the host sets *flag (device-visible pinned memory) to non-zero, or until about
 // `timeout_cycles` GPU clock cycles have passed (so that a host that never releases cannot hang
 // the GPU). Work enqueued behind it then starts back to back, whatever the host did meanwhile.

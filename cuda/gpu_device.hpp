@@ -1,6 +1,8 @@
 #pragma once
 // What cuda/ implements of the device seam (scalebench/gpu/device.hpp), as the CUDA device
-// (cuda_device.cpp) calls it. Elsewhere the vendor-neutral functions of gpu.hpp stand for these.
+// (cuda_device.cpp) calls it. Elsewhere the vendor-neutral functions of gpu.hpp stand for these;
+// the CUDA code of a workload (the Monte Carlo kernels, src/workloads/montecarlo/cuda/) also reads
+// first_context_seconds() from here.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -9,7 +11,6 @@
 
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/problem/gemm.hpp"
-#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 
@@ -17,10 +18,7 @@ class Communicator;
 class GpuGemm;
 class BufferTransport;
 
-// Monte Carlo kernels (montecarlo_cuda.cu, montecarlo_curand.cu), the NCCL transport
-// (nccl_transport.cpp) and the GPU micro-benchmarks (calibrate_gpu.cpp).
-std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
-std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
+// The NCCL transport (nccl_transport.cpp) and the GPU micro-benchmarks (calibrate_gpu.cpp).
 std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                             int max_ctas);
 nlohmann::json describe_nccl_buffer_transport(int max_ctas);

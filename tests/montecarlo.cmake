@@ -39,7 +39,7 @@ if(SCALEBENCH_HAVE_CUDA)
   scalebench_add_test(NAME curand_philox_stream KIND gpu
                       SOURCES ${_mc}/cuda/test_curand_philox_stream.cu ${_mc}/cuda/curand_device_stream.cu
                       GPUS 1 LABELS montecarlo TIMEOUT 60)
-  target_include_directories(test_curand_philox_stream PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+  target_include_directories(test_curand_philox_stream PRIVATE ${PROJECT_SOURCE_DIR}/src/workloads/montecarlo/cuda)
   target_link_libraries(test_curand_philox_stream PRIVATE scalebench::random123 CUDA::cudart)
   target_compile_options(test_curand_philox_stream PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
 endif()

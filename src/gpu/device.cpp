@@ -65,14 +65,6 @@ std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator
   return device_backend("--transport nccl").make_buffer_transport(comm, stream, max_ctas);
 }
 
-std::unique_ptr<McKernel> make_device_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
-  return device_backend("montecarlo --backend " + to_string(cfg.backend)).make_montecarlo(cfg, comm);
-}
-
-std::unique_ptr<McKernel> make_device_library_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
-  return device_backend("montecarlo --backend " + to_string(cfg.backend)).make_library_montecarlo(cfg, comm);
-}
-
 nlohmann::json calibrate_gpu(bool quick) { return device_backend("GPU calibration").calibrate(quick); }
 
 HostMemoryPin::HostMemoryPin(void* data, std::size_t bytes) {

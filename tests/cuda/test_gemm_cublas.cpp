@@ -114,7 +114,7 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
   EXPECT_EQ(rec.phases(), (std::vector<std::string>{"h2d", "compute", "d2h"}));
   for (const auto& ph : rec.phases()) EXPECT_GT(rec.samples(ph).at(0), 0.0) << ph;
   bool context = false, handle = false;
-  for (const auto& [step, s] : gpu->setup_seconds()) {
+  for (const auto& [step, s] : gpu->setup().seconds) {
     context = context || step == "gpu_context";
     handle = handle || step == "cublas_handle";
     EXPECT_GE(s, 0.0);
@@ -132,7 +132,7 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
   cold_gpu->prepare(shape, Precision::fp64, cold_setup);
   const auto& cold_steps = cold_setup.phases();
   EXPECT_NE(std::find(cold_steps.begin(), cold_steps.end(), "cublas_first_call"), cold_steps.end());
-  const auto p = gpu->placement();
+  const auto& p = gpu->setup().placement;
   EXPECT_FALSE(p.at("gpu").at("pci_bus_id").get<std::string>().empty());
   EXPECT_EQ(p.at("gpu").at("uuid").get<std::string>().rfind("GPU-", 0), 0u);
 }
@@ -146,7 +146,7 @@ TEST(CublasGemm, DeviceFreivaldsCatchesOneWrongElement) {
     PhaseRecorder rec;
     gpu->prepare(shape, p, rec);
     gpu->generate(shape, 0, 7, Fill::uniform);
-    gpu->compute(rec);
+    compute(*gpu, rec);
     const auto x = freivalds_vector(7, shape.n);
     std::vector<double> cx;
     const RowCheck good = gpu->verify(x, &cx);
@@ -156,7 +156,7 @@ TEST(CublasGemm, DeviceFreivaldsCatchesOneWrongElement) {
     // C·x of the held C is bit-identical to the one the check used.
     EXPECT_EQ(gpu->c_times_x(x, shape.m), cx) << to_string(p);
     // An error of 1 hides below the tf32 and bf16 tolerances: corrupt by what none can hide.
-    gpu->corrupt_c(40 * shape.n + 17, detectable_corruption(shape, p));
+    corrupt_c(*gpu, 40 * shape.n + 17, detectable_corruption(shape, p));
     const RowCheck bad = gpu->verify(x, nullptr);
     EXPECT_EQ(bad.rows_failed, 1) << to_string(p);
     EXPECT_EQ(bad.first_failed_row, 40) << to_string(p);
@@ -217,12 +217,12 @@ TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
   part->prepare({global.m - split, global.n, global.k}, Precision::fp32, rec);
   whole->generate(global, 0, 99, Fill::integer);
   part->generate(global, split, 99, Fill::integer);
-  whole->compute(rec);
-  part->compute(rec);
+  compute(*whole, rec);
+  compute(*part, rec);
   std::vector<float> c_whole(static_cast<std::size_t>(global.m * global.n)),
       c_part(static_cast<std::size_t>((global.m - split) * global.n));
-  whole->download(c_whole.data(), global.m, rec);
-  part->download(c_part.data(), global.m - split, rec);
+  download(*whole, c_whole.data(), global.m, rec);
+  download(*part, c_part.data(), global.m - split, rec);
   EXPECT_TRUE(std::equal(c_part.begin(), c_part.end(), c_whole.begin() + split * global.n));
   // Integer fill: every element of C is a whole number.
   for (float v : c_whole) EXPECT_EQ(v, std::round(v));

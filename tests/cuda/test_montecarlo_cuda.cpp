@@ -11,6 +11,7 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/distributed_montecarlo.hpp"
 #include "test_montecarlo_gpu_util.hpp"
+#include "workloads/montecarlo/gpu_montecarlo.hpp"
 
 using namespace scalebench;
 
@@ -61,7 +62,7 @@ TEST_F(MonteCarloCuda, PiHitsIdenticalToCpu) {
   for (const std::int64_t samples : {std::int64_t{1'000'003}, std::int64_t{300'000'001}}) {
     auto cfg = config(McProblem::pi, samples);
     const std::int64_t chunks = chunk_count(cfg);
-    const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, {0, chunks});
+    const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, {0, chunks});
     const auto cpu = compute(make_cpu_montecarlo(2), cfg, {0, chunks});
     EXPECT_EQ(gpu.part.hits, cpu.part.hits) << samples << " points";
     EXPECT_TRUE(same_bits(gpu.outcome.main.estimate, cpu.outcome.main.estimate));
@@ -73,7 +74,7 @@ TEST_F(MonteCarloCuda, PiHitsIdenticalToCpuOnAPartialRangeWithSmallChunks) {
   auto cfg = config(McProblem::pi, 1'000'001);
   cfg.chunk_size = 1000;
   const ChunkRange range{37, 1001};  // includes the last, odd-length chunk
-  const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, range);
+  const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, range);
   const auto cpu = compute(make_cpu_montecarlo(2), cfg, range);
   EXPECT_EQ(gpu.part.hits, cpu.part.hits);
 }
@@ -86,7 +87,7 @@ TEST_F(MonteCarloCuda, PiHitsIdenticalToCpuWhereTheCounterCarriesIntoItsHighWord
   cfg.chunk_size = 1'000'000;
   const ChunkRange range{8588, chunk_count(cfg)};
   ASSERT_EQ(range.last, 8591);
-  const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, range);
+  const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, range);
   const auto cpu = compute(make_cpu_montecarlo(2), cfg, range);
   EXPECT_EQ(gpu.part.hits, cpu.part.hits);
 }
@@ -95,7 +96,7 @@ TEST_F(MonteCarloCuda, EuropeanMatchesCpuUpToFp32PathArithmetic) {
   for (const auto option : {OptionKind::call, OptionKind::put}) {
     auto cfg = config(McProblem::european, 100'003);
     cfg.option = option;
-    const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
+    const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
     const auto cpu = compute(make_cpu_montecarlo(2), cfg, {0, chunk_count(cfg)});
     EXPECT_NEAR(gpu.outcome.main.estimate, cpu.outcome.main.estimate, kFp32PathTolerance * cpu.outcome.main.estimate);
     EXPECT_NEAR(gpu.outcome.main.std_error, cpu.outcome.main.std_error, 1e-3 * cpu.outcome.main.std_error);
@@ -106,7 +107,7 @@ TEST_F(MonteCarloCuda, EuropeanMatchesCpuUpToFp32PathArithmetic) {
 TEST_F(MonteCarloCuda, AsianMatchesCpuUpToFp32PathArithmetic) {
   auto cfg = config(McProblem::asian, 5003);
   cfg.control_variate = ControlVariate::geometric;
-  const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
+  const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
   const auto cpu = compute(make_cpu_montecarlo(2), cfg, {0, chunk_count(cfg)});
   EXPECT_NEAR(gpu.outcome.main.estimate, cpu.outcome.main.estimate, kFp32PathTolerance * cpu.outcome.main.estimate);
   EXPECT_NEAR(gpu.outcome.checked.estimate, cpu.outcome.checked.estimate,
@@ -119,10 +120,10 @@ TEST_F(MonteCarloCuda, SplitOverGpusGivesTheSameBits) {
   for (const auto p : {McProblem::european, McProblem::asian}) {
     auto cfg = config(p, p == McProblem::asian ? 20'001 : 1'000'001);
     const std::int64_t chunks = chunk_count(cfg);
-    const auto whole = compute(make_device_montecarlo(cfg, world_), cfg, {0, chunks});
+    const auto whole = compute(make_gpu_montecarlo(cfg, world_), cfg, {0, chunks});
     ChunkTree tree;
     for (const ChunkRange r : {ChunkRange{0, chunks / 3}, ChunkRange{chunks / 3, chunks}}) {
-      for (const auto& n : compute(make_device_montecarlo(cfg, world_), cfg, r).part.nodes) tree.push(n);
+      for (const auto& n : compute(make_gpu_montecarlo(cfg, world_), cfg, r).part.nodes) tree.push(n);
     }
     const McOutcome split = estimate_option(cfg, tree.total(), cfg.samples);
     EXPECT_TRUE(same_bits(split.main.estimate, whole.outcome.main.estimate)) << to_string(p);
@@ -132,7 +133,7 @@ TEST_F(MonteCarloCuda, SplitOverGpusGivesTheSameBits) {
 
 TEST_F(MonteCarloCuda, EuropeanCallAgainstBlackScholesAtAMillionPaths) {
   const auto cfg = config(McProblem::european, 1'000'000);
-  const auto gpu = compute(make_device_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
+  const auto gpu = compute(make_gpu_montecarlo(cfg, world_), cfg, {0, chunk_count(cfg)});
   EXPECT_LT(std::fabs(gpu.outcome.main.z), kZLimit) << gpu.outcome.main.estimate;
 }
 

@@ -92,12 +92,6 @@ class HostDevice final : public DeviceBackend {
                   c.row_bytes);
     }
   }
-  std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig&, const Communicator&) const override {
-    return nullptr;
-  }
-  std::unique_ptr<McKernel> make_library_montecarlo(const MonteCarloConfig&, const Communicator&) const override {
-    return nullptr;
-  }
   nlohmann::json calibrate(bool) const override { return nlohmann::json::object(); }
   void pin_host(void*, std::size_t) const override {}
   void unpin_host(void*) const noexcept override {}
@@ -127,23 +121,8 @@ class HostGemm final : public GpuGemm {
   void begin_sum(void*) override { unused(); }
   void add_panel(const void*, const void*, std::int64_t, PhaseRecorder&) override { unused(); }
   void end_sum(void*, PhaseRecorder&) override { unused(); }
-  void hold_rows(std::int64_t rows) override { rows_ = rows; }
-  void reserve_inputs(std::int64_t) override {}
-  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) override {
-    std::memcpy(a_.data(), a, static_cast<std::size_t>(rows * shape_.k) * 8);
-    std::memcpy(b_.data(), b, b_.size() * 8);
-    rec.add("h2d", 0.0);
-  }
-  void compute(PhaseRecorder& rec) override {
-    multiply_block(
-        {shape_.m, shape_.n, shape_.k, a_.data(), shape_.k, b_.data(), shape_.n, c_.data(), shape_.n, false});
-    rec.add("compute", 0.0);
-  }
-  void download(void* c, std::int64_t rows, PhaseRecorder& rec) override {
-    std::memcpy(c, c_.data(), static_cast<std::size_t>(rows * shape_.n) * 8);
-    rec.add("d2h", 0.0);
-  }
-  void multiply_block(const BlockGemm& g) override {
+  void reserve(const Reservation& r) override { rows_ = r.rows; }
+  void multiply_block(const BlockGemm& g, PhaseRecorder* rec) override {
     const auto* a = static_cast<const double*>(g.a);
     const auto* b = static_cast<const double*>(g.b);
     auto* c = static_cast<double*>(g.c);
@@ -154,13 +133,12 @@ class HostGemm final : public GpuGemm {
         c[i * g.ldc + j] = sum;
       }
     }
+    if (rec != nullptr) rec->add("compute", 0.0);
   }
   void generate(const GemmShape&, std::int64_t, std::uint64_t, Fill) override { unused(); }
   RowCheck verify(const std::vector<double>&, std::vector<double>*) override { return {}; }
   std::vector<double> c_times_x(const std::vector<double>&, std::int64_t) override { return {}; }
-  void corrupt_c(std::int64_t, double) override { unused(); }
   double bare_device_gemm_seconds() override { return 0.0; }
-  double pinned_copy_bandwidth(std::int64_t) override { return 0.0; }
   DeviceStream stream() const override { return {}; }
   DeviceViews device_views() const override {
     return {{const_cast<double*>(a_.data()), rows_ * shape_.k, ElementType::f64, MemorySpace::device},
@@ -168,23 +146,18 @@ class HostGemm final : public GpuGemm {
             {const_cast<double*>(c_.data()), rows_ * shape_.n, ElementType::f64, MemorySpace::device},
             shape_};
   }
-  void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) override {
-    std::memcpy(device, host, static_cast<std::size_t>(count) * 8);
-    rec.add("h2d", 0.0);
+  void convert_copy(const void* from, void* to, std::int64_t count, CopyKind kind, PhaseRecorder& rec) override {
+    std::memcpy(to, from, static_cast<std::size_t>(count) * 8);
+    rec.add(kind == CopyKind::host_to_device ? "h2d" : "d2h", 0.0);
   }
-  void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) override {
-    std::memcpy(host, device, static_cast<std::size_t>(count) * 8);
-    rec.add("d2h", 0.0);
-  }
-  void add_device_panel(const void*, const void*, std::int64_t, PhaseRecorder&) override { unused(); }
-  std::vector<std::pair<std::string, double>> setup_seconds() const override { return {}; }
-  nlohmann::json placement() const override { return nlohmann::json::object(); }
+  const Setup& setup() const override { return setup_; }
 
  private:
   [[noreturn]] static void unused() { throw Error(ExitCode::internal, "not a step of the Row1D schedules"); }
   GemmShape shape_;
   std::int64_t rows_ = 0;
   std::vector<double> a_, b_, c_;
+  Setup setup_;
 };
 
 struct Case {
@@ -214,8 +187,7 @@ bool runs_exact(const Case& c, const GemmShape& s) {
   // Two "nodes": B's slices are all-gathered within each, never across.
   const Communicator node = comm.split(c.two_nodes && comm.rank() >= comm.size() / 2 ? 1 : 0, comm.rank());
   auto schedule = row1d_gpu::make_schedule({cfg, comm, gpu, rows, c.shared, c.shared ? &node : nullptr});
-  gpu.hold_rows(schedule->rows_held());
-  gpu.reserve_inputs(schedule->own_inputs());
+  gpu.reserve({schedule->rows_held(), schedule->own_inputs()});
   std::unique_ptr<BufferTransport> transport;
   if (c.transport == Transport::nccl) {
     transport = make_device_buffer_transport(comm, schedule->transport_stream(), schedule->transport_ctas());
@@ -226,7 +198,7 @@ bool runs_exact(const Case& c, const GemmShape& s) {
 
   const std::vector<double> a = small_integers(s.m * s.k, 1), b = small_integers(s.k * s.n, 5);
   std::vector<double> want(static_cast<std::size_t>(s.m * s.n), 0.0);
-  gpu.multiply_block({s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, want.data(), s.n, false});
+  gpu.multiply_block({s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, want.data(), s.n, false}, nullptr);
   std::vector<double> a_i(a.begin() + mine.offset * s.k, a.begin() + (mine.offset + mine.count) * s.k);
   std::vector<double> c_i(static_cast<std::size_t>(mine.count * s.n), -1.0), c_full(want.size(), -1.0);
   bool after = false;

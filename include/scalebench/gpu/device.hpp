@@ -2,7 +2,9 @@
 // The device seam: one implementation per GPU vendor (cuda/ is the CUDA one), registered when the
 // program starts and chosen at run time. The functions of gpu.hpp and gpu_calibrate.hpp go
 // through the registered device; with none registered (a build without CUDA) they say so
-// (NoCudaError: "built without CUDA"). Nothing here names a vendor's library.
+// (NoCudaError: "built without CUDA"). Nothing here names a vendor's library, and nothing names
+// a workload: a workload's own kernels (Monte Carlo's, src/workloads/montecarlo/cuda/) live with
+// it and select their GPU through gpu.hpp.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -12,7 +14,6 @@
 
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/problem/gemm.hpp"
-#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 
@@ -53,11 +54,6 @@ class DeviceBackend {
   // Copies enqueued on a stream (copy_async, copy_strided_async).
   virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream) const = 0;
   virtual void copy_strided(const StridedCopy& c, CopyKind kind, void* stream) const = 0;
-  // Monte Carlo: scalebench's fused kernels (montecarlo --backend cuda) and the vendor random
-  // number library's host API (montecarlo --backend curand).
-  virtual std::unique_ptr<McKernel> make_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) const = 0;
-  virtual std::unique_ptr<McKernel> make_library_montecarlo(const MonteCarloConfig& cfg,
-                                                            const Communicator& comm) const = 0;
   virtual nlohmann::json calibrate(bool quick) const = 0;
   // Page-locks host memory for device copies (ResourceError when it cannot) and releases it.
   virtual void pin_host(void* data, std::size_t bytes) const = 0;

@@ -15,7 +15,6 @@
 #include "scalebench/base/verify.hpp"
 #include "scalebench/mpi/transport.hpp"
 #include "scalebench/problem/gemm.hpp"
-#include "scalebench/problem/montecarlo.hpp"
 
 namespace scalebench {
 
@@ -237,24 +236,43 @@ OverlapPlan make_overlap_plan(const GemmShape& global, const RowPartition& rows)
 // LocalGemm::prepare allocates (after checking, collectively over the ranks that share a GPU,
 // that the plan fits the free device memory; the set-up seconds go to "device_alloc") and
 // LocalGemm::multiply = upload, compute, download of the local block. Device steps are timed
-// with CUDA events.
+// with device events.
+//
+// The seam is ten operations: what a schedule cannot write over the device's primitives (the
+// block multiply, copies that convert formats, the check and the generator on the device, the
+// peer call) and what it needs to see (stream, views, set-up). The steps schedules share — the
+// whole block's upload, multiply and download, a panel added on the device, the test hook, the
+// pinned-copy peer — are written over these below (gpu_gemm_steps).
 class GpuGemm : public LocalGemm {
  public:
-  // Rows of A and C to hold on this rank (at least the local rows); call before prepare().
-  virtual void hold_rows(std::int64_t rows) = 0;
-  // Input elements a schedule allocates besides A, B and C (DeviceArray; --overlap's panel
-  // buffer, OverlapPlan::pack_elements): counted in prepare()'s memory check. Before prepare().
-  virtual void reserve_inputs(std::int64_t elements) = 0;
-  // "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not).
-  virtual void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) = 0;
-  // "compute": C_i = A_i·B, one cuBLAS call.
-  virtual void compute(PhaseRecorder& rec) = 0;
-  // "d2h": the first `rows` rows of C to a host buffer.
-  virtual void download(void* c, std::int64_t rows, PhaseRecorder& rec) = 0;
+  // Before prepare(): rows of A and C to hold on this rank (at least the local rows), and input
+  // elements a schedule allocates itself besides A, B and C (DeviceArray; --overlap's panel
+  // buffer, OverlapPlan::pack_elements), counted in prepare()'s memory check.
+  struct Reservation {
+    std::int64_t rows = 0;
+    std::int64_t extra_inputs = 0;
+  };
+  virtual void reserve(const Reservation& r) = 0;
+  // The stream device-resident work goes on (panels arriving through a device transport, the
+  // schedules' own copies), and the buffers prepare() made as device views: A (rows held × k)
+  // and B (k × n) in the input format, C (rows held × n) in the output format; `shape` is the
+  // prepared local shape.
+  virtual DeviceStream stream() const = 0;
+  struct DeviceViews {
+    BufferView a, b, c;
+    GemmShape shape;
+  };
+  virtual DeviceViews device_views() const = 0;
+  // The one copy vocabulary: `count` elements between host memory in the host format and device
+  // memory in the device format, converting (bf16 inputs; fp32 outputs of tf32 and bf16), on
+  // stream(). host_to_device: inputs (A or B elements), timed into "h2d"; device_to_host:
+  // outputs (C elements), timed into "d2h".
+  virtual void convert_copy(const void* from, void* to, std::int64_t count, CopyKind kind, PhaseRecorder& rec) = 0;
   // The block multiply on device views: row-major C (rows×n, leading dimension ldc) = (or +=,
   // `accumulate`) A (rows×k, lda)·B (k×n, ldb), every pointer device memory in the prepared
   // precision's device formats (inside device_views() or a DeviceArray), enqueued on stream()
-  // behind what is there. Not timed: a schedule times it with events.
+  // behind what is there. With `rec`, timed into its "compute" (the device's own timing of the
+  // call alone, waiting for it); without, not timed: a schedule times it with events.
   struct BlockGemm {
     std::int64_t rows, n, k;
     const void* a;
@@ -265,7 +283,7 @@ class GpuGemm : public LocalGemm {
     std::int64_t ldc;
     bool accumulate;
   };
-  virtual void multiply_block(const BlockGemm& g) = 0;
+  virtual void multiply_block(const BlockGemm& g, PhaseRecorder* rec) = 0;
   // --resident: A_i = rows [row_offset, row_offset + local m) of A, and B, made on the device
   // by the counter-based generator of gemm_fill.hpp: the same values rank 0 makes on the host.
   virtual void generate(const GemmShape& global, std::int64_t row_offset, std::uint64_t seed, Fill fill) = 0;
@@ -275,41 +293,45 @@ class GpuGemm : public LocalGemm {
   // C·x of the first `rows` rows held on the device. Bit-identical to verify()'s C_i·x for the
   // same rows: the gathered C can be compared with the blocks exactly.
   virtual std::vector<double> c_times_x(const std::vector<double>& x, std::int64_t rows) = 0;
-  // Tests and --inject-error-rank: add `amount` to local element `index` of C on the device.
-  virtual void corrupt_c(std::int64_t index, double amount) = 0;
-
-  // Peers measured in the same run on the same GPU (they overwrite C):
-  // seconds of one bare device BLAS call (its own handle and stream, nothing around it) on this
-  // block (CUDA: one cublasGemmEx);
+  // The peer measured in the same run on the same GPU (it overwrites C): seconds of one bare
+  // device BLAS call (its own handle and stream, nothing around it) on this block (CUDA: one
+  // cublasGemmEx).
   virtual double bare_device_gemm_seconds() = 0;
-  // bytes/s of one plain cudaMemcpy from pinned host memory into C on the device (at most
-  // `bytes`, capped by C's size; never into A or B, which the bare call reads).
-  virtual double pinned_copy_bandwidth(std::int64_t bytes) = 0;
-
-  // Device-resident panel sums (Summa2D over a device transport): the blocks stay on the device
-  // and panels arrive there through the transport, on this stream.
-  virtual DeviceStream stream() const = 0;
-  // The buffers prepare() made, as device views: A (rows held × k) and B (k × n) in the input
-  // format, C (rows held × n) in the output format; `shape` is the prepared local shape.
-  struct DeviceViews {
-    BufferView a, b, c;
-    GemmShape shape;
-  };
-  virtual DeviceViews device_views() const = 0;
-  // "h2d": `count` inputs from host memory (host format) into device memory (input format).
-  virtual void inputs_to_device(const void* host, void* device, std::int64_t count, PhaseRecorder& rec) = 0;
-  // "d2h": `count` outputs from device memory (output format) into host memory (host format).
-  virtual void outputs_to_host(const void* device, void* host, std::int64_t count, PhaseRecorder& rec) = 0;
-  // "compute": C += A_p·B_p with A_p (m × width) and B_p (width × n) contiguous device memory in
-  // the input format, C the prepared one (begin_sum zeroes it); after the work on stream().
-  virtual void add_device_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) = 0;
-
   // Set-up done when the backend was made, in seconds by step ("gpu_context": device selection
-  // and context creation, "cublas_handle"); prepare() records its own steps ("device_alloc",
-  // "cublas_first_call") in the recorder it is given. None of it is ever inside compute.
-  virtual std::vector<std::pair<std::string, double>> setup_seconds() const = 0;
-  // host, rank, local rank, GPU index, name, PCI bus id, UUID.
-  virtual nlohmann::json placement() const = 0;
+  // and context creation, "cublas_handle"; prepare() records its own steps, "device_alloc" and
+  // "cublas_first_call", in the recorder it is given; none of it is ever inside compute), and
+  // where it runs: host, rank, local rank, GPU index, name, PCI bus id, UUID.
+  struct Setup {
+    std::vector<std::pair<std::string, double>> seconds;
+    nlohmann::json placement;
+  };
+  virtual const Setup& setup() const = 0;
+};
+
+// The steps schedules share, written over GpuGemm's operations and the primitives above.
+// "h2d": `rows` rows of A and all of B from host buffers (host format, pinned or not) into the
+// device views.
+void upload(GpuGemm& g, const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec);
+// "compute": C_i = A_i·B over the prepared local shape.
+void compute(GpuGemm& g, PhaseRecorder& rec);
+// "d2h": the first `rows` rows of C to a host buffer.
+void download(GpuGemm& g, void* c, std::int64_t rows, PhaseRecorder& rec);
+// "compute": C += A_p·B_p with A_p (m × width) and B_p (width × n) contiguous device memory in
+// the input format, C the prepared one (begin_sum zeroes it); after the work on stream().
+void add_device_panel(GpuGemm& g, const void* a, const void* b, std::int64_t width, PhaseRecorder& rec);
+// Tests and --inject-error-rank: add `amount` to local element `index` of C on the device (C's
+// element read, the sum rounded to C's format, written back; on stream(), waited for).
+void corrupt_c(GpuGemm& g, std::int64_t index, double amount);
+// The copy peer: bytes/s of one plain copy from page-locked host memory into C on the device (at
+// most `bytes`, capped by C's size; never into A or B, which the bare call reads). The host
+// memory is page-locked once per `peer` and kept for the next call.
+class PinnedCopyPeer {
+ public:
+  double bandwidth(GpuGemm& g, std::int64_t bytes);
+
+ private:
+  std::vector<unsigned char> host_;
+  HostMemoryPin pin_;
 };
 
 // An error in one element of C that Freivalds' check must catch at this size and precision,
@@ -340,12 +362,6 @@ nlohmann::json describe_device_buffer_transport(int max_ctas);
 // CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
 // pipeline needs, and leave the rest to the multiply.
 inline constexpr int kOverlapTransportCtas = 4;
-
-// Monte Carlo on this rank's GPU: scalebench's fused generate-test-reduce kernels (montecarlo
-// --backend cuda), and the tutorials' pattern with the vendor random number library's host API
-// (--backend curand; docs/montecarlo.md). Collective over `comm` (selects the GPU).
-std::unique_ptr<McKernel> make_device_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
-std::unique_ptr<McKernel> make_device_library_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm);
 
 // ---------------------------------------------------------------------------------------------
 // Transfer bandwidth as nccl-tests defines it (doc/PERFORMANCE.md there): algbw = bytes / time;

@@ -191,8 +191,9 @@ class McKernel {
   virtual nlohmann::json describe() const = 0;
 };
 
-// On the CPU: make_cpu_montecarlo (cpu/montecarlo.hpp); on a GPU: make_device_montecarlo,
-// make_device_library_montecarlo (gpu/gpu.hpp).
+// On the CPU: make_cpu_montecarlo (cpu/montecarlo.hpp); on a GPU: make_gpu_montecarlo and
+// make_gpu_library_montecarlo, the Monte Carlo workload's own
+// (src/workloads/montecarlo/gpu_montecarlo.hpp).
 
 // ---- Estimates -----------------------------------------------------------------------------------
 struct McEstimate {

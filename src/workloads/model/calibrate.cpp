@@ -13,6 +13,7 @@
 #include <hwloc.h>
 
 #include "calibrate_steps.hpp"
+#include "montecarlo/gpu_montecarlo.hpp"
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/energy.hpp"
 #include "scalebench/base/error.hpp"
@@ -231,8 +232,8 @@ ThreadRate montecarlo_rate(McProblem problem, McBackendKind backend, int threads
     const std::int64_t chunks = chunk_count(cfg);
     std::unique_ptr<McKernel> k = backend == McBackendKind::naive    ? make_naive_montecarlo(0, 1)
                                   : backend == McBackendKind::cpu    ? make_cpu_montecarlo(threads)
-                                  : backend == McBackendKind::curand ? make_device_library_montecarlo(cfg, *self)
-                                                                     : make_device_montecarlo(cfg, *self);
+                                  : backend == McBackendKind::curand ? make_gpu_library_montecarlo(cfg, *self)
+                                                                     : make_gpu_montecarlo(cfg, *self);
     PhaseRecorder setup, rec;
     k->prepare(cfg, {0, chunks}, setup);
     const double sec = median_seconds({1, 0.0}, [&] { k->run(rec); });
@@ -444,15 +445,15 @@ void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& 
       cfg.precision = prec;
       cfg.shape = {n, n, n};
       const std::unique_ptr<GpuGemm> gemm = make_gpu_gemm(cfg, self);
-      gemm->hold_rows(n);
+      gemm->reserve({n, 0});
       PhaseRecorder rec;
       gemm->prepare(cfg.shape, prec, rec);
       gemm->generate(cfg.shape, 0, cfg.seed, Fill::uniform);
-      gemm->compute(rec);  // warm-up
+      compute(*gemm, rec);  // warm-up
       Watts w;
       metered(WattsProbe{&meter, "gpu", &w}, [&] {
         const double t0 = wall_seconds();
-        while (wall_seconds() - t0 < kGpuPowerSeconds) gemm->compute(rec);
+        while (wall_seconds() - t0 < kGpuPowerSeconds) compute(*gemm, rec);
         return 0;
       });
       keep_watts(p, say, g.gemm_w, to_string(prec), w,
@@ -728,7 +729,7 @@ bool check_montecarlo(Profile& p, const CalibrateOptions& o, const Progress& say
   cfg.samples = cfg.chunk_size * static_cast<std::int64_t>(chunks);
   const Prediction pred = predict_montecarlo(p, cfg, one);
   std::unique_ptr<McKernel> k = backend == McBackendKind::cpu ? make_cpu_montecarlo(threads)
-                                                              : make_device_montecarlo(cfg, self);
+                                                              : make_gpu_montecarlo(cfg, self);
   PhaseRecorder setup, rec;
   k->prepare(cfg, {0, chunk_count(cfg)}, setup);
   const double measured = timed({3, 0.0}, [&] { k->run(rec); }).median;

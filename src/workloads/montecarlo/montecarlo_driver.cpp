@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "harness.hpp"
+#include "montecarlo/gpu_montecarlo.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/output_file.hpp"
@@ -269,8 +270,8 @@ class MonteCarloRun final : public RankWorkload, public RunReport {
     switch (cfg_.backend) {
       case McBackendKind::naive: kernel_ = make_naive_montecarlo(comm.rank(), comm.size()); break;
       case McBackendKind::cpu: kernel_ = make_cpu_montecarlo(cfg_.threads); break;
-      case McBackendKind::cuda: kernel_ = make_device_montecarlo(cfg_, comm); break;
-      case McBackendKind::curand: kernel_ = make_device_library_montecarlo(cfg_, comm); break;
+      case McBackendKind::cuda: kernel_ = make_gpu_montecarlo(cfg_, comm); break;
+      case McBackendKind::curand: kernel_ = make_gpu_library_montecarlo(cfg_, comm); break;
     }
   }
   void prepare(PhaseRecorder& setup) override {

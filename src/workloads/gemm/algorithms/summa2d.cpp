@@ -114,7 +114,7 @@ class Summa2D final : public DistributedGemm {
       if (comm_.is_root()) staging_.assign(static_cast<std::size_t>(largest_block()), T(0));
     }
     // The device lookahead's panel buffers beyond the backend's own, in its memory check.
-    if (device_ && cfg_.lookahead > 0) gpu_->reserve_inputs(cfg_.lookahead * (me.mi * w + w * me.nj));
+    if (device_ && cfg_.lookahead > 0) gpu_->reserve({0, cfg_.lookahead * (me.mi * w + w * me.nj)});
     agree(comm_, [&] { local_.prepare({me.mi, me.nj, w}, cfg_.precision, setup); });
     if (device_) {
       prepare_device(setup);
@@ -149,7 +149,7 @@ class Summa2D final : public DistributedGemm {
       const std::int64_t at = (me.mi / 2) * me.nj + me.nj / 2;
       const double amount = detectable_corruption(cfg_.shape, cfg_.precision);
       if (device_) {
-        gpu_->corrupt_c(at, amount);
+        corrupt_c(*gpu_, at, amount);
       } else {
         c_[static_cast<std::size_t>(at)] += static_cast<T>(amount);
       }
@@ -167,7 +167,7 @@ class Summa2D final : public DistributedGemm {
     const Shape me = shape_of(comm_.rank());
     if (device_) {
       PhaseRecorder untimed;  // the copy belongs to the check, not to a phase
-      gpu_->outputs_to_host(places_.c, c_.data(), me.mi * me.nj, untimed);
+      gpu_->convert_copy(places_.c, c_.data(), me.mi * me.nj, CopyKind::device_to_host, untimed);
     }
     // Every block's C_ij·x_j, compared bit for bit with the same sums over the gathered C.
     std::vector<double> mine;
@@ -244,7 +244,7 @@ class Summa2D final : public DistributedGemm {
     if (!c_.empty()) placement.record_buffer("C_ij", c_.data(), c_.size() * sizeof(T));
     nlohmann::json info = {{"rows", me.mi},         {"row_offset", me.row0}, {"cols", me.nj},
                            {"col_offset", me.col0}, {"grid_row", i_},        {"grid_col", j_}};
-    if (gpu_ != nullptr) info["gpu"] = gpu_->placement()["gpu"];
+    if (gpu_ != nullptr) info["gpu"] = gpu_->setup().placement["gpu"];
     return info;
   }
 
@@ -351,7 +351,7 @@ class Summa2D final : public DistributedGemm {
       rec.add(phase::compute, wall_seconds() - t0);
     }
     if (device_) {
-      gpu_->add_device_panel(in.a, in.b, width, rec);
+      add_device_panel(*gpu_, in.a, in.b, width, rec);
       return 0;
     }
     const std::int64_t mi = shape_of(comm_.rank()).mi, step = piece_rows(width);
@@ -523,7 +523,7 @@ class Summa2D final : public DistributedGemm {
 
   // Rank 0: a packed block (host) to where the transport sends it from, and to rank r.
   void send_block(const T* host, void* place, std::int64_t count, int r, PhaseRecorder& rec) {
-    if (device_) gpu_->inputs_to_device(host, place, count, rec);
+    if (device_) gpu_->convert_copy(host, place, count, CopyKind::host_to_device, rec);
     if (r == 0) return;
     transport_->send(places_.inputs(place, count), r, comm_);
     transport_->synchronize();  // the staging is reused for the next block
@@ -545,7 +545,7 @@ class Summa2D final : public DistributedGemm {
       }
       const T* from = static_cast<const T*>(place);
       if (device_) {
-        gpu_->outputs_to_host(place, staging_.data(), o.mi * o.nj, rec);
+        gpu_->convert_copy(place, staging_.data(), o.mi * o.nj, CopyKind::device_to_host, rec);
         from = staging_.data();
       }
       unpack(from, o.mi, o.nj, c_full_.data() + o.row0 * s.n + o.col0, s.n);

@@ -64,10 +64,9 @@ void GpuGemmRun::prepare(const GemmShape& local, const Communicator* node, Phase
     b_group_ranks_ = static_cast<int>(comm_.max(static_cast<std::int64_t>(group.size())));
   }
   schedule_ = row1d_gpu::make_schedule(ctx);
-  gpu_.hold_rows(schedule_->rows_held());
   if (cfg_.overlap) plan_ = make_overlap_plan(cfg_.shape, rows_);
-  gpu_.reserve_inputs(schedule_->own_inputs());
-  for (const auto& [step, seconds] : gpu_.setup_seconds()) setup.add(step, seconds);
+  gpu_.reserve({schedule_->rows_held(), schedule_->own_inputs()});
+  for (const auto& [step, seconds] : gpu_.setup().seconds) setup.add(step, seconds);
   if (cfg_.transport == Transport::nccl && !cfg_.resident) {
     transport_ctas_ = schedule_->transport_ctas();
     ScopedPhase t(setup, phase::nccl_comm);
@@ -88,7 +87,7 @@ void GpuGemmRun::multiply(const void* a_full, const void* a_i, const void* b, vo
   // than the precision's tolerance can hide.
   const auto inject = [&] {
     if (inject_error_rank_ == comm_.rank() && mine_.count > 0) {
-      gpu_.corrupt_c((mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
+      corrupt_c(gpu_, (mine_.count / 2) * s.n + s.n / 2, detectable_corruption(s, cfg_.precision));
     }
   };
   schedule_->multiply({a_full, a_i, b, c_i, c_full}, rec, inject);
@@ -191,7 +190,7 @@ void GpuGemmRun::time_peers(PhaseRecorder& peer_rec, const RepeatLoop& loop) {
       // compared with.
       comm_.barrier();
       agree(comm_, [&] {
-        const double bw = gpu_.pinned_copy_bandwidth(static_cast<std::int64_t>(bytes));
+        const double bw = copy_peer_.bandwidth(gpu_, static_cast<std::int64_t>(bytes));
         peer_rec.add(phase::pinned_copy, bw > 0 ? bytes / bw : 0.0);
       });
     }
@@ -261,10 +260,10 @@ std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
   return out;
 }
 
-nlohmann::json GpuGemmRun::rank_info() const { return {{"gpu", gpu_.placement()["gpu"]}}; }
+nlohmann::json GpuGemmRun::rank_info() const { return {{"gpu", gpu_.setup().placement["gpu"]}}; }
 
 nlohmann::json GpuGemmRun::gather_map() const {
-  const auto all = comm_.gather_strings(gpu_.placement().dump());
+  const auto all = comm_.gather_strings(gpu_.setup().placement.dump());
   nlohmann::json map = nlohmann::json::array();
   for (const auto& s : all) {
     const auto p = nlohmann::json::parse(s);

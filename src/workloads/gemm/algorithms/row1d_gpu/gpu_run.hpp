@@ -98,6 +98,7 @@ class GpuGemmRun {
   OverlapPlan plan_;  // --overlap (the record's description of the pipeline)
   bool shared_ = false;
   std::vector<HostMemoryPin> pins_;
+  PinnedCopyPeer copy_peer_;  // the pinned-copy peer's page-locked host memory, kept between repeats
   // Declared before the transport it uses: the transport ends first.
   std::unique_ptr<row1d_gpu::Schedule> schedule_;
   std::unique_ptr<BufferTransport> transport_;  // --transport nccl: the device buffer transport

@@ -45,7 +45,7 @@ const DeviceEvent& Pipeline::record(DeviceStream s) {
 void Pipeline::multiply(std::string what, std::int64_t row, std::int64_t count, std::int64_t col, std::int64_t width,
                         bool accumulate) {
   const DeviceEvent& b = record(s_.compute);
-  gpu_.multiply_block({count, n_, width, a_at(row, col), k_, b_at(col), n_, c_at(row), n_, accumulate});
+  gpu_.multiply_block({count, n_, width, a_at(row, col), k_, b_at(col), n_, c_at(row), n_, accumulate}, nullptr);
   const DeviceEvent& e = record(s_.compute);
   spans_.push_back({"compute", std::move(what), "", &b, &e});
   gemms_.emplace_back(&b, &e);

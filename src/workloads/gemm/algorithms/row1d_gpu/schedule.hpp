@@ -62,10 +62,10 @@ class Schedule {
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
 
-  // Rows of A and C this rank holds on its GPU (GpuGemm::hold_rows): its own rows, or all of
+  // Rows of A and C this rank holds on its GPU (GpuGemm::reserve: Reservation::rows): its own rows, or all of
   // them on rank 0 where it scatters from and gathers into its device.
   virtual std::int64_t rows_held() const { return mine_.count; }
-  // Input elements the schedule allocates itself (GpuGemm::reserve_inputs).
+  // Input elements the schedule allocates itself (GpuGemm::reserve: Reservation::extra_inputs).
   virtual std::int64_t own_inputs() const { return 0; }
   // The stream the device buffer transport is made for, and its thread-block cap.
   virtual DeviceStream transport_stream() const { return ctx_.gpu.stream(); }

@@ -13,10 +13,10 @@ class Staged final : public Schedule {
  public:
   using Schedule::Schedule;
   void multiply(const HostMatrices& host, PhaseRecorder& rec, const std::function<void()>& after_compute) override {
-    ctx_.gpu.upload(host.a_i, mine_.count, host.b, rec);
-    ctx_.gpu.compute(rec);
+    upload(ctx_.gpu, host.a_i, mine_.count, host.b, rec);
+    compute(ctx_.gpu, rec);
     after_compute();
-    ctx_.gpu.download(host.c_i, mine_.count, rec);
+    download(ctx_.gpu, host.c_i, mine_.count, rec);
   }
 };
 
@@ -30,7 +30,7 @@ class Nccl final : public Schedule {
   void multiply(const HostMatrices& host, PhaseRecorder& rec, const std::function<void()>& after_compute) override {
     const auto& s = ctx_.cfg.shape;
     const RowPartition& rows = ctx_.rows;
-    if (ctx_.comm.is_root()) ctx_.gpu.upload(host.a_full, s.m, host.b, rec);
+    if (ctx_.comm.is_root()) upload(ctx_.gpu, host.a_full, s.m, host.b, rec);
     // The others would otherwise count rank 0's upload as their scatter time.
     ctx_.comm.barrier();
     const GpuGemm::DeviceViews v = ctx_.gpu.device_views();
@@ -38,12 +38,12 @@ class Nccl final : public Schedule {
       transport_->scatter(v.a, rows.counts_times(s.k), rows.offsets_times(s.k), first(v.a, s.k), 0, ctx_.comm);
     });
     timed(rec, phase::broadcast, [&] { transport_->broadcast(v.b, 0, ctx_.comm); });
-    ctx_.gpu.compute(rec);
+    compute(ctx_.gpu, rec);
     after_compute();
     timed(rec, phase::gather, [&] {
       transport_->gather(first(v.c, s.n), v.c, rows.counts_times(s.n), rows.offsets_times(s.n), 0, ctx_.comm);
     });
-    if (ctx_.comm.is_root()) ctx_.gpu.download(host.c_full, s.m, rec);
+    if (ctx_.comm.is_root()) download(ctx_.gpu, host.c_full, s.m, rec);
   }
 
  private:
@@ -61,7 +61,7 @@ class Resident final : public Schedule {
   void multiply(const HostMatrices&, PhaseRecorder& rec, const std::function<void()>& after_compute) override {
     rec.add(phase::scatter, 0.0);
     rec.add(phase::broadcast, 0.0);
-    ctx_.gpu.compute(rec);
+    compute(ctx_.gpu, rec);
     after_compute();
     rec.add(phase::gather, 0.0);
   }
@@ -83,11 +83,11 @@ class Shared final : public Schedule {
       timed(rec, phase::allgather,
             [&] { transport_->all_gather(v.b, b_rows_.counts_times(n), b_rows_.offsets_times(n), group_); });
     } else {
-      ctx_.gpu.upload(host.a_i, mine_.count, host.b, rec);
+      upload(ctx_.gpu, host.a_i, mine_.count, host.b, rec);
     }
-    ctx_.gpu.compute(rec);
+    compute(ctx_.gpu, rec);
     after_compute();
-    ctx_.gpu.download(host.c_i, mine_.count, rec);
+    download(ctx_.gpu, host.c_i, mine_.count, rec);
   }
 
  private:
@@ -98,9 +98,9 @@ class Shared final : public Schedule {
     const Block slice = b_rows_.block(group_.rank());
     const auto at = static_cast<std::size_t>(slice.offset * s.n);
     const std::size_t he = host_element_bytes(ctx_.cfg.precision), de = element_bytes(v.b.type);
-    ctx_.gpu.inputs_to_device(host.a_i, v.a.data, mine_.count * s.k, rec);
-    ctx_.gpu.inputs_to_device(static_cast<const char*>(host.b) + at * he, static_cast<char*>(v.b.data) + at * de,
-                              slice.count * s.n, rec);
+    ctx_.gpu.convert_copy(host.a_i, v.a.data, mine_.count * s.k, CopyKind::host_to_device, rec);
+    ctx_.gpu.convert_copy(static_cast<const char*>(host.b) + at * he, static_cast<char*>(v.b.data) + at * de,
+                          slice.count * s.n, CopyKind::host_to_device, rec);
   }
 
   const Communicator& group_;

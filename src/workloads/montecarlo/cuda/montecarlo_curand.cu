@@ -25,6 +25,7 @@
 #include "curand_generator.hpp"
 #include "device_memory.hpp"
 #include "gpu_device.hpp"
+#include "montecarlo/gpu_montecarlo.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
@@ -256,7 +257,7 @@ class CurandMonteCarlo final : public McKernel {
 
 }  // namespace
 
-std::unique_ptr<McKernel> make_curand_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
+std::unique_ptr<McKernel> make_gpu_library_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
   return std::make_unique<CurandMonteCarlo>(cfg, comm);
 }
 

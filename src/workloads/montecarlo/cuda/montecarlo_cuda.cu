@@ -20,6 +20,7 @@
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
 #include "gpu_device.hpp"
+#include "montecarlo/gpu_montecarlo.hpp"
 #include "montecarlo_kernels.cuh"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
@@ -178,7 +179,7 @@ class CudaMonteCarlo final : public McKernel {
 
 }  // namespace
 
-std::unique_ptr<McKernel> make_cuda_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
+std::unique_ptr<McKernel> make_gpu_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
   return std::make_unique<CudaMonteCarlo>(cfg, comm);
 }
 
