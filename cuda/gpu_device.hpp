@@ -21,7 +21,6 @@ class BufferTransport;
 // The NCCL transport (nccl_transport.cpp) and the GPU micro-benchmarks (calibrate_gpu.cpp).
 std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                             int max_ctas);
-nlohmann::json describe_nccl_buffer_transport(int max_ctas);
 nlohmann::json calibrate_cuda(bool quick);
 
 }  // namespace scalebench

@@ -39,6 +39,18 @@ class NcclBufferTransport final : public BufferTransport {
   }
 
   std::string name() const override { return "nccl"; }
+  nlohmann::json describe() const override {
+    const char* env = std::getenv("NCCL_MAX_CTAS");
+    return {{"library", "NCCL"},
+            {"version", gpu::nccl_version_string()},
+            {"scatter", "ncclSend/ncclRecv from the root, one group"},
+            {"broadcast", "ncclBroadcast"},
+            {"gather", "ncclSend/ncclRecv to the root, one group"},
+            {"allgather", "ncclAllGather in place (equal blocks), else one ncclBroadcast per block in one group"},
+            {"max_ctas", env != nullptr  ? nlohmann::json(env)
+                         : max_ctas_ > 0 ? nlohmann::json(max_ctas_)
+                                         : nlohmann::json("NCCL's choice")}};
+  }
   MemorySpace space() const override { return MemorySpace::device; }
 
   // Finalizing a communicator waits for its other ranks to finalize it too: every rank ends them
@@ -229,19 +241,6 @@ std::unique_ptr<BufferTransport> make_nccl_buffer_transport(const Communicator& 
     t = std::make_unique<gpu::NcclBufferTransport>(comm, static_cast<cudaStream_t>(stream.handle), max_ctas);
   });
   return t;
-}
-
-nlohmann::json describe_nccl_buffer_transport(int max_ctas) {
-  const char* env = std::getenv("NCCL_MAX_CTAS");
-  return {{"library", "NCCL"},
-          {"version", gpu::nccl_version_string()},
-          {"scatter", "ncclSend/ncclRecv from the root, one group"},
-          {"broadcast", "ncclBroadcast"},
-          {"gather", "ncclSend/ncclRecv to the root, one group"},
-          {"allgather", "ncclAllGather in place (equal blocks), else one ncclBroadcast per block in one group"},
-          {"max_ctas", env != nullptr ? nlohmann::json(env)
-                       : max_ctas > 0 ? nlohmann::json(max_ctas)
-                                      : nlohmann::json("NCCL's choice")}};
 }
 
 }  // namespace scalebench

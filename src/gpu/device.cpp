@@ -34,10 +34,10 @@ const DeviceBackend& device_backend(const std::string& asked_by) {
 
 bool gpu_support_built() { return registered() != nullptr; }
 
-int visible_gpu_count() { return registered() != nullptr ? registered()->visible_count() : 0; }
+int visible_gpu_count() { return registered() != nullptr ? registered()->visibility().count : 0; }
 
 std::string gpu_absence_reason() {
-  return registered() != nullptr ? registered()->absence_reason() : "this scalebench was built without CUDA";
+  return registered() != nullptr ? registered()->visibility().absence_reason : "this scalebench was built without CUDA";
 }
 
 int select_gpu_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) {
@@ -56,10 +56,6 @@ std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator
   return device_backend("--backend " + to_string(cfg.backend)).make_gemm(cfg, comm);
 }
 
-nlohmann::json describe_device_buffer_transport(int max_ctas) {
-  return device_backend("--transport nccl").describe_buffer_transport(max_ctas);
-}
-
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                               int max_ctas) {
   return device_backend("--transport nccl").make_buffer_transport(comm, stream, max_ctas);
@@ -72,7 +68,7 @@ HostMemoryPin::HostMemoryPin(void* data, std::size_t bytes) {
   // for one to a temporary (-Wdangling-reference).
   const DeviceBackend* device = &device_backend("pinned host memory");
   if (data == nullptr || bytes == 0) return;
-  device->pin_host(data, bytes);
+  device->acquire(DeviceHandle::host_pin, bytes, data);
   ptr_ = data;
 }
 
@@ -90,7 +86,7 @@ HostMemoryPin& HostMemoryPin::operator=(HostMemoryPin&& o) noexcept {
 
 DeviceArray::DeviceArray(std::size_t bytes) : bytes_(bytes) {
   const DeviceBackend* device = &device_backend("device memory");  // a pointer: see HostMemoryPin
-  if (bytes > 0) ptr_ = device->allocate(bytes);
+  if (bytes > 0) ptr_ = device->acquire(DeviceHandle::memory, bytes, nullptr);
 }
 
 DeviceArray::~DeviceArray() { release(); }
@@ -108,13 +104,13 @@ DeviceArray& DeviceArray::operator=(DeviceArray&& o) noexcept {
 }
 
 void DeviceArray::release() noexcept {
-  if (ptr_ != nullptr && registered() != nullptr) registered()->free(ptr_);
+  if (ptr_ != nullptr && registered() != nullptr) registered()->release(DeviceHandle::memory, ptr_);
   ptr_ = nullptr;
   bytes_ = 0;
 }
 
 void HostMemoryPin::release() noexcept {
-  if (ptr_ != nullptr && registered() != nullptr) registered()->unpin_host(ptr_);
+  if (ptr_ != nullptr && registered() != nullptr) registered()->release(DeviceHandle::host_pin, ptr_);
   ptr_ = nullptr;
 }
 

@@ -22,7 +22,9 @@ const DeviceBackend* maker() noexcept { return gpu_support_built() ? &device_bac
 
 }  // namespace
 
-OwnedStream::OwnedStream(Priority p) : handle_(device()->create_stream(p == Priority::high)) {}
+OwnedStream::OwnedStream(Priority p)
+    : handle_(device()->acquire(p == Priority::high ? DeviceHandle::high_priority_stream : DeviceHandle::stream, 0,
+                                nullptr)) {}
 
 OwnedStream::~OwnedStream() { release(); }
 
@@ -36,16 +38,16 @@ OwnedStream& OwnedStream::operator=(OwnedStream&& o) noexcept {
   return *this;
 }
 
-void OwnedStream::synchronize() const { device()->synchronize_stream(handle_); }
+void OwnedStream::synchronize() const { device()->synchronize(DeviceHandle::stream, handle_); }
 
 void OwnedStream::release() noexcept {
   if (handle_ != nullptr) {
-    if (const DeviceBackend* d = maker(); d != nullptr) d->destroy_stream(handle_);
+    if (const DeviceBackend* d = maker(); d != nullptr) d->release(DeviceHandle::stream, handle_);
   }
   handle_ = nullptr;
 }
 
-DeviceEvent::DeviceEvent() : handle_(device()->create_event()) {}
+DeviceEvent::DeviceEvent() : handle_(device()->acquire(DeviceHandle::event, 0, nullptr)) {}
 
 DeviceEvent::~DeviceEvent() { release(); }
 
@@ -61,7 +63,7 @@ DeviceEvent& DeviceEvent::operator=(DeviceEvent&& o) noexcept {
 
 void DeviceEvent::record(DeviceStream s) const { device()->record_event(handle_, s.handle); }
 
-void DeviceEvent::synchronize() const { device()->synchronize_event(handle_); }
+void DeviceEvent::synchronize() const { device()->synchronize(DeviceHandle::event, handle_); }
 
 double DeviceEvent::seconds_since(const DeviceEvent& start) const {
   return device()->event_seconds(start.handle_, handle_);
@@ -71,17 +73,15 @@ void DeviceEvent::make_wait(DeviceStream s) const { device()->wait_event(s.handl
 
 void DeviceEvent::release() noexcept {
   if (handle_ != nullptr) {
-    if (const DeviceBackend* d = maker(); d != nullptr) d->destroy_event(handle_);
+    if (const DeviceBackend* d = maker(); d != nullptr) d->release(DeviceHandle::event, handle_);
   }
   handle_ = nullptr;
 }
 
 void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, DeviceStream s) {
-  device()->copy(dst, src, bytes, kind, s.handle);
+  device()->copy({dst, bytes, src, bytes, bytes, 1}, kind, s.handle);
 }
 
-void copy_strided_async(const StridedCopy& c, CopyKind kind, DeviceStream s) {
-  device()->copy_strided(c, kind, s.handle);
-}
+void copy_strided_async(const StridedCopy& c, CopyKind kind, DeviceStream s) { device()->copy(c, kind, s.handle); }
 
 }  // namespace scalebench

@@ -61,9 +61,8 @@ class HostViews final : public BufferTransport {
 // Streams and events are tokens; copies happen when enqueued.
 class HostDevice final : public DeviceBackend {
  public:
-  std::string name() const override { return "host stand-in"; }
-  int visible_count() const override { return 1; }
-  std::string absence_reason() const override { return {}; }
+  HostDevice() : DeviceBackend("host stand-in") {}
+  Visibility visibility() const override { return {1, {}}; }
   int select_for_rank(const Communicator&, bool, const std::string&) const override { return 0; }
   nlohmann::json info(int) const override { return nlohmann::json::object(); }
   nlohmann::json library_versions() const override { return nlohmann::json::object(); }
@@ -71,30 +70,30 @@ class HostDevice final : public DeviceBackend {
   std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator&, DeviceStream, int) const override {
     return std::make_unique<HostViews>();
   }
-  nlohmann::json describe_buffer_transport(int) const override { return nlohmann::json::object(); }
-  void* allocate(std::size_t bytes) const override { return ::operator new(bytes); }
-  void free(void* data) const noexcept override { ::operator delete(data); }
-  void* create_stream(bool) const override { return new int(0); }
-  void destroy_stream(void* s) const noexcept override { delete static_cast<int*>(s); }
-  void synchronize_stream(void*) const override {}
-  void* create_event() const override { return new int(0); }
-  void destroy_event(void* e) const noexcept override { delete static_cast<int*>(e); }
-  void record_event(void*, void*) const override {}
-  void synchronize_event(void*) const override {}
-  double event_seconds(void*, void*) const override { return 0.0; }
-  void wait_event(void*, void*) const override {}
-  void copy(void* dst, const void* src, std::size_t bytes, CopyKind, void*) const override {
-    if (bytes > 0) std::memcpy(dst, src, bytes);
+  void* acquire(DeviceHandle kind, std::size_t bytes, void* host) const override {
+    if (kind == DeviceHandle::memory) return ::operator new(bytes);
+    if (kind == DeviceHandle::host_pin) return host;
+    return new int(0);
   }
-  void copy_strided(const StridedCopy& c, CopyKind, void*) const override {
+  void release(DeviceHandle kind, void* handle) const noexcept override {
+    if (kind == DeviceHandle::memory) {
+      ::operator delete(handle);
+    } else if (kind != DeviceHandle::host_pin) {
+      delete static_cast<int*>(handle);
+    }
+  }
+  void synchronize(DeviceHandle, void*) const override {}
+  void record_event(void*, void*) const override {}
+  void wait_event(void*, void*) const override {}
+  double event_seconds(void*, void*) const override { return 0.0; }
+  void copy(const StridedCopy& c, CopyKind, void*) const override {
     for (std::size_t i = 0; i < c.rows; ++i) {
+      if (c.row_bytes == 0) break;
       std::memcpy(static_cast<char*>(c.dst) + i * c.dst_pitch, static_cast<const char*>(c.src) + i * c.src_pitch,
                   c.row_bytes);
     }
   }
   nlohmann::json calibrate(bool) const override { return nlohmann::json::object(); }
-  void pin_host(void*, std::size_t) const override {}
-  void unpin_host(void*) const noexcept override {}
 };
 
 // The stand-in is registered before main() registers the devices this build has

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,43 +22,57 @@ class Communicator;
 class GpuGemm;
 class BufferTransport;
 
-// What a vendor's implementation provides; gpu.hpp documents each operation's contract.
+// The handles a device makes and releases for the primitives of gpu.hpp (DeviceArray,
+// OwnedStream, DeviceEvent, HostMemoryPin): device memory of `bytes` (ResourceError when it cannot
+// be had); a stream (non-blocking; `high`: the device's greatest priority); an event; existing
+// host memory at `host` of `bytes` page-locked in place (the handle is `host`; ResourceError when
+// it cannot be).
+enum class DeviceHandle { memory, stream, high_priority_stream, event, host_pin };
+
+// What a vendor's implementation provides: fifteen operations; gpu.hpp documents each one's
+// contract. Its name is data ("cuda"), given when it is made.
 class DeviceBackend {
  public:
+  explicit DeviceBackend(std::string name) : name_(std::move(name)) {}
   virtual ~DeviceBackend() = default;
-  virtual std::string name() const = 0;  // "cuda"
-  virtual int visible_count() const = 0;
-  virtual std::string absence_reason() const = 0;
+  DeviceBackend(const DeviceBackend&) = delete;
+  DeviceBackend& operator=(const DeviceBackend&) = delete;
+  const std::string& name() const noexcept { return name_; }
+
+  // The GPUs this process sees, and why none where it sees none (visible_gpu_count,
+  // gpu_absence_reason); selection and description (select_gpu_for_rank, gpu_info,
+  // gpu_library_versions).
+  struct Visibility {
+    int count = 0;
+    std::string absence_reason;  // empty when count > 0
+  };
+  virtual Visibility visibility() const = 0;
   virtual int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) const = 0;
   virtual nlohmann::json info(int device) const = 0;
   virtual nlohmann::json library_versions() const = 0;
   // The GEMM backend (gemm --backend cublas on CUDA): the block multiply on device views.
   virtual std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const = 0;
-  // The transport of device buffer views on `stream` (make_device_buffer_transport) and its
-  // description (describe_device_buffer_transport).
+  // The transport of device buffer views on `stream` (make_device_buffer_transport); it
+  // describes itself (BufferTransport::describe).
   virtual std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                                  int max_ctas) const = 0;
-  virtual nlohmann::json describe_buffer_transport(int max_ctas) const = 0;
-  // Device memory of the current device (DeviceArray): allocate (ResourceError when it cannot) and free.
-  virtual void* allocate(std::size_t bytes) const = 0;
-  virtual void free(void* data) const noexcept = 0;
-  // Streams and events (OwnedStream, DeviceEvent): opaque handles of the current device.
-  virtual void* create_stream(bool high_priority) const = 0;
-  virtual void destroy_stream(void* stream) const noexcept = 0;
-  virtual void synchronize_stream(void* stream) const = 0;
-  virtual void* create_event() const = 0;
-  virtual void destroy_event(void* event) const noexcept = 0;
+  // Handles of the current device: made (`bytes` and `host` as DeviceHandle says) and released.
+  virtual void* acquire(DeviceHandle kind, std::size_t bytes, void* host) const = 0;
+  virtual void release(DeviceHandle kind, void* handle) const noexcept = 0;
+  // Waits on the host for a stream (everything enqueued on it) or an event (its recorded point).
+  virtual void synchronize(DeviceHandle kind, void* handle) const = 0;
+  // Events on streams: record the point a stream has reached, make a stream wait for an event,
+  // seconds between two reached events.
   virtual void record_event(void* event, void* stream) const = 0;
-  virtual void synchronize_event(void* event) const = 0;
-  virtual double event_seconds(void* start, void* end) const = 0;
   virtual void wait_event(void* stream, void* event) const = 0;
-  // Copies enqueued on a stream (copy_async, copy_strided_async).
-  virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream) const = 0;
-  virtual void copy_strided(const StridedCopy& c, CopyKind kind, void* stream) const = 0;
+  virtual double event_seconds(void* start, void* end) const = 0;
+  // A strided copy enqueued on a stream (copy_strided_async; copy_async is one row of it).
+  virtual void copy(const StridedCopy& c, CopyKind kind, void* stream) const = 0;
+  // The device's micro-benchmarks for `scalebench calibrate` (gpu_calibrate.hpp).
   virtual nlohmann::json calibrate(bool quick) const = 0;
-  // Page-locks host memory for device copies (ResourceError when it cannot) and releases it.
-  virtual void pin_host(void* data, std::size_t bytes) const = 0;
-  virtual void unpin_host(void* data) const noexcept = 0;
+
+ private:
+  std::string name_;
 };
 
 // Adds a device; one of a name already registered is ignored. Call before any GPU work.

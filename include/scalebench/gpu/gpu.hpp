@@ -356,9 +356,6 @@ std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                               int max_ctas = 0);
 
-// What the device buffer transport is, for a record: library, version, what each collective
-// calls, the thread-block cap in force (`max_ctas` as passed to make_device_buffer_transport).
-nlohmann::json describe_device_buffer_transport(int max_ctas);
 // CTAs per NCCL call under --overlap: a few SMs move tens of GB/s over NVLink, far more than the
 // pipeline needs, and leave the rest to the multiply.
 inline constexpr int kOverlapTransportCtas = 4;

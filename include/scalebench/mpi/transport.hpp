@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace scalebench {
 
 class Communicator;
@@ -49,6 +51,8 @@ class BufferTransport {
  public:
   virtual ~BufferTransport() = default;
   virtual std::string name() const = 0;
+  // What it is, for a record: the library, its version, what each collective calls, its settings.
+  virtual nlohmann::json describe() const { return {{"library", name()}}; }
   // The memory its views must lie in.
   virtual MemorySpace space() const = 0;
   // Collective over `group`, before any call over it (every rank of `group` calls it): makes

@@ -344,7 +344,7 @@ nlohmann::json GpuGemmRun::record_section(const nlohmann::json& map,
                              "algbw = bytes / median time; busbw = algbw x 1 (copy, broadcast) or x (n-1)/n (scatter, "
                              "gather; bytes = the whole matrix), as nccl-tests defines them"}};
   if (transport_) {
-    section["nccl"] = describe_device_buffer_transport(transport_ctas_);
+    section["nccl"] = transport_->describe();
     section["nccl"]["ranks"] = ranks;
   }
   if (cfg_.overlap) section["overlap"] = overlap_section(phases);
