@@ -1,4 +1,4 @@
-// The steps Row1D's and Summa2D's GPU schedules share (gpu.hpp, after GpuGemm), written over
+// The steps the GEMM's GPU schedules share (gpu.hpp, after GpuGemm), written over
 // GpuGemm's operations and the device's primitives: nothing here knows the vendor.
 #include <algorithm>
 #include <cstring>
