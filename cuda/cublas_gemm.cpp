@@ -295,13 +295,6 @@ void CublasGemm::copy_out(const void* device, void* host, std::int64_t count) {
   }
 }
 
-void CublasGemm::upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec) {
-  timer_.start();
-  copy_in(a, a_.get(), rows * shape_.k);
-  copy_in(b, b_.get(), shape_.k * shape_.n);
-  timer_.stop_into(rec, phase::h2d);
-}
-
 void CublasGemm::multiply_block(const BlockGemm& g, PhaseRecorder* rec) {
   if (rec != nullptr) timer_.start_gated();
   row_major_gemm(handle_->get(), precision_,
@@ -309,38 +302,21 @@ void CublasGemm::multiply_block(const BlockGemm& g, PhaseRecorder* rec) {
   if (rec != nullptr) timer_.stop_into(*rec, phase::compute);
 }
 
-void CublasGemm::compute(PhaseRecorder& rec) {
-  timer_.start_gated();
-  gemm_call(handle_->get(), shape_.m);
-  timer_.stop_into(rec, phase::compute);
-}
-
-void CublasGemm::download(void* c, std::int64_t rows, PhaseRecorder& rec) {
-  timer_.start();
-  copy_out(c_.get(), c, rows * shape_.n);
-  timer_.stop_into(rec, phase::d2h);
-}
-
 void CublasGemm::multiply(const void* a, const void* b, void* c, PhaseRecorder& rec) {
-  upload(a, shape_.m, b, rec);
-  compute(rec);
-  download(c, shape_.m, rec);
+  scalebench::upload(*this, a, shape_.m, b, rec);
+  scalebench::compute(*this, rec);
+  scalebench::download(*this, c, shape_.m, rec);
 }
 
 void CublasGemm::begin_sum(void*) { SCALEBENCH_CUDA_CHECK(cudaMemsetAsync(c_.get(), 0, c_.bytes(), stream_.get())); }
 
 void CublasGemm::add_panel(const void* a, const void* b, std::int64_t width, PhaseRecorder& rec) {
-  timer_.start();
-  copy_in(a, a_.get(), shape_.m * width);
-  copy_in(b, b_.get(), width * shape_.n);
-  timer_.stop_into(rec, phase::h2d);
-  timer_.start_gated();
-  row_major_gemm(handle_->get(), precision_,
-                 GemmCall{shape_.m, shape_.n, width, a_.get(), width, b_.get(), shape_.n, c_.get(), shape_.n, true});
-  timer_.stop_into(rec, phase::compute);
+  convert_copy(a, a_.get(), shape_.m * width, CopyKind::host_to_device, rec);
+  convert_copy(b, b_.get(), width * shape_.n, CopyKind::host_to_device, rec);
+  scalebench::add_device_panel(*this, a_.get(), b_.get(), width, rec);
 }
 
-void CublasGemm::end_sum(void* c, PhaseRecorder& rec) { download(c, shape_.m, rec); }
+void CublasGemm::end_sum(void* c, PhaseRecorder& rec) { scalebench::download(*this, c, shape_.m, rec); }
 
 GpuGemm::DeviceViews CublasGemm::device_views() const {
   const ElementType in = precision_ == Precision::fp64   ? ElementType::f64

@@ -74,10 +74,6 @@ class CublasGemm final : public GpuGemm {
   // Device -> host of `count` elements of C, on the stream.
   void copy_out(const void* device, void* host, std::int64_t count);
   void ensure_host_ring();
-  // LocalGemm::multiply's steps on the whole local block: "h2d", "compute", "d2h".
-  void upload(const void* a, std::int64_t rows, const void* b, PhaseRecorder& rec);
-  void compute(PhaseRecorder& rec);
-  void download(void* c, std::int64_t rows, PhaseRecorder& rec);
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;

@@ -77,7 +77,7 @@ void relay_bytes(void* data, std::int64_t bytes, int root, const Communicator& c
   const int size = comm.size();
   if (size <= 1 || bytes <= 0) return;
   if (segment <= 0 || segment > kMaxMpiCount) segment = kRelaySegmentBytes;
-  if (size < 3 || bytes < kRelayMinSegments * segment) {
+  if (!relay_goes_along_chain(size, bytes, segment)) {
     bcast_bytes(data, bytes, MPI_BYTE, 1, root, comm, kMaxMpiCount);
     return;
   }

@@ -135,6 +135,11 @@ void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t 
 // took three links' time). Smaller, or between two ranks: MPI_Bcast. Collective over `comm`.
 inline constexpr std::int64_t kRelaySegmentBytes = std::int64_t{512} << 10;
 inline constexpr std::int64_t kRelayMinSegments = 4;
+// Whether relay_bytes sends `bytes` among `ranks` along the chain (else MPI_Bcast): what the
+// relay's byte counts and its model follow.
+inline bool relay_goes_along_chain(int ranks, std::int64_t bytes, std::int64_t segment = kRelaySegmentBytes) {
+  return ranks >= 3 && bytes >= kRelayMinSegments * segment;
+}
 void relay_bytes(void* data, std::int64_t bytes, int root, const Communicator& comm,
                  std::int64_t segment = kRelaySegmentBytes);
 // counts/displs (in elements) are meaningful on root only; recv_count on every rank. At the root,

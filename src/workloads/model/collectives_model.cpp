@@ -97,7 +97,7 @@ double bcast_seconds(const Profile& p, const MachineLayout& m, double bytes) {
 
 double relay_seconds(const Profile& p, const MachineLayout& m, double bytes) {
   const int ranks = m.ranks();
-  if (ranks < 3 || bytes < kRelayMinSegments * static_cast<double>(kRelaySegmentBytes)) {
+  if (!relay_goes_along_chain(ranks, static_cast<std::int64_t>(bytes))) {
     return bcast_seconds(p, m, bytes);
   }
   // A pipeline of `segments` stages over ranks - 1 links in a row: the last segment leaves the

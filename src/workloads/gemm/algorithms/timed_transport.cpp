@@ -35,11 +35,15 @@ void TimedTransport::broadcast(const BufferView& buf, int root, const Communicat
   (group.rank() == root ? sent_ : received_) += bytes_of(buf);
 }
 
-// Along the chain each rank but the root receives the buffer and each but the last forwards it.
+// Along the chain (the MPI transport's relay, relay_goes_along_chain) each rank but the root
+// receives the buffer and each but the last forwards it; otherwise it counts as a broadcast.
 void TimedTransport::relay(const BufferView& buf, int root, const Communicator& group) {
-  timed([&] { inner_->relay(buf, root, group); });
   const int size = group.size();
-  if (size == 1) return;
+  if (!relay_goes_along_chain(size, bytes_of(buf))) {
+    broadcast(buf, root, group);
+    return;
+  }
+  timed([&] { inner_->relay(buf, root, group); });
   const int position = (group.rank() - root + size) % size;
   if (position != 0) received_ += bytes_of(buf);
   if (position != size - 1) sent_ += bytes_of(buf);
