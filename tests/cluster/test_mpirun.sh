@@ -2,7 +2,8 @@
 # gemm and montecarlo across 2 and 3 hosts of the test cluster (tests/cluster/start), launched by
 # mpirun with the cluster's hostfile and rsh agent, TCP over the bridge: results verified, the
 # record's hosts distinct, the Monte Carlo estimate bit-identical to a 1-rank run; the shared
-# distribution's B relayed along the chain of 3 node leaders (the bytes each leader moves).
+# distribution's B relayed along the chain of 3 node leaders, and the replicated one's among 3 ranks a
+# host each (the bytes each moves).
 set -euo pipefail
 . "${SCALEBENCH_SOURCE_DIR:?}/tests/cluster/testing.sh"
 cluster_up --hosts 3
@@ -20,6 +21,9 @@ run 1 montecarlo --problem pi --samples 2e6 --reps 1 --warmup 0 --threads 1 --js
 # B of 600 x 600 doubles (2.9 MB) among 3 node leaders: along the chain node1 -> node2 -> node3.
 run 3 gemm --n 600 --reps 1 --warmup 0 --threads 1 --algorithm row1d --distribution shared --verify full \
   --json "$work/relay.json"
+# Replicated with one rank a host: B relayed the same way.
+run 3 gemm --n 600 --reps 1 --warmup 0 --threads 1 --algorithm row1d --distribution replicated --verify full \
+  --json "$work/relay_replicated.json"
 check '
 import json, sys
 d = sys.argv[1]
@@ -48,5 +52,11 @@ remote = (rows[1] + rows[2]) * row  # rank 0 sends their rows of A and receives 
 assert sent == [b + remote, b + rows[1] * row, rows[2] * row], (sent, rows)
 assert received == [remote, b + rows[1] * row, b + rows[2] * row], (received, rows)
 assert "chain" in rec["network"]["model"], rec["network"]["model"]
+rec = json.load(open(f"{d}/relay_replicated.json"))
+assert rec["ok"] and rec["distribution"]["scheme"] == "replicated", rec["distribution"]["scheme"]
+rows = rec["partition"]["rows_per_rank"]
+sent = rec["distribution"]["communication"]["bytes_sent_per_rank"]
+assert sent == [b + (rows[1] + rows[2]) * row, b + rows[1] * row, rows[2] * row], (sent, rows)
+assert "relayed" in rec["network"]["model"], rec["network"]["model"]
 ' "$work"
-echo "cluster: gemm and montecarlo verified across 2 and 3 hosts; the estimate equals the 1-rank run's bits; B relayed along the chain of 3 leaders"
+echo "cluster: gemm and montecarlo verified across 2 and 3 hosts; the estimate equals the 1-rank run's bits; B relayed along the chain of 3 leaders (shared) and of 3 ranks a host each (replicated)"

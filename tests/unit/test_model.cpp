@@ -117,6 +117,19 @@ TEST(Model, RelayAmongLeadersIsAPipelineOverTheirLinks) {
   EXPECT_EQ(relay_seconds(synthetic(), {4, 1, 0}, 1e6), bcast_seconds(synthetic(), {4, 1, 0}, 1e6));
 }
 
+TEST(Model, ReplicatedBToOneRankANodeIsRelayed) {
+  // 4 nodes × 1 rank, m=4000: B (8e6 bytes) goes along the chain as among node leaders, once
+  // rank 0 has sent its 3 blocks of A (0.008005 s each): rank 1 waits for the other 2 in the
+  // broadcast phase; end to end counts them once. With 2 ranks a node, MPI's broadcast.
+  const Prediction relayed = predict_gemm(synthetic(), gemm(4000, 1000, 1000, 1), {4, 1, 0});
+  const double relay = relay_seconds(synthetic(), {4, 1, 0}, 8e6);
+  EXPECT_NEAR(relayed.phase("scatter"), 3 * 0.008005, kTol);
+  EXPECT_NEAR(relayed.phase("broadcast"), relay + 2 * 0.008005, kTol);
+  EXPECT_NEAR(relayed.end_to_end, 3 * 0.008005 + relay + 0.1 + 3 * 0.008005, kTol);
+  EXPECT_NEAR(predict_gemm(synthetic(), gemm(4000, 1000, 1000, 1), {2, 2, 0}).phase("broadcast"),
+              bcast_seconds(synthetic(), {2, 2, 0}, 8e6), kTol);
+}
+
 TEST(Model, ThreadsInterpolateAndOversubscriptionShares) {
   // 2 threads at 1000³: between 20 (1 thread) and 80 (4 threads): 20 + 60/3 = 40 GFLOP/s.
   EXPECT_NEAR(blas_gflops(synthetic(), Precision::fp64, 2, {1000, 1000, 1000}), 40.0, kTol);

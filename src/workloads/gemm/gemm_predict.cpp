@@ -116,6 +116,12 @@ SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const Row
   return t;
 }
 
+// Replicated B to every rank: relayed where every rank is on a node of its own (row1d.cpp), else
+// MPI's broadcast.
+double replicated_b_seconds(const Profile& p, const MachineLayout& m, double bytes) {
+  return m.nodes > 1 && m.ranks_per_node == 1 ? relay_seconds(p, m, bytes) : bcast_seconds(p, m, bytes);
+}
+
 Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   const Sides s = sides(cfg.shape);
   const double e = static_cast<double>(host_element_bytes(cfg.precision));
@@ -123,13 +129,20 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const bool shared = cfg.distribution == GemmDistribution::shared;
   const SharedTraffic t = shared ? shared_traffic(p, m, b.rows, s, e) : SharedTraffic{};
   const double scatter = shared ? t.scatter : scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
-  const double bcast = shared ? t.broadcast : bcast_seconds(p, m, s.k * s.n * e);
+  const double bcast = shared ? t.broadcast : replicated_b_seconds(p, m, s.k * s.n * e);
   const double gather = shared ? t.gather : gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
   const double compute = machine::max_of(b.compute);
+  // Relayed to one rank a node, B leaves rank 0 once its last block of A is out: rank 1, served
+  // first, waits for the rest in the broadcast phase (as the shared distribution's first leader).
+  double wait = t.broadcast_wait;
+  if (!shared && m.nodes > 1 && m.ranks_per_node == 1) {
+    const double first = link_to(p, m, 1).seconds(static_cast<double>(b.rows.counts()[1]) * s.k * e);
+    wait = std::max(0.0, scatter - first);
+  }
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
   out.phases = {{phase::scatter, scatter},
-                {phase::broadcast, bcast + t.broadcast_wait},
+                {phase::broadcast, bcast + wait},
                 {phase::compute, compute},
                 {phase::gather, gather + compute - machine::min_of(b.compute)}};
   out.end_to_end = scatter + bcast + compute + gather;
@@ -218,7 +231,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   if (cfg.transport == Transport::mpi && !cfg.overlap) {
     // The MPI phases are those of the CPU run, then each rank's copies and multiply.
     const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * eh));
-    const double bcast = bcast_seconds(p, m, kn * eh);
+    const double bcast = replicated_b_seconds(p, m, kn * eh);
     std::vector<double> h2d, d2h, device;
     for (int r = 0; r < m.ranks(); ++r) {
       const double rows = static_cast<double>(b.rows.counts()[r]);

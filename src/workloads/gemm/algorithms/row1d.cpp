@@ -71,6 +71,8 @@ class Row1D final : public DistributedGemm {
 
   void prepare(PhaseRecorder& setup) override {
     const auto& s = cfg_.shape;
+    // Every rank on a node of its own: B goes to them as to node leaders (relay).
+    node_per_rank_ = comm_.size() > 1 && comm_.all(comm_.node().size() == 1);
     if (cfg_.distribution == GemmDistribution::shared) {
       try {
         ScopedPhase t(setup, phase::shared_windows);
@@ -120,7 +122,11 @@ class Row1D final : public DistributedGemm {
     }
     if (host_moves()) {
       ScopedPhase t(rec, phase::broadcast);
-      transport_->broadcast(view_of(b_.data(), s.k * s.n), 0, comm_);
+      if (node_per_rank_) {
+        transport_->relay(view_of(b_.data(), s.k * s.n), 0, comm_);
+      } else {
+        transport_->broadcast(view_of(b_.data(), s.k * s.n), 0, comm_);
+      }
     }
     if (gpu_run_) {
       gpu_run_->multiply(a_full(), a_mine_, b(), c_mine_, c_full(), rec);
@@ -262,6 +268,11 @@ class Row1D final : public DistributedGemm {
                   "rows of C, B is relayed among node leaders (from 3 nodes on a chain of 512 KiB segments, "
                   "each link carrying it once); nothing is copied inside a node"
                 : record["network"]["model"];
+    if (node_per_rank_ && !shared_) {
+      record["network"]["model"] = record["network"]["model"].get<std::string>() +
+                                   "; every rank on a node of its own: B relayed along them (from 3 ranks on a "
+                                   "chain of 512 KiB segments, each link carrying it once)";
+    }
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;
@@ -373,6 +384,7 @@ class Row1D final : public DistributedGemm {
   // why they could not be made.
   std::optional<NodeSharedMatrices<T>> shared_;
   std::string fallback_;
+  bool node_per_rank_ = false;  // every rank on its own node: B relayed (BufferTransport::relay)
   // --backend cublas: the GPU steps. Declared after the host matrices, so that their
   // page-locking ends before they are freed.
   std::optional<GpuGemmRun> gpu_run_;
