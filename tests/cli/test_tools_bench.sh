@@ -129,6 +129,71 @@ missing = [w for w in want if w not in md]
 assert not missing, missing
 assert md.count("\n| ") == 5, md   # header, rule and three figures
 PY
+# Summa2D against the PDGEMM of the same run (tools/bench summa): the one interval against the tuned
+# variant, against its own compute, the shipped variant and end to end.
+cat >"$m/summa-pdgemm-np16.json" <<'J'
+{"config": {"n": 8192, "grid": [4, 4], "panel_width": 512}, "phases": {"compute": {"median_s": 2.0}},
+ "distribution": {"panel_schedule": {"lookahead": 0}}, "started_at": "2026-11-29T01:00:00Z",
+ "peers": {"scalapack": {"run_pre_distributed_s": 3.0, "variants": {
+   "tuned": {"k_step": 512, "pre_distributed": {"median_s": 2.5}, "ratio_run_vs_peer": 1.2, "ratio_end_to_end_run_vs_peer": 0.6},
+   "shipped": {"k_step": 32, "pre_distributed": {"median_s": 4.0}}}}}}
+J
+"$src/tools/bench" --markdown "$m" >"$dir/md" 2>&1 || fail "--markdown with summa: exit $?: $(cat "$dir/md")"
+grep -qF "| gemm summa2d n=8192, 16 ranks x 1 thread (4x4, panel 512, lookahead 0), broadcast + compute as one interval | 3.000 s (compute 2.000 s) | 1.200x the tuned PDGEMM (k-step 512: 2.500 s; goal <= 0.9), 1.50x its own compute (goal <= 1.15); shipped PDGEMM (k-step 32) 4.000 s; end to end from rank 0 0.600x the tuned PDGEMM with its redistribution |" "$dir/md" ||
+  fail "the summa row: $(cat "$dir/md")"
+
+# --publish: the table into a copy of the docs. A new machine's section goes first under "Current
+# figures"; published again, it is replaced in place and the old one is first in the history under
+# the day; hand-written sections and the rest of both files are left as they were.
+d="$dir/docs"
+mkdir "$d"
+printf '# Benchmarks\n\nintro\n\n## Current figures\n\n### Hand-written\n\nkept as is\n\n## What the figures mean\n\nmeaning\n' >"$d/benchmarks.md"
+printf '# Benchmarks: history\n\nintro\n\n## 2026-01-01\n\n### old entry\n\nold\n' >"$d/benchmarks-history.md"
+cp "$d/benchmarks-history.md" "$dir/history.before"
+"$src/tools/bench" --publish "$m" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || fail "--publish: exit $?: $(cat "$dir/out")"
+cmp -s "$d/benchmarks-history.md" "$dir/history.before" || fail "a new section changed the history"
+"$python" - "$d/benchmarks.md" "$(date -u +%F)" <<'PY' || fail "after the first --publish: $(cat "$d/benchmarks.md")"
+import sys
+doc, day = open(sys.argv[1]).read(), sys.argv[2]
+begin = "<!-- tools/bench --publish: Test box, 16 cores (generated: re-run tools/bench --publish, do not edit) -->"
+assert doc.index("## Current figures") < doc.index(begin) < doc.index("### Hand-written"), doc
+assert f"### Test box, 16 cores, {day} (`tools/bench`, records `markdown`)" in doc, doc
+assert "| gemm summa2d n=8192, 16 ranks" in doc and "<!-- tools/bench --publish end: Test box, 16 cores -->" in doc, doc
+assert doc.endswith("### Hand-written\n\nkept as is\n\n## What the figures mean\n\nmeaning\n"), doc
+PY
+cp "$d/benchmarks.md" "$dir/first"
+rm "$m/summa-pdgemm-np16.json"
+"$src/tools/bench" --publish "$m" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || fail "--publish again: exit $?: $(cat "$dir/out")"
+"$python" - "$d/benchmarks.md" "$d/benchmarks-history.md" "$(date -u +%F)" <<'PY' || fail "after the second --publish: $(cat "$d/benchmarks.md" "$d/benchmarks-history.md")"
+import sys
+doc, hist, day = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+assert doc.count("<!-- tools/bench --publish: Test box") == 1 and "(4x4, panel 512" not in doc, doc
+assert "### Hand-written\n\nkept as is" in doc, doc
+entry = f"## {day}\n\n### Test box, 16 cores: superseded on {day} by records `markdown` (tools/bench --publish)\n\n"
+assert hist.index("intro") < hist.index(entry) < hist.index("## 2026-01-01\n\n### old entry"), hist
+assert "(4x4, panel 512" in hist and "<!--" not in hist, hist
+PY
+# Refusals leave both files as they were: a name that would break the markers (2), a document
+# without the heading to publish under (3), a folder of records that makes no table (3).
+cp "$d/benchmarks.md" "$dir/doc.before"
+cp "$d/benchmarks-history.md" "$dir/history.before"
+for bad in "two-->x" ""; do
+  code=0
+  "$src/tools/bench" --publish "$m" "$bad" "$d" >"$dir/out" 2>&1 || code=$?
+  [ "$code" = 2 ] && [ "$(wc -l <"$dir/out")" = 1 ] || fail "--publish name '$bad': exit $code: $(cat "$dir/out")"
+done
+mkdir "$dir/empty"
+code=0
+"$src/tools/bench" --publish "$dir/empty" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || code=$?
+[ "$code" = 3 ] && grep -q "no table of figures" "$dir/out" || fail "--publish of no records: exit $code: $(cat "$dir/out")"
+cmp -s "$d/benchmarks.md" "$dir/doc.before" && cmp -s "$d/benchmarks-history.md" "$dir/history.before" ||
+  fail "a refused --publish changed the docs"
+printf '# Benchmarks\n\nno heading\n' >"$d/benchmarks.md"
+code=0
+"$src/tools/bench" --publish "$m" "Other box" "$d" >"$dir/out" 2>&1 || code=$?
+[ "$code" = 3 ] && grep -q "no '## Current figures' heading" "$dir/out" || fail "--publish without the heading: exit $code: $(cat "$dir/out")"
+[ "$(cat "$d/benchmarks.md")" = "$(printf '# Benchmarks\n\nno heading')" ] || fail "the refused document changed"
+[ -z "$(find "$d" -name '*.publish-*')" ] || fail "a temporary file was left: $(ls "$d")"
 # A record without a figure the table reads, and one that is not JSON: one line each, exit 3.
 echo '{"rates": {}}' >"$t/pi-cpu-2ranks.json"
 code=0
