@@ -7,6 +7,8 @@ docs/benchmarks-history.md (newest first, under the day it was superseded).
 NAME names the machine's section ("1x H200, 16 cores"); a section of that name that tools/bench
 published before is replaced in place, a new one goes first under "## Current figures". The
 section sits between two comment lines that name it, so hand-written sections are never touched.
+The same records published again (after a change of the table's format) replace the section and
+leave the history as it is.
 Both files are written whole to a temporary file beside them and renamed over the old one: a
 failure leaves each file as it was. Exit codes: 0 published; 2 a NAME or folder that cannot be
 used; 3 a file that cannot be read or does not have the shape described here.
@@ -36,8 +38,14 @@ def check_name(name):
         raise ValueError(f"the section name {name!r} must be one line of 1-100 characters without '<!--' or '-->'")
 
 
+def measured_on(records, day):
+    """The day the records were made: tools/bench names its folders bench-<UTC>; else the day given."""
+    m = re.match(r"bench-(\d{4})(\d{2})(\d{2})T", records)
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else day
+
+
 def section(name, table, records, day):
-    return (f"{begin_marker(name)}\n### {name}, {day} (`tools/bench`, records `{records}`)\n\n"
+    return (f"{begin_marker(name)}\n### {name}, {measured_on(records, day)} (`tools/bench`, records `{records}`)\n\n"
             f"{table.strip()}\n{end_marker(name)}\n")
 
 
@@ -116,11 +124,14 @@ def main(argv):
     except InputError as e:
         print(f"tools/bench: --publish: {e}", file=sys.stderr)
         return 3
-    if old is not None:
+    # The same records published again (the table's format changed): nothing is superseded.
+    same = old is not None and f"records `{records}`)" in old.split("\n", 1)[0]
+    if old is not None and not same:
         write_whole(hist_path, add_history(history, name, old, records, day))
     write_whole(cur_path, doc)
     print(f"tools/bench: published {name!r} in {cur_path}"
-          + (f"; the table it replaced is first in {hist_path}" if old is not None else " (a new section)"))
+          + (" (the same records again: the history is unchanged)" if same else
+             f"; the table it replaced is first in {hist_path}" if old is not None else " (a new section)"))
     return 0
 
 

@@ -94,6 +94,8 @@ cat >"$m/defaults-gpu-np2.json" <<'J'
  "versions": {"git": "abc123def456", "nccl": "2.28.3", "cuda": {"runtime": "13.0"}, "mpi_library": "Open MPI v4.1.6, x",
               "openblas": {"config": "OpenBLAS 0.3.26 X"}, "compiler": "GNU-13.3.0"},
  "gpus": {"count": 2, "models": ["NVIDIA H200"]},
+ "wall": {"parts": [{"part": "setup", "s": 2.0}, {"part": "timed", "s": 4.0}, {"part": "peers", "s": 3.0},
+                    {"part": "start", "s": 1.0}]},
  "command_line": ["build/scalebench", "gemm", "--backend", "cublas", "--json", "/x/defaults-gpu-np2.json"]}
 J
 cat >"$m/pinned-gpu-np2.json" <<'J'
@@ -119,7 +121,8 @@ want = [
     "Commit: abc123def456.",
     "| figure | measured | against the peer / goal | command | date |",
     "| gemm cublas fp64 n=32768, 2 GPU, no schedule option | 0.700 s end to end | 1.400x the pinned "
-    "shared/nccl/overlap run (0.500 s; goal <= 1.05); took row1d 2x1 shared transport nccl overlap | "
+    "shared/nccl/overlap run (0.500 s; goal <= 1.05); took row1d 2x1 shared transport nccl overlap; wall 10.0 s "
+    "to the record, 7.0 s without the peer = 1.75x the timed repeats (4.00 s; goal <= 2), set-up 2.00 s | "
     "`scalebench gemm --backend cublas; mpirun -np 2 scalebench gemm --pinned` | 2026-11-28 |",
     "| gemm summa2d n=8192, 16 ranks x 1 thread, no lookahead given | 3.000 s broadcast + compute | 1.500x "
     "--lookahead 0 (2.000 s; goal <= 1); took summa2d 4x4 replicated lookahead 0 |",
@@ -162,17 +165,24 @@ assert "| gemm summa2d n=8192, 16 ranks" in doc and "<!-- tools/bench --publish 
 assert doc.endswith("### Hand-written\n\nkept as is\n\n## What the figures mean\n\nmeaning\n"), doc
 PY
 cp "$d/benchmarks.md" "$dir/first"
-rm "$m/summa-pdgemm-np16.json"
-"$src/tools/bench" --publish "$m" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || fail "--publish again: exit $?: $(cat "$dir/out")"
+cp -r "$m" "$dir/later"
+rm "$dir/later/summa-pdgemm-np16.json"
+"$src/tools/bench" --publish "$dir/later" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || fail "--publish again: exit $?: $(cat "$dir/out")"
 "$python" - "$d/benchmarks.md" "$d/benchmarks-history.md" "$(date -u +%F)" <<'PY' || fail "after the second --publish: $(cat "$d/benchmarks.md" "$d/benchmarks-history.md")"
 import sys
 doc, hist, day = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
 assert doc.count("<!-- tools/bench --publish: Test box") == 1 and "(4x4, panel 512" not in doc, doc
 assert "### Hand-written\n\nkept as is" in doc, doc
-entry = f"## {day}\n\n### Test box, 16 cores: superseded on {day} by records `markdown` (tools/bench --publish)\n\n"
+entry = f"## {day}\n\n### Test box, 16 cores: superseded on {day} by records `later` (tools/bench --publish)\n\n"
 assert hist.index("intro") < hist.index(entry) < hist.index("## 2026-01-01\n\n### old entry"), hist
 assert "(4x4, panel 512" in hist and "<!--" not in hist, hist
 PY
+# The same records published again: the section is replaced, the history is left as it was.
+cp "$d/benchmarks-history.md" "$dir/history.before"
+"$src/tools/bench" --publish "$dir/later" "Test box, 16 cores" "$d" >"$dir/out" 2>&1 || fail "--publish the same: exit $?: $(cat "$dir/out")"
+grep -q "the same records again" "$dir/out" && cmp -s "$d/benchmarks-history.md" "$dir/history.before" ||
+  fail "the same records published again changed the history: $(cat "$dir/out")"
+[ "$(grep -c '<!-- tools/bench --publish: Test box' "$d/benchmarks.md")" = 1 ] || fail "the section is not once"
 # Refusals leave both files as they were: a name that would break the markers (2), a document
 # without the heading to publish under (3), a folder of records that makes no table (3).
 cp "$d/benchmarks.md" "$dir/doc.before"
