@@ -2,6 +2,8 @@
 // function of its index, so [0, count) is cut into contiguous ranges, one per thread.
 #include "scalebench/problem/gemm_fill.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -69,6 +71,15 @@ int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::u
                 int threads) {
   if (p == Precision::bf16) return fill_parallel<float, true>(dst, count, first_index, key, fill, threads);
   return fill_parallel<float, false>(dst, count, first_index, key, fill, threads);
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 void fill_zero(double* dst, std::int64_t count, int threads) { zero_parallel(dst, count, threads); }

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "scalebench/base/host.hpp"
@@ -234,4 +237,62 @@ TEST(GemmFill, HostThreadsAreTheAllowedCpus) {
   const int t = host_threads();
   EXPECT_GE(t, 1);
   EXPECT_EQ(static_cast<std::size_t>(t), std::max<std::size_t>(1, allowed_cpus().size()));
+}
+
+namespace {
+
+// The smaps fields of the mapping that holds `p` (this process's /proc/self/smaps).
+std::map<std::string, std::string> smaps_of(const void* p) {
+  std::ifstream in("/proc/self/smaps");
+  std::map<std::string, std::string> fields;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (!inside) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto value = line.find_first_not_of(' ', colon + 1);
+    fields[line.substr(0, colon)] = value == std::string::npos ? "" : line.substr(value);
+  }
+  return fields;
+}
+
+std::string thp_mode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  const auto b = line.find('['), e = line.find(']');
+  return b == std::string::npos || e == std::string::npos ? "" : line.substr(b + 1, e - b - 1);
+}
+
+}  // namespace
+
+// Host matrices of kHugePagesFrom bytes and more start on a 2 MiB boundary and are advised as huge
+// pages (smaps: "hg" in VmFlags); smaller ones are left to the plain allocator. Where the kernel
+// has transparent huge pages in "madvise" or "always" mode, the mapping is then eligible for them.
+TEST(GemmFill, LargeHostMatricesAreOnHugePageBoundariesAndAdvised) {
+  HostMatrix<double> big;
+  big.resize(kHugePagesFrom / sizeof(double));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % kHugePageBytes, 0U);
+  fill_zero(big.data(), static_cast<std::int64_t>(big.size()), 1);
+  const auto fields = smaps_of(big.data());
+  ASSERT_TRUE(fields.count("VmFlags")) << "no smaps entry for the matrix";
+  const std::string mode = thp_mode();
+  if (mode != "madvise" && mode != "always") {
+    GTEST_SKIP() << "transparent huge pages are '" << mode << "' here: the advice cannot be seen";
+  }
+  EXPECT_NE(fields.at("VmFlags").find("hg"), std::string::npos) << "VmFlags: " << fields.at("VmFlags");
+  if (fields.count("THPeligible")) {
+    EXPECT_EQ(fields.at("THPeligible"), "1");
+  }
+  HostMatrix<float> small;
+  small.resize(1000);
+  const auto small_fields = smaps_of(small.data());
+  ASSERT_TRUE(small_fields.count("VmFlags"));
+  EXPECT_EQ(small_fields.at("VmFlags").find("hg"), std::string::npos) << "a small matrix was advised";
 }

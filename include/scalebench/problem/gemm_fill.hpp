@@ -2,8 +2,9 @@
 // The GEMM inputs A and B as pure functions of (seed, matrix, element index): counter-based, so
 // any range of either matrix can be made by any thread, rank or device without drawing the
 // elements before it. Rank 0 fills A and B on the host with this (on the CPUs it may run on), and
-// `--resident` makes the same values on the device (cuda/gemm_kernels.cu `generate_kernel`, with
-// the keys from gemm_input_key): host-generated and device-generated inputs are bit-identical.
+// `--resident` makes the same values on the device (src/workloads/gemm/cuda/gemm_kernels.cu
+// `generate_kernel`, with the keys from gemm_input_key): host-generated and device-generated
+// inputs are bit-identical.
 //
 //   key     = seed · 0x9e3779b97f4a7c15 + 0x41 (A) or + 0x42 (B)              (mod 2^64)
 //   element e (0-based, row-major over the whole matrix; A's rows numbered globally):
@@ -13,7 +14,8 @@
 //   stored as double (fp64), float(v) (fp32, tf32) or the nearest bf16 of float(v) (bf16, kept
 //   in a float on the host).
 //
-// CUDA-free and C++17-clean (cuda/ includes it).
+// CUDA-free and C++17-clean (the GEMM workload's CUDA code includes it).
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -65,11 +67,22 @@ int fill_matrix(float* dst, std::int64_t count, std::int64_t first_index, std::u
 void fill_zero(double* dst, std::int64_t count, int threads);
 void fill_zero(float* dst, std::int64_t count, int threads);
 
+// Host matrices of at least this many bytes are placed on 2 MiB boundaries and asked to be backed
+// by huge pages (madvise MADV_HUGEPAGE, where the kernel's transparent huge pages are "madvise"):
+// their first touch faults and zeroes 512 times fewer pages, and page-locking them for the GPU
+// (cudaHostRegister) walks 512 times fewer. Best effort: a kernel without it keeps small pages.
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+inline constexpr std::size_t kHugePagesFrom = std::size_t{64} << 20;
+// The advice for [p, p + bytes), p on a kHugePageBytes boundary; errors are ignored (advice only).
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
 // An allocator whose resize() leaves new elements uninitialised: the host matrices (GiBs each)
 // are then first written by the threads that fill them, in parallel, instead of being zeroed by
-// one thread first — and their pages land where those threads run.
+// one thread first — and their pages land where those threads run. Large ones are on huge pages
+// (kHugePagesFrom above).
 template <class T>
 struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
   template <class U>
   struct rebind {
     using other = UninitializedAllocator<U>;
@@ -85,7 +98,25 @@ struct UninitializedAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+  T* allocate(std::size_t n) {
+    if (n * sizeof(T) < kHugePagesFrom) return std::allocator<T>::allocate(n);
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    void* p = ::operator new (n * sizeof(T), std::align_val_t{kHugePageBytes});
+    advise_huge_pages(p, n * sizeof(T));
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < kHugePagesFrom) {
+      std::allocator<T>::deallocate(p, n);
+      return;
+    }
+    ::operator delete (p, std::align_val_t{kHugePageBytes});
+  }
 };
+template <class T, class U>
+bool operator==(const UninitializedAllocator<T>&, const UninitializedAllocator<U>&) noexcept {
+  return true;
+}
 template <class T>
 using HostMatrix = std::vector<T, UninitializedAllocator<T>>;
 
