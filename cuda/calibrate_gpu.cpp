@@ -6,14 +6,15 @@
 #include <memory>
 #include <vector>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <curand.h>
 #include <nccl.h>
 
-#include "cublas_gemm.hpp"
 #include "cublas_handle.hpp"
 #include "cuda_check.hpp"
+#include "device_kernels.hpp"
 #include "device_memory.hpp"
-#include "gemm_kernels.hpp"
 #include "scalebench/gpu/gpu_calibrate.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "stream.hpp"
@@ -84,15 +85,51 @@ json copies(bool quick) {
   return out;
 }
 
-// `count` uniform values in [-1, 1) of precision p's device input type at `dst`.
-void fill_uniform(void* dst, Precision p, std::int64_t count, std::uint64_t key, cudaStream_t s) {
-  switch (p) {
-    case Precision::fp64: gpu::generate_matrix(static_cast<double*>(dst), count, 0, key, false, s); return;
-    case Precision::fp32:
-    case Precision::tf32: gpu::generate_matrix(static_cast<float*>(dst), count, 0, key, false, s); return;
-    case Precision::bf16: gpu::generate_matrix(static_cast<__nv_bfloat16*>(dst), count, 0, key, false, s); return;
+// Owns the cuRAND generator (Philox) the timed matrices are filled from, on one stream. One
+// generator for every fill: each takes the next values of its sequence, so no two matrices are
+// alike.
+class CalibrationRandom {
+ public:
+  explicit CalibrationRandom(cudaStream_t s) {
+    SCALEBENCH_CURAND_CHECK(curandCreateGenerator(&g_, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    try {
+      SCALEBENCH_CURAND_CHECK(curandSetStream(g_, s));
+      SCALEBENCH_CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g_, 1));
+    } catch (...) {
+      curandDestroyGenerator(g_);
+      throw;
+    }
   }
-}
+  ~CalibrationRandom() { curandDestroyGenerator(g_); }
+  CalibrationRandom(const CalibrationRandom&) = delete;
+  CalibrationRandom& operator=(const CalibrationRandom&) = delete;
+
+  // `count` values spread uniformly over (-1, 1], as a run's inputs are over [-1, 1): cuRAND's
+  // uniform (0, 1] moved by scale_shift. In precision p's device input type at `dst`; bf16 goes
+  // through `count` fp32 values at `staging`, then convert_to_bf16.
+  void fill(void* dst, Precision p, std::int64_t count, float* staging, cudaStream_t s) {
+    const auto n = static_cast<std::size_t>(count);
+    switch (p) {
+      case Precision::fp64:
+        SCALEBENCH_CURAND_CHECK(curandGenerateUniformDouble(g_, static_cast<double*>(dst), n));
+        gpu::scale_shift(static_cast<double*>(dst), count, 2.0, -1.0, s);
+        return;
+      case Precision::fp32:
+      case Precision::tf32:
+        SCALEBENCH_CURAND_CHECK(curandGenerateUniform(g_, static_cast<float*>(dst), n));
+        gpu::scale_shift(static_cast<float*>(dst), count, 2.0f, -1.0f, s);
+        return;
+      case Precision::bf16:
+        SCALEBENCH_CURAND_CHECK(curandGenerateUniform(g_, staging, n));
+        gpu::scale_shift(staging, count, 2.0f, -1.0f, s);
+        gpu::convert_to_bf16(staging, static_cast<__nv_bfloat16*>(dst), count, s);
+        return;
+    }
+  }
+
+ private:
+  curandGenerator_t g_ = nullptr;
+};
 
 // Seconds of one multiply in a burst of back-to-back multiplies lasting at least `burst_s`, and
 // the spread of `reps` such bursts. A card under load runs at the clock its power limit allows
@@ -122,6 +159,7 @@ json gemm_rates(bool quick) {
   const double burst_s = quick ? 0.1 : 0.25;
   gpu::Stream s;
   gpu::CublasHandle h(s.get());
+  CalibrationRandom random(s.get());
   json out = json::object();
   bool warm = false;
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
@@ -131,8 +169,9 @@ json gemm_rates(bool quick) {
           c(elems * device_output_bytes(p));
       // Uniform random inputs, as a run's: a multiply's clock (hence its rate) depends on how
       // many bits toggle, so constant or zero data would time a faster card than the runs see.
-      fill_uniform(a.get(), p, n * n, 1, s.get());
-      fill_uniform(b.get(), p, n * n, 2, s.get());
+      // bf16's fp32 values pass through C (fp32, n×n), which the multiply then overwrites.
+      random.fill(a.get(), p, n * n, c.as<float>(), s.get());
+      random.fill(b.get(), p, n * n, c.as<float>(), s.get());
       gpu::set_math_mode(h.get(), p);
       const gpu::GemmCall call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
       const auto multiply = [&] { gpu::row_major_gemm(h.get(), p, call); };

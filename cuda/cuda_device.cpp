@@ -21,9 +21,6 @@ class CudaDevice final : public DeviceBackend {
   }
   nlohmann::json info(int device) const override { return gpu::device_info(device); }
   nlohmann::json library_versions() const override { return gpu::library_versions(); }
-  std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const override {
-    return gpu::make_cublas_gemm(cfg, comm);
-  }
   std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                          int max_ctas) const override {
     return make_nccl_buffer_transport(comm, stream, max_ctas);

@@ -1,8 +1,8 @@
 #pragma once
 // What cuda/ implements of the device seam (scalebench/gpu/device.hpp), as the CUDA device
 // (cuda_device.cpp) calls it. Elsewhere the vendor-neutral functions of gpu.hpp stand for these;
-// the CUDA code of a workload (the Monte Carlo kernels, src/workloads/montecarlo/cuda/) also reads
-// first_context_seconds() from here.
+// a workload's CUDA code (src/workloads/<name>/cuda/) also reads first_context_seconds() from
+// here.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -10,12 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "scalebench/gpu/gpu.hpp"
-#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 
 class Communicator;
-class GpuGemm;
 class BufferTransport;
 
 // The NCCL transport (nccl_transport.cpp) and the GPU micro-benchmarks (calibrate_gpu.cpp).
@@ -40,9 +38,6 @@ nlohmann::json device_info(int device);
 // The CUDA libraries this process loaded and the driver: the contract of gpu_library_versions()
 // in gpu.hpp. Creates no context.
 nlohmann::json library_versions();
-
-// The cuBLAS GEMM backend (cublas_gemm.cpp).
-std::unique_ptr<GpuGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm);
 
 // cudaHostRegister / cudaHostUnregister (host_memory_pin.cpp).
 void pin_host(void* data, std::size_t bytes);

@@ -1,7 +1,7 @@
 #include "stream.hpp"
 
 #include "cuda_check.hpp"
-#include "gemm_kernels.hpp"
+#include "device_kernels.hpp"
 #include "scalebench/mpi/timing.hpp"
 
 namespace scalebench::gpu {

@@ -52,10 +52,6 @@ nlohmann::json gpu_library_versions() {
   return registered() != nullptr ? registered()->library_versions() : nlohmann::json::object();
 }
 
-std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  return device_backend("--backend " + to_string(cfg.backend)).make_gemm(cfg, comm);
-}
-
 std::unique_ptr<BufferTransport> make_device_buffer_transport(const Communicator& comm, DeviceStream stream,
                                                               int max_ctas) {
   return device_backend("--transport nccl").make_buffer_transport(comm, stream, max_ctas);

@@ -18,6 +18,7 @@
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
+#include "workloads/gemm/device_gemm.hpp"
 
 using namespace scalebench;
 
@@ -61,7 +62,7 @@ void expect_matches_openblas(Precision p) {
     const auto a = random_matrix<T>(s.m * s.k, 11, p), b = random_matrix<T>(s.k * s.n, 12, p);
     std::vector<T> c_gpu(static_cast<std::size_t>(s.m * s.n)), c_ref(c_gpu.size());
     PhaseRecorder rec;
-    auto gpu = make_gpu_gemm(gpu_config(p), comm);
+    auto gpu = make_device_gemm(gpu_config(p), comm);
     gpu->prepare(shape, p, rec);
     gpu->multiply(a.data(), b.data(), c_gpu.data(), rec);
     auto cpu = make_cpu_gemm(GemmBackendKind::openblas, 1);
@@ -103,7 +104,7 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
   SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
   const GemmShape shape{64, 48, 32};
-  auto gpu = make_gpu_gemm(gpu_config(Precision::fp64), comm);
+  auto gpu = make_device_gemm(gpu_config(Precision::fp64), comm);
   PhaseRecorder setup, rec;
   gpu->prepare(shape, Precision::fp64, setup);
   const auto a = random_matrix<double>(64 * 32, 1, Precision::fp64),
@@ -127,7 +128,7 @@ TEST(CublasGemm, RecordsDevicePhasesAndSetUpApart) {
   EXPECT_EQ(std::find(steps.begin(), steps.end(), "cublas_first_call"), steps.end());
   GemmConfig cold = gpu_config(Precision::fp64);
   cold.warmup = 0;
-  auto cold_gpu = make_gpu_gemm(cold, comm);
+  auto cold_gpu = make_device_gemm(cold, comm);
   PhaseRecorder cold_setup;
   cold_gpu->prepare(shape, Precision::fp64, cold_setup);
   const auto& cold_steps = cold_setup.phases();
@@ -142,7 +143,7 @@ TEST(CublasGemm, DeviceFreivaldsCatchesOneWrongElement) {
   const auto comm = Communicator::world();
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16}) {
     const GemmShape shape{97, 83, 71};
-    auto gpu = make_gpu_gemm(gpu_config(p), comm);
+    auto gpu = make_device_gemm(gpu_config(p), comm);
     PhaseRecorder rec;
     gpu->prepare(shape, p, rec);
     gpu->generate(shape, 0, 7, Fill::uniform);
@@ -192,7 +193,7 @@ TEST(CublasGemm, PinnedPageableAndChunkedCopiesGiveTheSameC) {
         pins.emplace_back(b.data(), b.size());
         pins.emplace_back(c.data(), c.size());
       }
-      auto gpu = make_gpu_gemm(gpu_config(p), comm);
+      auto gpu = make_device_gemm(gpu_config(p), comm);
       PhaseRecorder rec;
       gpu->prepare(shape, p, rec);
       gpu->multiply(a.data(), b.data(), c.data(), rec);
@@ -210,8 +211,8 @@ TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
   const auto comm = Communicator::world();
   const GemmShape global{50, 30, 20};
   const std::int64_t split = 21;
-  auto whole = make_gpu_gemm(gpu_config(Precision::fp32), comm);
-  auto part = make_gpu_gemm(gpu_config(Precision::fp32), comm);
+  auto whole = make_device_gemm(gpu_config(Precision::fp32), comm);
+  auto part = make_device_gemm(gpu_config(Precision::fp32), comm);
   PhaseRecorder rec;
   whole->prepare(global, Precision::fp32, rec);
   part->prepare({global.m - split, global.n, global.k}, Precision::fp32, rec);
@@ -231,7 +232,7 @@ TEST(CublasGemm, ResidentInputsDependOnlyOnSeedAndRow) {
 TEST(CublasGemm, RefusesWhatDoesNotFitNamingBothNumbers) {
   SKIP_WITHOUT_A_GPU();
   const auto comm = Communicator::world();
-  auto gpu = make_gpu_gemm(gpu_config(Precision::fp64), comm);
+  auto gpu = make_device_gemm(gpu_config(Precision::fp64), comm);
   PhaseRecorder rec;
   try {
     gpu->prepare({200000, 200000, 200000}, Precision::fp64, rec);

@@ -66,7 +66,6 @@ class HostDevice final : public DeviceBackend {
   int select_for_rank(const Communicator&, bool, const std::string&) const override { return 0; }
   nlohmann::json info(int) const override { return nlohmann::json::object(); }
   nlohmann::json library_versions() const override { return nlohmann::json::object(); }
-  std::unique_ptr<GpuGemm> make_gemm(const GemmConfig&, const Communicator&) const override { return nullptr; }
   std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator&, DeviceStream, int) const override {
     return std::make_unique<HostViews>();
   }

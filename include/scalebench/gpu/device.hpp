@@ -3,8 +3,9 @@
 // program starts and chosen at run time. The functions of gpu.hpp and gpu_calibrate.hpp go
 // through the registered device; with none registered (a build without CUDA) they say so
 // (NoCudaError: "built without CUDA"). Nothing here names a vendor's library, and nothing names
-// a workload: a workload's own kernels (Monte Carlo's, src/workloads/montecarlo/cuda/) live with
-// it and select their GPU through gpu.hpp.
+// a workload: a workload's own GPU code (src/workloads/<name>/cuda/: GEMM's cuBLAS backend, Monte
+// Carlo's kernels) lives with it, selects its GPU through gpu.hpp, and is chosen by the workload
+// by the registered device's name().
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -14,12 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "scalebench/gpu/gpu.hpp"
-#include "scalebench/problem/gemm.hpp"
 
 namespace scalebench {
 
 class Communicator;
-class GpuGemm;
 class BufferTransport;
 
 // The handles a device makes and releases for the primitives of gpu.hpp (DeviceArray,
@@ -29,7 +28,7 @@ class BufferTransport;
 // it cannot be).
 enum class DeviceHandle { memory, stream, high_priority_stream, event, host_pin };
 
-// What a vendor's implementation provides: fifteen operations; gpu.hpp documents each one's
+// What a vendor's implementation provides: thirteen operations; gpu.hpp documents each one's
 // contract. Its name is data ("cuda"), given when it is made.
 class DeviceBackend {
  public:
@@ -50,8 +49,6 @@ class DeviceBackend {
   virtual int select_for_rank(const Communicator& comm, bool share_gpu, const std::string& asked_by) const = 0;
   virtual nlohmann::json info(int device) const = 0;
   virtual nlohmann::json library_versions() const = 0;
-  // The GEMM backend (gemm --backend cublas on CUDA): the block multiply on device views.
-  virtual std::unique_ptr<GpuGemm> make_gemm(const GemmConfig& cfg, const Communicator& comm) const = 0;
   // The transport of device buffer views on `stream` (make_device_buffer_transport); it
   // describes itself (BufferTransport::describe).
   virtual std::unique_ptr<BufferTransport> make_buffer_transport(const Communicator& comm, DeviceStream stream,

@@ -242,7 +242,9 @@ OverlapPlan make_overlap_plan(const GemmShape& global, const RowPartition& rows)
 // block multiply, copies that convert formats, the check and the generator on the device, the
 // peer call) and what it needs to see (stream, views, set-up). The steps schedules share — the
 // whole block's upload, multiply and download, a panel added on the device, the test hook, the
-// pinned-copy peer — are written over these below (gpu_gemm_steps).
+// pinned-copy peer — are written over these below (gpu_gemm_steps). Its implementations are the
+// GEMM workload's, chosen there for the registered device (make_device_gemm: cuBLAS on "cuda"),
+// not made by the device.
 class GpuGemm : public LocalGemm {
  public:
   // Before prepare(): rows of A and C to hold on this rank (at least the local rows), and input
@@ -342,9 +344,6 @@ inline double detectable_corruption(const GemmShape& s, Precision p) {
   const double k = static_cast<double>(s.k), n = static_cast<double>(s.n);
   return 1.0 + 2.0 * (2 * k + 2 * n + 4) * unit_roundoff(p) * k * n * 16.0;
 }
-
-// Selects and initialises this rank's GPU (collective over `comm`).
-std::unique_ptr<GpuGemm> make_gpu_gemm(const GemmConfig& cfg, const Communicator& comm);
 
 // The device buffer transport (CUDA: NCCL) between the ranks' GPUs on device views, enqueued on
 // `stream` (synchronize() waits for it). Collective over `comm`, for which it builds an NCCL communicator

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "gemm/algorithms/algorithm_description.hpp"
+#include "gemm/device_gemm.hpp"
 #include "gemm/gemm_bound.hpp"
 #include "gemm/scalapack_peer_section.hpp"
 #include "harness.hpp"
@@ -215,7 +216,7 @@ class GemmRun final : public RankWorkload, public RunReport {
   // The local multiply; the algorithm that distributes the blocks and calls it is made in prepare.
   void make_backend(const Communicator& comm) override {
     if (cfg_.backend == GemmBackendKind::cublas) {
-      auto g = make_gpu_gemm(cfg_, comm);
+      auto g = make_device_gemm(cfg_, comm);
       gpu_ = g.get();
       backend_ = std::move(g);
     } else {

@@ -13,6 +13,7 @@
 #include <hwloc.h>
 
 #include "calibrate_steps.hpp"
+#include "gemm/device_gemm.hpp"
 #include "montecarlo/gpu_montecarlo.hpp"
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/energy.hpp"
@@ -444,7 +445,7 @@ void calibrate_gpu_power(Profile& p, const CalibrateOptions& o, const Progress& 
       cfg.backend = GemmBackendKind::cublas;
       cfg.precision = prec;
       cfg.shape = {n, n, n};
-      const std::unique_ptr<GpuGemm> gemm = make_gpu_gemm(cfg, self);
+      const std::unique_ptr<GpuGemm> gemm = make_device_gemm(cfg, self);
       gemm->reserve({n, 0});
       PhaseRecorder rec;
       gemm->prepare(cfg.shape, prec, rec);

@@ -9,14 +9,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void convert_to_bf16_kernel(const float* __restrict__ src, __nv_bfloat16* __restrict__ dst,
-                                       std::int64_t count) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    dst[i] = __float2bfloat16_rn(src[i]);
-  }
-}
-
 __device__ inline double to_double(double v) { return v; }
 __device__ inline double to_double(float v) { return static_cast<double>(v); }
 __device__ inline double to_double(__nv_bfloat16 v) { return static_cast<double>(__bfloat162float(v)); }
@@ -89,11 +81,6 @@ __global__ void generate_kernel(T* __restrict__ dst, std::int64_t count, std::in
   }
 }
 
-__global__ void wait_for_host_flag_kernel(const volatile int* flag, long long timeout_cycles) {
-  const long long t0 = clock64();
-  while (*flag == 0 && clock64() - t0 < timeout_cycles) __nanosleep(1000);
-}
-
 int grid_for(std::int64_t work) {
   // Enough blocks to fill the GPU several times; kernels are grid-strided beyond that.
   return static_cast<int>(std::clamp<std::int64_t>(work, 1, 65535));
@@ -117,12 +104,6 @@ void launch_row_dots(const T* m, std::int64_t rows, std::int64_t cols, const dou
 }
 
 }  // namespace
-
-void convert_to_bf16(const float* src, __nv_bfloat16* dst, std::int64_t count, cudaStream_t s) {
-  if (count <= 0) return;
-  convert_to_bf16_kernel<<<grid_for((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(src, dst, count);
-  SCALEBENCH_CUDA_CHECK(cudaGetLastError());
-}
 
 void row_dots(const double* m, std::int64_t rows, std::int64_t cols, const double* w, const double* wabs, double* y,
               double* yabs, cudaStream_t s) {
@@ -148,11 +129,6 @@ void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, s
 void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s) {
   launch_generate(dst, count, first_index, key, integer, s);
-}
-
-void wait_for_host_flag(const volatile int* flag, long long timeout_cycles, cudaStream_t s) {
-  wait_for_host_flag_kernel<<<1, 1, 0, s>>>(flag, timeout_cycles);
-  SCALEBENCH_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace scalebench::gpu

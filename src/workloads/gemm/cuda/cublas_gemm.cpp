@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "device_kernels.hpp"
+#include "gemm/device_gemm.hpp"
 #include "gemm_kernels.hpp"
 #include "gpu_device.hpp"
 #include "nccl_comm.hpp"
@@ -40,57 +42,14 @@ const char* call_name(Precision p) {
   return "?";
 }
 
-int as_int(std::int64_t v, const char* what) {
-  if (v > INT32_MAX) throw UsageError(fmt::format("{} = {} exceeds what cuBLAS accepts (2^31-1)", what, v));
-  return static_cast<int>(v);
-}
-
-// Row-major C (m×n) = A (m×k)·B (k×n) is column-major Cᵀ (n×m) = Bᵀ (n×k)·Aᵀ (k×m): the same
-// memory, read as column-major with leading dimensions n, k and n. No transposing copies.
-// The classic typed calls where they exist (cublasDgemm, cublasSgemm; tf32 is cublasSgemm on a
-// handle in CUBLAS_TF32_TENSOR_OP_MATH, see set_math_mode), cublasGemmEx for bf16, which has none:
-// exactly what a program that only wants a multiply calls, so the bare peer makes the same call.
+// The whole prepared block, packed (leading dimensions k, n, n): row_major_gemm of
+// cuda/cublas_handle.hpp, the call `scalebench calibrate` times too.
 void row_major_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
                     const void* b, void* c) {
   gpu::row_major_gemm(h, p, GemmCall{rows, n, k, a, k, b, n, c, n, false});
 }
 
 }  // namespace
-
-void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& g) {
-  if (g.rows == 0 || g.n == 0) return;
-  const int m_ = as_int(g.rows, "rows of A"), n_ = as_int(g.n, "n"), k_ = as_int(g.k, "k");
-  const int lda = as_int(g.lda, "lda"), ldb = as_int(g.ldb, "ldb"), ldc = as_int(g.ldc, "ldc");
-  switch (p) {
-    case Precision::fp64: {
-      const double one = 1.0, beta = g.accumulate ? 1.0 : 0.0;
-      SCALEBENCH_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one,
-                                          static_cast<const double*>(g.b), ldb, static_cast<const double*>(g.a), lda,
-                                          &beta, static_cast<double*>(g.c), ldc));
-      return;
-    }
-    case Precision::fp32:
-    case Precision::tf32: {
-      const float one = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;
-      SCALEBENCH_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, static_cast<const float*>(g.b),
-                                          ldb, static_cast<const float*>(g.a), lda, &beta, static_cast<float*>(g.c),
-                                          ldc));
-      return;
-    }
-    case Precision::bf16: {
-      const float one = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;
-      SCALEBENCH_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &one, g.b, CUDA_R_16BF, ldb, g.a,
-                                           CUDA_R_16BF, lda, &beta, g.c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
-                                           CUBLAS_GEMM_DEFAULT));
-      return;
-    }
-  }
-}
-
-void set_math_mode(cublasHandle_t h, Precision p) {
-  SCALEBENCH_CUBLAS_CHECK(
-      cublasSetMathMode(h, p == Precision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Set-up
@@ -107,7 +66,6 @@ CublasGemm::Selection CublasGemm::select(const Communicator& comm, bool share_gp
 
 CublasGemm::CublasGemm(const GemmConfig& cfg, const Communicator& comm)
     : comm_(comm),
-      share_gpu_(cfg.share_gpu),
       nccl_(cfg.transport == Transport::nccl && comm.size() > 1),
       first_call_in_warmup_(cfg.warmup > 0),
       selection_(select(comm, cfg.share_gpu)),
@@ -420,7 +378,7 @@ RowCheck CublasGemm::verify(const std::vector<double>& x, std::vector<double>* c
   double* v = vectors_.as<double>();
   double *dx = v, *dabsx = v + n, *dbx = v + 2 * n, *dabsbx = v + 2 * n + k;
   double *dcx = v + 2 * n + 2 * k, *dax = dcx + rows_held_, *dbound = dax + rows_held_;
-  const cudaStream_t s = stream_.get();
+  cudaStream_t s = stream_.get();
   SCALEBENCH_CUDA_CHECK(cudaMemcpyAsync(dx, x.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
   SCALEBENCH_CUDA_CHECK(
       cudaMemcpyAsync(dabsx, absx.data(), static_cast<std::size_t>(n) * 8, cudaMemcpyHostToDevice, s));
@@ -473,8 +431,12 @@ double CublasGemm::bare_device_gemm_seconds() {
   return peer_timer_->stop();
 }
 
+}  // namespace scalebench::gpu
+
+namespace scalebench {
+
 std::unique_ptr<GpuGemm> make_cublas_gemm(const GemmConfig& cfg, const Communicator& comm) {
-  return std::make_unique<CublasGemm>(cfg, comm);
+  return std::make_unique<gpu::CublasGemm>(cfg, comm);
 }
 
-}  // namespace scalebench::gpu
+}  // namespace scalebench

@@ -1,15 +1,13 @@
 #pragma once
-// Device kernels of the cuBLAS backend that cuBLAS does not provide: the bf16 conversion of
-// inputs and the sums of Freivalds' check. Launchers are host functions; all enqueue on `s`.
+// The GEMM workload's own kernels, what cuBLAS does not do: the sums of Freivalds' check and the
+// counter-based generator of --resident inputs. (The bf16 conversion of inputs is the device's:
+// cuda/device_kernels.hpp.) Launchers are host functions; all enqueue on `s`.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 namespace scalebench::gpu {
-
-// dst[i] = bf16(src[i]) (round to nearest even; exact for bf16-representable floats).
-void convert_to_bf16(const float* src, __nv_bfloat16* dst, std::int64_t count, cudaStream_t s);
 
 // For a rows×cols row-major matrix M: y[i] = Σ_j M[i,j]·w[j] and, when yabs is not null,
 // yabs[i] = Σ_j |M[i,j]|·wabs[j]. Sums in double.
@@ -29,10 +27,5 @@ void generate_matrix(float* dst, std::int64_t count, std::int64_t first_index, s
                      cudaStream_t s);
 void generate_matrix(__nv_bfloat16* dst, std::int64_t count, std::int64_t first_index, std::uint64_t key, bool integer,
                      cudaStream_t s);
-
-// Holds `s` until the host sets *flag (device-visible pinned memory) to non-zero, or until about
-// `timeout_cycles` GPU clock cycles have passed (so that a host that never releases cannot hang
-// the GPU). Work enqueued behind it then starts back to back, whatever the host did meanwhile.
-void wait_for_host_flag(const volatile int* flag, long long timeout_cycles, cudaStream_t s);
 
 }  // namespace scalebench::gpu

@@ -1,5 +1,6 @@
 #pragma once
-// The cuBLAS backend (GpuGemm) as cuda/ sees it.
+// The cuBLAS implementation of the GEMM workload's GpuGemm (gemm --backend cublas), over cuda/'s
+// owners and checks; make_device_gemm (gemm/device_gemm.hpp) makes it for the "cuda" device.
 #include <cuda_runtime.h>
 
 #include <optional>
@@ -13,23 +14,6 @@
 #include "stream.hpp"
 
 namespace scalebench::gpu {
-
-// One row-major multiply C (rows×n) (+)= A (rows×k)·B (k×n) on sub-matrices: leading dimensions
-// in elements; `accumulate` adds to C (beta = 1) instead of overwriting it.
-struct GemmCall {
-  std::int64_t rows, n, k;
-  const void* a;
-  std::int64_t lda;
-  const void* b;
-  std::int64_t ldb;
-  void* c;
-  std::int64_t ldc;
-  bool accumulate;
-};
-void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
-// The handle's math mode for `p`: tf32, tensor cores with inputs rounded to tf32; every other
-// precision, no tensor-core down-conversion (fp32 stays fp32). Set before the calls of `p`.
-void set_math_mode(cublasHandle_t h, Precision p);
 
 class CublasGemm final : public GpuGemm {
  public:
@@ -77,7 +61,6 @@ class CublasGemm final : public GpuGemm {
   void gemm_call(cublasHandle_t h, std::int64_t rows) const;
 
   const Communicator& comm_;
-  bool share_gpu_;
   bool nccl_;
   bool first_call_in_warmup_;  // a warm-up repeat makes the first call of the real shape
   Selection selection_;
