@@ -13,6 +13,7 @@
 
 #include "cublas_handle.hpp"
 #include "cuda_check.hpp"
+#include "curand_generator.hpp"
 #include "device_kernels.hpp"
 #include "device_memory.hpp"
 #include "scalebench/gpu/gpu_calibrate.hpp"
@@ -85,24 +86,12 @@ json copies(bool quick) {
   return out;
 }
 
-// Owns the cuRAND generator (Philox) the timed matrices are filled from, on one stream. One
+// The cuRAND generator (Philox) the timed matrices are filled from, on one stream. One
 // generator for every fill: each takes the next values of its sequence, so no two matrices are
 // alike.
 class CalibrationRandom {
  public:
-  explicit CalibrationRandom(cudaStream_t s) {
-    SCALEBENCH_CURAND_CHECK(curandCreateGenerator(&g_, CURAND_RNG_PSEUDO_PHILOX4_32_10));
-    try {
-      SCALEBENCH_CURAND_CHECK(curandSetStream(g_, s));
-      SCALEBENCH_CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g_, 1));
-    } catch (...) {
-      curandDestroyGenerator(g_);
-      throw;
-    }
-  }
-  ~CalibrationRandom() { curandDestroyGenerator(g_); }
-  CalibrationRandom(const CalibrationRandom&) = delete;
-  CalibrationRandom& operator=(const CalibrationRandom&) = delete;
+  explicit CalibrationRandom(cudaStream_t s) : g_(CURAND_RNG_PSEUDO_PHILOX4_32_10, 1, s) {}
 
   // `count` values spread uniformly over (-1, 1], as a run's inputs are over [-1, 1): cuRAND's
   // uniform (0, 1] moved by scale_shift. In precision p's device input type at `dst`; bf16 goes
@@ -111,16 +100,16 @@ class CalibrationRandom {
     const auto n = static_cast<std::size_t>(count);
     switch (p) {
       case Precision::fp64:
-        SCALEBENCH_CURAND_CHECK(curandGenerateUniformDouble(g_, static_cast<double*>(dst), n));
+        g_.uniform(static_cast<double*>(dst), n);
         gpu::scale_shift(static_cast<double*>(dst), count, 2.0, -1.0, s);
         return;
       case Precision::fp32:
       case Precision::tf32:
-        SCALEBENCH_CURAND_CHECK(curandGenerateUniform(g_, static_cast<float*>(dst), n));
+        g_.uniform(static_cast<float*>(dst), n);
         gpu::scale_shift(static_cast<float*>(dst), count, 2.0f, -1.0f, s);
         return;
       case Precision::bf16:
-        SCALEBENCH_CURAND_CHECK(curandGenerateUniform(g_, staging, n));
+        g_.uniform(staging, n);
         gpu::scale_shift(staging, count, 2.0f, -1.0f, s);
         gpu::convert_to_bf16(staging, static_cast<__nv_bfloat16*>(dst), count, s);
         return;
@@ -128,7 +117,7 @@ class CalibrationRandom {
   }
 
  private:
-  curandGenerator_t g_ = nullptr;
+  gpu::CurandGenerator g_;
 };
 
 // Seconds of one multiply in a burst of back-to-back multiplies lasting at least `burst_s`, and

@@ -17,22 +17,16 @@ int as_int(std::int64_t v, const char* what) {
 
 }  // namespace
 
+void destroy_cublas(cublasHandle_t h) noexcept { cublasDestroy(h); }
+
 CublasHandle::CublasHandle(cudaStream_t stream) : workspace_(kWorkspaceBytes) {
-  SCALEBENCH_CUBLAS_CHECK(cublasCreate(&h_));
-  try {
-    SCALEBENCH_CUBLAS_CHECK(cublasSetStream(h_, stream));
-    SCALEBENCH_CUBLAS_CHECK(cublasSetWorkspace(h_, workspace_.get(), workspace_.bytes()));
-    // Scalars live on the host; tensor-core modes are chosen per call by the compute type.
-    SCALEBENCH_CUBLAS_CHECK(cublasSetPointerMode(h_, CUBLAS_POINTER_MODE_HOST));
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-CublasHandle::~CublasHandle() { release(); }
-void CublasHandle::release() noexcept {
-  if (h_ != nullptr) cublasDestroy(h_);
-  h_ = nullptr;
+  cublasHandle_t h = nullptr;
+  SCALEBENCH_CUBLAS_CHECK(cublasCreate(&h));
+  h_ = Owned<cublasHandle_t, destroy_cublas>(h);  // released if what follows throws
+  SCALEBENCH_CUBLAS_CHECK(cublasSetStream(h, stream));
+  SCALEBENCH_CUBLAS_CHECK(cublasSetWorkspace(h, workspace_.get(), workspace_.bytes()));
+  // Scalars live on the host; tensor-core modes are chosen per call by the compute type.
+  SCALEBENCH_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
 }
 
 std::string cublas_version_string() {

@@ -6,37 +6,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 
 #include "device_memory.hpp"
+#include "owned.hpp"
 #include "scalebench/gpu/gpu.hpp"
 
 namespace scalebench::gpu {
+
+void destroy_cublas(cublasHandle_t h) noexcept;
 
 class CublasHandle {
  public:
   static constexpr std::size_t kWorkspaceBytes = static_cast<std::size_t>(kBlasWorkspaceBytes);
 
   explicit CublasHandle(cudaStream_t stream);
-  ~CublasHandle();
-  CublasHandle(CublasHandle&& o) noexcept : h_(std::exchange(o.h_, nullptr)), workspace_(std::move(o.workspace_)) {}
-  CublasHandle& operator=(CublasHandle&& o) noexcept {
-    if (this != &o) {
-      release();
-      h_ = std::exchange(o.h_, nullptr);
-      workspace_ = std::move(o.workspace_);
-    }
-    return *this;
-  }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
 
-  cublasHandle_t get() const noexcept { return h_; }
+  cublasHandle_t get() const noexcept { return h_.get(); }
 
  private:
-  void release() noexcept;
-  cublasHandle_t h_ = nullptr;
-  DeviceBuffer workspace_;
+  DeviceBuffer workspace_;  // declared first: freed after the handle
+  Owned<cublasHandle_t, destroy_cublas> h_;
 };
 
 // Version of the cuBLAS library loaded, "13.0.2".

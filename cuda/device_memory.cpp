@@ -5,24 +5,23 @@
 
 namespace scalebench::gpu {
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+void free_device(Bytes b) noexcept {
+  if (b.ptr != nullptr) cudaFree(b.ptr);
 }
-DeviceBuffer::~DeviceBuffer() { release(); }
-void DeviceBuffer::release() noexcept {
-  if (ptr_ != nullptr) cudaFree(ptr_);
-  ptr_ = nullptr;
-  bytes_ = 0;
+void free_pinned(Bytes b) noexcept {
+  if (b.ptr != nullptr) cudaFreeHost(b.ptr);
 }
 
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
+DeviceBuffer::DeviceBuffer(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMalloc(&p, bytes));
+  b_ = Owned<Bytes, free_device>(Bytes{p, bytes});
 }
-PinnedBuffer::~PinnedBuffer() { release(); }
-void PinnedBuffer::release() noexcept {
-  if (ptr_ != nullptr) cudaFreeHost(ptr_);
-  ptr_ = nullptr;
-  bytes_ = 0;
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) SCALEBENCH_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  b_ = Owned<Bytes, free_pinned>(Bytes{p, bytes});
 }
 
 bool is_pinned(const void* p) noexcept {

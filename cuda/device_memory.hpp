@@ -1,43 +1,38 @@
 #pragma once
-// Move-only owners of device memory and page-locked ("pinned") host memory. Destructors never
-// throw; a failure to free is ignored there (the process is ending or the context is gone).
+// Move-only owners of device memory and page-locked ("pinned") host memory (owned.hpp).
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <utility>
+
+#include "owned.hpp"
 
 namespace scalebench::gpu {
+
+// Bytes at an address, as the owners below hold them.
+struct Bytes {
+  void* ptr = nullptr;
+  std::size_t size = 0;
+  bool operator==(const Bytes& o) const noexcept { return ptr == o.ptr && size == o.size; }
+};
+void free_device(Bytes b) noexcept;
+void free_pinned(Bytes b) noexcept;
 
 // cudaMalloc'd bytes on the current device.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    if (this != &o) {
-      release();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  void* get() const noexcept { return ptr_; }
+  void* get() const noexcept { return b_.get().ptr; }
   template <class T>
   T* as() const noexcept {
-    return static_cast<T*>(ptr_);
+    return static_cast<T*>(get());
   }
-  std::size_t bytes() const noexcept { return bytes_; }
-  bool empty() const noexcept { return ptr_ == nullptr; }
+  std::size_t bytes() const noexcept { return b_.get().size; }
+  bool empty() const noexcept { return get() == nullptr; }
 
  private:
-  void release() noexcept;
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  Owned<Bytes, free_device> b_;
 };
 
 // cudaMallocHost'd bytes: host memory the copy engines read and write at full bus speed.
@@ -45,30 +40,16 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      release();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
 
-  void* get() const noexcept { return ptr_; }
+  void* get() const noexcept { return b_.get().ptr; }
   template <class T>
   T* as() const noexcept {
-    return static_cast<T*>(ptr_);
+    return static_cast<T*>(get());
   }
-  std::size_t bytes() const noexcept { return bytes_; }
+  std::size_t bytes() const noexcept { return b_.get().size; }
 
  private:
-  void release() noexcept;
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  Owned<Bytes, free_pinned> b_;
 };
 
 // True when `p` points into page-locked host memory (cudaMallocHost or cudaHostRegister).

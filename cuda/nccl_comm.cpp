@@ -16,26 +16,24 @@ NcclComm::NcclComm(const Communicator& comm, int max_ctas) {
     if (comm.is_root()) SCALEBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
   });
   SCALEBENCH_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm.get()));
+  ncclComm_t c = nullptr;
   agree(comm, [&] {
     if (max_ctas > 0 && std::getenv("NCCL_MAX_CTAS") == nullptr) {
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       config.minCTAs = 1;
       config.maxCTAs = max_ctas;
-      SCALEBENCH_NCCL_CHECK(ncclCommInitRankConfig(&c_, comm.size(), id, comm.rank(), &config));
+      SCALEBENCH_NCCL_CHECK(ncclCommInitRankConfig(&c, comm.size(), id, comm.rank(), &config));
     } else {
-      SCALEBENCH_NCCL_CHECK(ncclCommInitRank(&c_, comm.size(), id, comm.rank()));
+      SCALEBENCH_NCCL_CHECK(ncclCommInitRank(&c, comm.size(), id, comm.rank()));
     }
   });
+  c_ = Owned<ncclComm_t, destroy_nccl_comm>(c);
 }
 
-NcclComm::~NcclComm() { release(); }
-
-void NcclComm::release() noexcept {
-  if (c_ == nullptr) return;
+void destroy_nccl_comm(ncclComm_t c) noexcept {
   // Finalize flushes outstanding work; destroy then frees locally. Errors are ignored here.
-  ncclCommFinalize(c_);
-  ncclCommDestroy(c_);
-  c_ = nullptr;
+  ncclCommFinalize(c);
+  ncclCommDestroy(c);
 }
 
 std::string nccl_version_string() {

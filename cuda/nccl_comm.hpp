@@ -7,7 +7,8 @@
 
 #include <cstddef>
 #include <string>
-#include <utility>
+
+#include "owned.hpp"
 
 namespace scalebench {
 class Communicator;
@@ -15,28 +16,19 @@ class Communicator;
 
 namespace scalebench::gpu {
 
+// Finalizes (flushes outstanding work), then destroys; errors are ignored.
+void destroy_nccl_comm(ncclComm_t c) noexcept;
+
 class NcclComm {
  public:
   // Collective over `comm`; the current device is this rank's GPU. `max_ctas` > 0: at most that
   // many thread blocks per NCCL call (ncclConfig_t::maxCTAs; NCCL_MAX_CTAS, when set, wins).
   explicit NcclComm(const Communicator& comm, int max_ctas = 0);
-  ~NcclComm();
-  NcclComm(NcclComm&& o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
-  NcclComm& operator=(NcclComm&& o) noexcept {
-    if (this != &o) {
-      release();
-      c_ = std::exchange(o.c_, nullptr);
-    }
-    return *this;
-  }
-  NcclComm(const NcclComm&) = delete;
-  NcclComm& operator=(const NcclComm&) = delete;
 
-  ncclComm_t get() const noexcept { return c_; }
+  ncclComm_t get() const noexcept { return c_.get(); }
 
  private:
-  void release() noexcept;
-  ncclComm_t c_ = nullptr;
+  Owned<ncclComm_t, destroy_nccl_comm> c_;
 };
 
 // "2.28.9"

@@ -6,33 +6,32 @@
 
 namespace scalebench::gpu {
 
-Stream::Stream(Priority p) {
-  if (p == Priority::normal) {
-    SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-    return;
-  }
-  int least = 0, greatest = 0;
-  SCALEBENCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
-}
-Stream::~Stream() { release(); }
-void Stream::release() noexcept {
-  if (s_ != nullptr) cudaStreamDestroy(s_);
-  s_ = nullptr;
-}
-void Stream::synchronize() const { SCALEBENCH_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+void destroy_stream(cudaStream_t s) noexcept { cudaStreamDestroy(s); }
+void destroy_event(cudaEvent_t e) noexcept { cudaEventDestroy(e); }
 
-Event::Event() { SCALEBENCH_CUDA_CHECK(cudaEventCreate(&e_)); }
-Event::~Event() { release(); }
-void Event::release() noexcept {
-  if (e_ != nullptr) cudaEventDestroy(e_);
-  e_ = nullptr;
+Stream::Stream(Priority p) {
+  cudaStream_t s = nullptr;
+  if (p == Priority::normal) {
+    SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  } else {
+    int least = 0, greatest = 0;
+    SCALEBENCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SCALEBENCH_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  }
+  s_ = Owned<cudaStream_t, destroy_stream>(s);
 }
-void Event::record(cudaStream_t s) const { SCALEBENCH_CUDA_CHECK(cudaEventRecord(e_, s)); }
-void Event::synchronize() const { SCALEBENCH_CUDA_CHECK(cudaEventSynchronize(e_)); }
+void Stream::synchronize() const { SCALEBENCH_CUDA_CHECK(cudaStreamSynchronize(get())); }
+
+Event::Event() {
+  cudaEvent_t e = nullptr;
+  SCALEBENCH_CUDA_CHECK(cudaEventCreate(&e));
+  e_ = Owned<cudaEvent_t, destroy_event>(e);
+}
+void Event::record(cudaStream_t s) const { SCALEBENCH_CUDA_CHECK(cudaEventRecord(get(), s)); }
+void Event::synchronize() const { SCALEBENCH_CUDA_CHECK(cudaEventSynchronize(get())); }
 double Event::seconds_since(const Event& start) const {
   float ms = 0;
-  SCALEBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+  SCALEBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), get()));
   return static_cast<double>(ms) * 1e-3;
 }
 

@@ -3,13 +3,17 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <utility>
+
+#include "owned.hpp"
 
 namespace scalebench {
 class PhaseRecorder;
 }
 
 namespace scalebench::gpu {
+
+void destroy_stream(cudaStream_t s) noexcept;
+void destroy_event(cudaEvent_t e) noexcept;
 
 // A non-blocking stream on the current device (no implicit sync with the legacy stream).
 class Stream {
@@ -18,50 +22,26 @@ class Stream {
   // (for communication that must not wait behind a long multiply).
   enum class Priority { normal, high };
   explicit Stream(Priority p = Priority::normal);
-  ~Stream();
-  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  Stream& operator=(Stream&& o) noexcept {
-    if (this != &o) {
-      release();
-      s_ = std::exchange(o.s_, nullptr);
-    }
-    return *this;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
 
-  cudaStream_t get() const noexcept { return s_; }
+  cudaStream_t get() const noexcept { return s_.get(); }
   void synchronize() const;
 
  private:
-  void release() noexcept;
-  cudaStream_t s_ = nullptr;
+  Owned<cudaStream_t, destroy_stream> s_;
 };
 
 class Event {
  public:
   Event();
-  ~Event();
-  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  Event& operator=(Event&& o) noexcept {
-    if (this != &o) {
-      release();
-      e_ = std::exchange(o.e_, nullptr);
-    }
-    return *this;
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
 
-  cudaEvent_t get() const noexcept { return e_; }
+  cudaEvent_t get() const noexcept { return e_.get(); }
   void record(cudaStream_t s) const;
   void synchronize() const;
   // Seconds from `start` to this event (both recorded and complete).
   double seconds_since(const Event& start) const;
 
  private:
-  void release() noexcept;
-  cudaEvent_t e_ = nullptr;
+  Owned<cudaEvent_t, destroy_event> e_;
 };
 
 // Times work enqueued on one stream with a pair of events: start() records the first, stop()
