@@ -162,7 +162,7 @@ json gemm_rates(bool quick) {
       random.fill(a.get(), p, n * n, c.as<float>(), s.get());
       random.fill(b.get(), p, n * n, c.as<float>(), s.get());
       gpu::set_math_mode(h.get(), p);
-      const gpu::GemmCall call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
+      const GpuGemm::BlockGemm call{n, n, n, a.get(), n, b.get(), n, c.get(), n, false};
       const auto multiply = [&] { gpu::row_major_gemm(h.get(), p, call); };
       double sec = 0;
       if (!warm) {

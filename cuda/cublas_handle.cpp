@@ -39,7 +39,7 @@ std::string cublas_version_string() {
   return fmt::format("{}.{}.{}", major, minor, patch);
 }
 
-void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& g) {
+void row_major_gemm(cublasHandle_t h, Precision p, const GpuGemm::BlockGemm& g) {
   if (g.rows == 0 || g.n == 0) return;
   const int m_ = as_int(g.rows, "rows of A"), n_ = as_int(g.n, "n"), k_ = as_int(g.k, "k");
   const int lda = as_int(g.lda, "lda"), ldb = as_int(g.ldb, "ldb"), ldc = as_int(g.ldc, "ldc");

@@ -38,18 +38,9 @@ std::string cublas_version_string();
 // CUBLAS_TF32_TENSOR_OP_MATH, see set_math_mode), cublasGemmEx for bf16, which has none: exactly
 // what a program that only wants a multiply calls. Whatever multiplies on this device calls it,
 // and `scalebench calibrate` times it (calibrate_gpu.cpp): a calibrated rate is the rate of the
-// call that runs. UsageError when a dimension exceeds cuBLAS's int.
-struct GemmCall {
-  std::int64_t rows, n, k;
-  const void* a;
-  std::int64_t lda;
-  const void* b;
-  std::int64_t ldb;
-  void* c;
-  std::int64_t ldc;
-  bool accumulate;
-};
-void row_major_gemm(cublasHandle_t h, Precision p, const GemmCall& call);
+// call that runs. UsageError when a dimension exceeds cuBLAS's int. The call is described as the
+// device seam's block multiply is (GpuGemm::BlockGemm, gpu.hpp).
+void row_major_gemm(cublasHandle_t h, Precision p, const GpuGemm::BlockGemm& call);
 // The handle's math mode for `p`: tf32, tensor cores with inputs rounded to tf32; every other
 // precision, no tensor-core down-conversion (fp32 stays fp32). Set before the calls of `p`.
 void set_math_mode(cublasHandle_t h, Precision p);

@@ -99,8 +99,8 @@ struct UninitializedAllocator : std::allocator<T> {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   T* allocate(std::size_t n) {
-    if (n * sizeof(T) < kHugePagesFrom) return std::allocator<T>::allocate(n);
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    if (n * sizeof(T) < kHugePagesFrom) return std::allocator<T>::allocate(n);
     void* p = ::operator new (n * sizeof(T), std::align_val_t{kHugePageBytes});
     advise_huge_pages(p, n * sizeof(T));
     return static_cast<T*>(p);

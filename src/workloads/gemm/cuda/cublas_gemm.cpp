@@ -46,7 +46,7 @@ const char* call_name(Precision p) {
 // cuda/cublas_handle.hpp, the call `scalebench calibrate` times too.
 void row_major_gemm(cublasHandle_t h, Precision p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* a,
                     const void* b, void* c) {
-  gpu::row_major_gemm(h, p, GemmCall{rows, n, k, a, k, b, n, c, n, false});
+  gpu::row_major_gemm(h, p, GpuGemm::BlockGemm{rows, n, k, a, k, b, n, c, n, false});
 }
 
 }  // namespace
@@ -255,8 +255,7 @@ void CublasGemm::copy_out(const void* device, void* host, std::int64_t count) {
 
 void CublasGemm::multiply_block(const BlockGemm& g, PhaseRecorder* rec) {
   if (rec != nullptr) timer_.start_gated();
-  row_major_gemm(handle_->get(), precision_,
-                 GemmCall{g.rows, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.accumulate});
+  row_major_gemm(handle_->get(), precision_, g);
   if (rec != nullptr) timer_.stop_into(*rec, phase::compute);
 }
 
