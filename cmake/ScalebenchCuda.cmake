@@ -31,14 +31,16 @@ endif()
 
 # A workload's own CUDA library (src/workloads/<name>/cuda/): every .cu and .cpp of the calling
 # folder, over cuda/'s owners, checks and primitives and the layers below it, compiled as cuda/ is.
-# The workloads layer links it privately (src/CMakeLists.txt).
+# It sees the workloads layer's headers (its workload's configuration, gemm/gemm_config.hpp) but
+# links nothing of it: the workloads layer links it privately (src/CMakeLists.txt).
 #   scalebench_workload_cuda(<target> LINKS <the workload's own libraries>)
 function(scalebench_workload_cuda target)
   cmake_parse_arguments(ARG "" "" "LINKS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/cuda
-    ${PROJECT_SOURCE_DIR}/src/workloads)
+    ${PROJECT_SOURCE_DIR}/src/workloads
+    ${CMAKE_BINARY_DIR}/layers/workloads)
   target_link_libraries(${target}
     PRIVATE scalebench_warnings scalebench_cuda scalebench_gpu scalebench_problem fmt::fmt CUDA::cudart ${ARG_LINKS})
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)

@@ -16,7 +16,7 @@ namespace {
 
 // The seeds' loop as a newcomer writes it: i, j, then the dot product over k (B walked by
 // columns). One thread, no blocking: slow by design.
-// `accumulate`: C += A·B (the panels of a Summa2D sum), else C = A·B.
+// `accumulate`: C += A·B (the panels of a sum over k-panels), else C = A·B.
 template <class T>
 void naive_multiply(const T* a, const T* b, T* c, std::int64_t rows, std::int64_t n, std::int64_t k,
                     bool accumulate = false) {
@@ -73,7 +73,7 @@ void require_cpu_precision(Precision p, const char* backend) {
   }
 }
 
-// What the host backends share: the block's shape and precision, and the panel sums of Summa2D
+// What the host backends share: the block's shape and precision, and the sums over k-panels
 // (C zeroed once, then each k-panel added with beta = 1). A backend supplies only its product.
 class HostGemm : public LocalGemm {
  public:

@@ -13,10 +13,10 @@ namespace {
 
 // Warm-up and timed repeats: end to end around each repeat, its check after.
 // The energy counters are read just before each repeat's barrier and after the last repeat.
-int run_repeats(RankWorkload& w, const RepeatLoop& loop, PhaseRecorder& rec, EnergyRun& energy, RunWall& wall,
+int run_repeats(RankWorkload& w, const RepeatLoop& loop, int reps, PhaseRecorder& rec, EnergyRun& energy, RunWall& wall,
                 const Communicator& comm) {
   const int total = loop.total();
-  const int warmup = total - w.settings().reps;
+  const int warmup = total - reps;
   double checks = 0;
   for (int rep = 0; rep < total; ++rep) {
     if (rep == warmup && warmup > 0) wall.mark("warmup");
@@ -59,9 +59,8 @@ void finish_on_root(RunReport& w, RunRecord& run, const Summaries& s, const Harn
 
 }  // namespace
 
-HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
+HarnessResult run_rank_harness(RankWorkload& w, const HarnessSettings& settings, const Communicator& comm) {
   RunWall wall;
-  const HarnessSettings settings = w.settings();
   if (!settings.agreed) agree_on_configuration(comm, settings.name, settings.configuration);
   agree(comm, [&] { w.check(comm); });
   agree(comm, [&] { w.check_resources(comm); });
@@ -86,7 +85,7 @@ HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm) {
   const RepeatLoop loop(settings.name, settings.warmup, settings.reps, comm, settings.quiet);
   Summaries s;
   energy.start_sampling();
-  s.repeats = run_repeats(w, loop, rec, energy, wall, comm);
+  s.repeats = run_repeats(w, loop, settings.reps, rec, energy, wall, comm);
   RunReport& report = w.report();
   const nlohmann::json energy_section = energy.section(s.repeats, settings.warmup, report.energy_work(), rec);
   w.after_repeats(loop, peer);

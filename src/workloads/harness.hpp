@@ -26,7 +26,7 @@ namespace scalebench {
 
 class Communicator;
 
-// What the harness needs of the configuration itself: data, not calls.
+// What the harness needs of the configuration itself: data, given beside the workload.
 struct HarnessSettings {
   std::string name;  // the subcommand and the record's "subcommand" ("gemm")
   int warmup = 1, reps = 5;
@@ -67,16 +67,17 @@ class RunReport {
   virtual EnergyWork energy_work() const { return {}; }
 };
 
-// A workload's steps on one rank, in the order the harness takes them (harness.cpp).
+// A workload's steps on one rank, in the order the harness takes them (harness.cpp): ten
+// operations; its settings are data (HarnessSettings) and its reporting is the writers' side
+// (RunReport).
 class RankWorkload {
  public:
   virtual ~RankWorkload() = default;
-  virtual HarnessSettings settings() const = 0;
   // Checks that need no work: options, sizes against the rank count, the --json path (rank 0).
   // Throws UsageError; the harness agrees on it.
   virtual void check(const Communicator& comm) = 0;
   // Checks of what the run needs of the machine (host memory; may be collective); agreed.
-  virtual void check_resources(const Communicator& comm) = 0;
+  virtual void check_resources(const Communicator& /*comm*/) {}
   // Binds the rank and resolves its threads (setup_rank). Collective.
   virtual RankSetup place(const Communicator& comm) = 0;
   // --dry-run: the resolved configuration and every rank's share on rank 0. Collective.
@@ -99,8 +100,8 @@ struct HarnessResult {
   nlohmann::json record;  // the run record (rank 0; null on the others and after --dry-run)
 };
 
-// Runs `w` on every rank of `comm` as the header comment says. Throws AgreedError (usage,
-// resources) before any work; a run that does not verify returns ok = false (exit code 4).
-HarnessResult run_rank_harness(RankWorkload& w, const Communicator& comm);
+// Runs `w` with `settings` on every rank of `comm` as the header comment says. Throws AgreedError
+// (usage, resources) before any work; a run that does not verify returns ok = false (exit code 4).
+HarnessResult run_rank_harness(RankWorkload& w, const HarnessSettings& settings, const Communicator& comm);
 
 }  // namespace scalebench

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/gemm/choice.hpp"
 
 namespace {
 

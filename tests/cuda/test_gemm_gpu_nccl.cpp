@@ -12,8 +12,8 @@
 #include "mpi_test_util.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

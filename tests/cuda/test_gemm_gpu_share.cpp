@@ -7,7 +7,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

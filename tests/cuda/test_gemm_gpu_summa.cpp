@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_skip.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

@@ -12,7 +12,7 @@
 
 #include "gemm_checks.hpp"
 #include "mpi_test_util.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 #include "test_gemm_gpu_util.hpp"
 
 using namespace scalebench;

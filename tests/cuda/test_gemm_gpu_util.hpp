@@ -10,8 +10,8 @@
 #include "mpi_test_util.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 // NCCL runs one rank per GPU: the NCCL tests skip, saying so, with fewer visible GPUs than ranks.
 #define SKIP_WITHOUT_A_GPU_PER_RANK()                                                                        \

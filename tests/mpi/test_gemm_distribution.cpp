@@ -16,8 +16,8 @@
 #include "mpi_test_util.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "workloads/gemm/algorithms/node_shared.hpp"
 
 using namespace scalebench;

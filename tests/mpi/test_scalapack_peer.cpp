@@ -15,7 +15,7 @@
 #include "scalebench/base/verify.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/peers/scalapack.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 using namespace scalebench;
 

@@ -10,7 +10,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/peers/scalapack.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 using namespace scalebench;
 

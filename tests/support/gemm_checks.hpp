@@ -8,8 +8,8 @@
 #include "gemm_reference.hpp"
 #include "mpi_test_util.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 // "37x23x41 on 4 ranks", for the failure messages.
 inline std::string shape_on_ranks(const scalebench::GemmShape& s, int ranks) {

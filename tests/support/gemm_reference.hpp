@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 // run_distributed_gemm with the gathered C kept (rank 0's result.c), plus any other test hooks.
 inline scalebench::GemmResult run_gemm_keeping_c(const scalebench::GemmConfig& cfg,

@@ -5,7 +5,7 @@
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 using namespace scalebench;
 

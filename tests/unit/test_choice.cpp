@@ -12,7 +12,7 @@
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
-#include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/gemm/choice.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "scalebench/problem/comm_bound.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "workloads/gemm/gemm_bound.hpp"
 
 using namespace scalebench;

@@ -31,7 +31,7 @@ double spread_bound_words(const GemmShape& s, int p);
 double from_nothing_bound_words(const GemmShape& s, int p, double memory_words);
 // What the process of a grid's block that touches the most words must move beyond its even share
 // when A, B and C start spread evenly: rank (i, j) of a PR×PC grid reads the rows_i × k of A and
-// k × cols_j of B and writes rows_i × cols_j of C (row1d: a P×1 grid, cols = {n}).
+// k × cols_j of B and writes rows_i × cols_j of C (row blocks: a P×1 grid, cols = {n}).
 double schedule_spread_words(const GemmShape& s, const std::vector<std::int64_t>& rows,
                              const std::vector<std::int64_t>& cols);
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/problem/gemm.hpp"
 #include "scalebench/problem/montecarlo.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 
@@ -55,10 +55,10 @@ struct CollectiveFit {
   Link link;
 };
 
-// What Summa2D's host lookahead saved on this machine, as calibrate measured it (docs/model.md,
-// "Summa2D's lookahead"): on `ranks` ranks over `nodes` nodes with `depth` panels in flight, the
-// time it took off a repeat as a fraction of the blocking broadcasts' time (their broadcast
-// phase); negative where it added time. The model takes a lookahead's broadcast phase as the
+// What a panel algorithm's host lookahead (panels broadcast ahead while one multiplies) saved on
+// this machine, as GEMM's calibration measured it (gemm/gemm_calibrate.hpp; docs/model.md): on `ranks` ranks over
+// `nodes` nodes with `depth` panels in flight, the time it took off a repeat as a fraction of the blocking broadcasts'
+// time (their broadcast phase); negative where it added time. The model takes a lookahead's broadcast phase as the
 // blocking one's times (1 - hidden).
 struct LookaheadFit {
   int ranks = 0;
@@ -130,7 +130,7 @@ struct Profile {
   Link intra_node;                                          // MPI point-to-point, two ranks on one node
   std::optional<Link> inter_node;                           // MPI point-to-point between nodes (absent: not measured)
   std::map<std::string, std::vector<CollectiveFit>> collectives;  // bcast, scatterv, gatherv, reduce
-  std::vector<LookaheadFit> lookahead;  // mpi.lookahead: Summa2D's host lookahead (empty: not measured)
+  std::vector<LookaheadFit> lookahead;  // mpi.lookahead: a panel lookahead's saving (empty: not measured)
   std::map<std::string, std::map<std::string, std::vector<ThreadRate>>> montecarlo;  // problem -> backend -> rates
   GpuProfile gpu;
   // What the profile is valid for (docs/model.md, "Valid for"): host, build, MPI library, BLAS

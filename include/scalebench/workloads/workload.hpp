@@ -6,6 +6,7 @@
 // one interface, found by name in one registry. Drivers never test a workload's name; a new workload
 // is a folder src/workloads/<name>/ and one line in src/workloads/registry.cpp
 // (docs/architecture.md, "Adding a workload").
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -23,7 +24,10 @@ class App;
 
 namespace scalebench {
 
-class WorkloadCommand;  // command.hpp
+class Communicator;
+class WorkloadCommand;    // command.hpp
+struct Profile;           // model.hpp
+struct CalibrateOptions;  // model.hpp
 
 // What the drivers' tables show of one run record.
 struct RunFigures {
@@ -100,6 +104,11 @@ class Workload {
   virtual std::vector<std::string> contrast_args(const ContrastRun& run) const = 0;
   virtual ContrastSizing contrast_sizing() const = 0;
   virtual std::string scaled_size(double probe, double probe_s, double seconds) const = 0;
+  // `scalebench calibrate`: what the workload measures of the machine beyond the shared figures,
+  // into `p` (gemm: what its panel algorithm's lookahead hides); collective over `comm`, every
+  // rank of the calibration, after the MPI figures; `say` prints a progress line. None by default.
+  virtual void calibrate(Profile& /*p*/, const Communicator& /*comm*/, const CalibrateOptions& /*o*/,
+                         const std::function<void(const std::string&)>& /*say*/) const {}
 };
 
 // Every registered workload, in registration order (src/workloads/registry.cpp).

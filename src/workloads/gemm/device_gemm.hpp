@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "scalebench/gpu/gpu.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 

@@ -10,7 +10,7 @@
 #include "scalebench/base/host.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
-#include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/gemm/choice.hpp"
 #include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/run_context.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 

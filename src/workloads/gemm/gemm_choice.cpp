@@ -1,7 +1,7 @@
 // `auto` for gemm's schedule options: the alternatives, why the run would refuse one, and the
 // ranking by the model or, without a profile, by the stated rules (choice.hpp; docs/model.md,
 // "auto: the model decides").
-#include "scalebench/workloads/choice.hpp"
+#include "scalebench/workloads/gemm/choice.hpp"
 
 #include <algorithm>
 #include <array>
@@ -18,7 +18,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/partition.hpp"
 #include "scalebench/gpu/gpu.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 namespace {

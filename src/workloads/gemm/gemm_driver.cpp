@@ -31,7 +31,7 @@
 #include "scalebench/mpi/network.hpp"
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/problem/gemm_fill.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/prediction.hpp"
 #include "scalebench/workloads/rank_setup.hpp"
@@ -166,7 +166,7 @@ class GemmRun final : public RankWorkload, public RunReport {
   GemmRun(const GemmConfig& cfg, const GemmTestHooks& hooks, const Communicator& comm, bool agreed)
       : cfg_(cfg), hooks_(hooks), comm_(comm), alg_desc_(describe_algorithm(cfg)), agreed_(agreed) {}
 
-  HarnessSettings settings() const override {
+  HarnessSettings settings() const {
     return {"gemm",         cfg_.warmup,
             cfg_.reps,      cfg_.quiet,
             cfg_.dry_run,   agreed_,
@@ -421,7 +421,7 @@ RunSections GemmRun::sections(const Summaries& s) {
 GemmResult run_distributed_gemm(const GemmConfig& cfg, const Communicator& comm, const GemmTestHooks& hooks,
                                 bool agreed) {
   GemmRun run(cfg, hooks, comm, agreed);
-  HarnessResult h = run_rank_harness(run, comm);
+  HarnessResult h = run_rank_harness(run, run.settings(), comm);
   GemmResult result;
   result.ok = h.ok;
   result.record = std::move(h.record);

@@ -16,7 +16,7 @@
 #include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/gpu/gpu.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gemm/gemm_calibrate.hpp"
 #include "scalebench/workloads/command.hpp"
 #include "scalebench/workloads/workload.hpp"
 
@@ -97,6 +98,10 @@ class GemmWorkload final : public Workload {
     const double n = probe_s > 0 ? probe_n * std::cbrt(seconds / probe_s) : probe_n;
     const double rounded = std::floor(n / 256) * 256;
     return fmt::format("{:.0f}", std::clamp(rounded, 512.0, 32768.0));
+  }
+  void calibrate(Profile& p, const Communicator& comm, const CalibrateOptions& o,
+                 const std::function<void(const std::string&)>& say) const override {
+    calibrate_gemm_lookahead(p, comm, o, say);
   }
 };
 

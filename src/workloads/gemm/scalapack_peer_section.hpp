@@ -10,8 +10,8 @@
 
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/peers/scalapack.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 

@@ -27,6 +27,7 @@
 #include "scalebench/topology/topology.hpp"
 #include "scalebench/workloads/model.hpp"
 #include "scalebench/workloads/run_context.hpp"
+#include "scalebench/workloads/workload.hpp"
 
 namespace scalebench {
 namespace {
@@ -607,60 +608,6 @@ void calibrate_mpi(Profile& p, const Communicator& comm, const CalibrateOptions&
   }
 }
 
-// ---- Summa2D's host lookahead: what it hides here (measure_lookahead) -------------------------
-
-// The size of the lookahead runs: the largest whose blocking repeat the new profile predicts under
-// 0.05 s (--quick) or 0.2 s on these ranks.
-std::int64_t lookahead_side(const Profile& p, const MachineLayout& m, int threads, bool quick) {
-  GemmConfig cfg;
-  cfg.algorithm = GemmAlgorithm::summa2d;
-  cfg.threads = threads;
-  cfg.lookahead = 0;
-  std::int64_t pick = 256;
-  for (const std::int64_t n : {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}) {
-    cfg.shape = {n, n, n};
-    cfg.panel_width = std::max<std::int64_t>(8, (n + 15) / 16);
-    try {
-      if (predict_gemm(p, cfg, m).end_to_end <= (quick ? 0.05 : 0.2)) pick = n;
-    } catch (const UsageError&) {
-      break;
-    }
-  }
-  return pick;
-}
-
-// On every rank of the calibration (two or more): what a lookahead of 1..kMaxAutoLookahead hides,
-// kept in mpi.lookahead for this rank count and node count.
-void calibrate_lookahead(Profile& p, const Communicator& comm, const CalibrateOptions& o, const Progress& say) {
-  if (comm.size() < 2) return;
-  const Communicator& node = comm.node();
-  const auto per_node = static_cast<int>(comm.max(static_cast<std::int64_t>(node.size())));
-  const auto nodes = static_cast<int>(comm.sum(static_cast<std::int64_t>(node.rank() == 0 ? 1 : 0)));
-  std::int64_t n = 0, threads = 0;
-  if (comm.is_root()) {
-    threads = std::max(1, p.cores / per_node);
-    n = lookahead_side(p, {(comm.size() + per_node - 1) / per_node, per_node, 0}, static_cast<int>(threads), o.quick);
-  }
-  n = comm.max(n);
-  threads = comm.max(threads);
-  const LookaheadMeasure lm = measure_lookahead(comm, n, static_cast<int>(threads), o.quick ? 3 : 5);
-  if (!comm.is_root()) return;
-  if (!lm.verified) {
-    const std::string w = "Summa2D's lookahead runs gave a wrong product (Freivalds' check failed): their times are "
-                          "not kept, and the model predicts no lookahead; please report it";
-    say.line("warning: {}", w);
-    p.warnings.push_back(w);
-    return;
-  }
-  std::string depths;
-  for (const auto& d : lm.depths) {
-    p.lookahead.push_back({comm.size(), nodes, d.depth, d.hidden});
-    depths += fmt::format(", lookahead {} {:.4f} s (hides {:+.0f}%)", d.depth, d.seconds, d.hidden * 100);
-  }
-  say.line("Summa2D lookahead on {} ranks ({}, n={}, panels of {}): blocking {:.4f} s (broadcasts {:.4f} s){}",
-           comm.size(), to_string(lm.grid), lm.n, lm.panel_width, lm.blocking_s, lm.broadcast_s, depths);
-}
-
 // ---- The check: one short run per backend, predicted from the new profile, then timed ---------
 
 // The largest of `sides` whose prediction stays under `limit_s` (the smallest when none does).
@@ -842,7 +789,9 @@ Profile calibrate_machine(const Communicator& comm, const CalibrateOptions& o) {
   }
   wait_quietly(comm);
   calibrate_mpi(p, comm, o, say);
-  calibrate_lookahead(p, comm, o, say);
+  // What each workload measures of the machine beyond the figures above (workload.hpp).
+  for (const Workload* w : workloads())
+    w->calibrate(p, comm, o, [&say](const std::string& line) { say.line("{}", line); });
   if (o.check && comm.is_root()) run_checks(p, o, say, self);
   wait_quietly(comm);
   p.created_at = utc_now_iso8601();

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "scalebench/workloads/distributed_gemm.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
@@ -43,29 +42,6 @@ struct BlasSeries {
 // re-timed (attempt 1), and kept with a warning if it is still collapsed.
 BlasSeries time_blas_series(const std::string& what, int threads, const std::vector<std::int64_t>& sides,
                             std::int64_t grow_from, double max_multiply_s, const BlasTimer& time);
-
-// Summa2D's host lookahead against its blocking broadcasts, collective over `comm` (every rank
-// of the calibration): an n x n x n fp64 multiply on the most square grid, openblas on `threads`
-// threads per rank, cut in 16 k-panels, made once per lookahead 0..kMaxAutoLookahead with the
-// algorithm's own schedules; one warm-up each, then the lookaheads in turn `reps` times. A repeat's
-// time is the slowest rank's from a common start. What lookahead D hides is (blocking - D) /
-// (the blocking broadcast phase), medians over the repeats, within [kLookaheadMinHidden,
-// kLookaheadMaxHidden]; 0 where the broadcasts are under 2% of a blocking repeat (too small here
-// to tell from the noise). Each schedule's last product is checked (Freivalds). Valid on every
-// rank.
-struct LookaheadMeasure {
-  struct Depth {
-    int depth = 0;
-    double seconds = 0;  // median repeat
-    double hidden = 0;
-  };
-  std::int64_t n = 0, panel_width = 0;
-  ProcessGrid grid;
-  double blocking_s = 0, broadcast_s = 0;  // lookahead 0: its median repeat and broadcast phase
-  std::vector<Depth> depths;               // 1..kMaxAutoLookahead
-  bool verified = true;                    // every schedule's product passed Freivalds' check
-};
-LookaheadMeasure measure_lookahead(const Communicator& comm, std::int64_t n, int threads, int reps);
 
 // The indices of the collapsed points of a series of rates ordered by size.
 std::vector<std::size_t> collapsed_points(const std::vector<double>& gflops);

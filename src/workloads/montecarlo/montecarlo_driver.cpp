@@ -231,7 +231,7 @@ class MonteCarloRun final : public RankWorkload, public RunReport {
     resolve_defaults(cfg_);
   }
 
-  HarnessSettings settings() const override {
+  HarnessSettings settings() const {
     return {"montecarlo", cfg_.warmup, cfg_.reps,      cfg_.quiet,
             cfg_.dry_run, false,       cfg_.json_path, scalebench::configuration_fields(cfg_)};
   }
@@ -240,7 +240,6 @@ class MonteCarloRun final : public RankWorkload, public RunReport {
     validate(cfg_);
     if (cfg_.json_path && comm.is_root()) check_output_path(*cfg_.json_path);
   }
-  void check_resources(const Communicator& /*comm*/) override {}
 
   // Placement (--pin) and threads, as for gemm: a GPU rank binds near its GPU.
   RankSetup place(const Communicator& comm) override {
@@ -385,7 +384,7 @@ RunSections MonteCarloRun::sections(const Summaries& s) {
 
 MonteCarloResult run_distributed_montecarlo(const MonteCarloConfig& cfg, const Communicator& comm) {
   MonteCarloRun run(cfg, comm);
-  HarnessResult h = run_rank_harness(run, comm);
+  HarnessResult h = run_rank_harness(run, run.settings(), comm);
   MonteCarloResult result;
   result.ok = h.ok;
   result.outcome = run.outcome();

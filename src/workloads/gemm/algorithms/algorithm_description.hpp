@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 

@@ -5,7 +5,7 @@
 
 #include "scalebench/base/verify.hpp"
 #include "scalebench/problem/gemm_fill.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 

@@ -7,7 +7,7 @@
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/parse.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 

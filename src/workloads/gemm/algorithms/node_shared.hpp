@@ -21,8 +21,8 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/shared_window.hpp"
 #include "scalebench/mpi/timing.hpp"
-#include "scalebench/problem/gemm.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 

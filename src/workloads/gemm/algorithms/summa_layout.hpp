@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "scalebench/base/partition.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 

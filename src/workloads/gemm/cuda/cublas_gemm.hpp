@@ -11,6 +11,7 @@
 #include "cublas_handle.hpp"
 #include "device_memory.hpp"
 #include "scalebench/gpu/gpu.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "stream.hpp"
 
 namespace scalebench::gpu {

@@ -20,7 +20,7 @@
 #include "scalebench/mpi/repeats.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/mpi/transport.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench {
 

@@ -24,7 +24,7 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
 #include "scalebench/mpi/transport.hpp"
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 
 namespace scalebench::row1d_gpu {
 

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scalebench/problem/gemm.hpp"
+#include "scalebench/workloads/gemm/gemm_config.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {

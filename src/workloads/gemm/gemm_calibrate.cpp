@@ -1,17 +1,21 @@
-// What Summa2D's host lookahead hides on this machine (calibrate_steps.hpp): the algorithm's own
-// panel schedules, run side by side on the calibration's ranks, with whatever moves MPI's bytes
-// here (MPI moves a host ring's messages only inside the ranks' own calls).
+// GEMM's part of `scalebench calibrate` (gemm_calibrate.hpp): what Summa2D's host lookahead hides on
+// this machine, the algorithm's own panel schedules run side by side on the calibration's ranks,
+// with whatever moves MPI's bytes here (MPI moves a host ring's messages only inside the ranks'
+// own calls).
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "calibrate_steps.hpp"
+#include "gemm/gemm_calibrate.hpp"
+
+#include <fmt/format.h>
+#include "scalebench/base/error.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/base/verify.hpp"
 #include "scalebench/cpu/gemm.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/mpi/timing.hpp"
-#include "scalebench/workloads/distributed_gemm.hpp"
+#include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
 namespace scalebench {
 namespace {
@@ -90,6 +94,63 @@ LookaheadMeasure measure_lookahead(const Communicator& comm, std::int64_t n, int
     out.depths.push_back({static_cast<int>(d), s, std::clamp(hidden, kLookaheadMinHidden, kLookaheadMaxHidden)});
   }
   return out;
+}
+
+namespace {
+
+// The size of the lookahead runs: the largest whose blocking repeat the new profile predicts under
+// 0.05 s (--quick) or 0.2 s on these ranks.
+std::int64_t lookahead_side(const Profile& p, const MachineLayout& m, int threads, bool quick) {
+  GemmConfig cfg;
+  cfg.algorithm = GemmAlgorithm::summa2d;
+  cfg.threads = threads;
+  cfg.lookahead = 0;
+  std::int64_t pick = 256;
+  for (const std::int64_t n : {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}) {
+    cfg.shape = {n, n, n};
+    cfg.panel_width = std::max<std::int64_t>(8, (n + 15) / 16);
+    try {
+      if (predict_gemm(p, cfg, m).end_to_end <= (quick ? 0.05 : 0.2)) pick = n;
+    } catch (const UsageError&) {
+      break;
+    }
+  }
+  return pick;
+}
+
+}  // namespace
+
+// On every rank of the calibration (two or more): what a lookahead of 1..kMaxAutoLookahead hides,
+// kept in mpi.lookahead for this rank count and node count.
+void calibrate_gemm_lookahead(Profile& p, const Communicator& comm, const CalibrateOptions& o,
+                              const std::function<void(const std::string&)>& say) {
+  if (comm.size() < 2) return;
+  const Communicator& node = comm.node();
+  const auto per_node = static_cast<int>(comm.max(static_cast<std::int64_t>(node.size())));
+  const auto nodes = static_cast<int>(comm.sum(static_cast<std::int64_t>(node.rank() == 0 ? 1 : 0)));
+  std::int64_t n = 0, threads = 0;
+  if (comm.is_root()) {
+    threads = std::max(1, p.cores / per_node);
+    n = lookahead_side(p, {(comm.size() + per_node - 1) / per_node, per_node, 0}, static_cast<int>(threads), o.quick);
+  }
+  n = comm.max(n);
+  threads = comm.max(threads);
+  const LookaheadMeasure lm = measure_lookahead(comm, n, static_cast<int>(threads), o.quick ? 3 : 5);
+  if (!comm.is_root()) return;
+  if (!lm.verified) {
+    const std::string w = "Summa2D's lookahead runs gave a wrong product (Freivalds' check failed): their times are "
+                          "not kept, and the model predicts no lookahead; please report it";
+    say("warning: " + w);
+    p.warnings.push_back(w);
+    return;
+  }
+  std::string depths;
+  for (const auto& d : lm.depths) {
+    p.lookahead.push_back({comm.size(), nodes, d.depth, d.hidden});
+    depths += fmt::format(", lookahead {} {:.4f} s (hides {:+.0f}%)", d.depth, d.seconds, d.hidden * 100);
+  }
+  say(fmt::format("Summa2D lookahead on {} ranks ({}, n={}, panels of {}): blocking {:.4f} s (broadcasts {:.4f} s){}",
+                  comm.size(), to_string(lm.grid), lm.n, lm.panel_width, lm.blocking_s, lm.broadcast_s, depths));
 }
 
 }  // namespace scalebench
