@@ -34,9 +34,16 @@ nlohmann::json phase_traffic(const std::vector<std::string>& hosts, const std::v
   return {{"inter_node_bytes", inter}, {"intra_node_bytes", intra}, {"crosses_network", inter > 0}};
 }
 
+nlohmann::json chain_traffic(const std::vector<std::string>& hosts, std::int64_t count, std::size_t element_size) {
+  double inter = 0, intra = 0;
+  const double bytes = static_cast<double>(count) * static_cast<double>(element_size);
+  for (std::size_t r = 1; r < hosts.size(); ++r) (hosts[r] == hosts[r - 1] ? intra : inter) += bytes;
+  return {{"inter_node_bytes", inter}, {"intra_node_bytes", intra}, {"crosses_network", inter > 0}};
+}
+
 nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::vector<std::int64_t>& a_counts,
                             const std::vector<std::int64_t>& c_counts, std::int64_t b_count, std::size_t element_size,
-                            const PhaseList& phases, const PhaseList& bare) {
+                            const PhaseList& phases, const PhaseList& bare, bool b_along_chain) {
   auto median = [](const PhaseList& list, const std::string& name) {
     for (const auto& [n, st] : list) {
       if (n == name) return st.median;
@@ -44,11 +51,17 @@ nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::ve
     return 0.0;
   };
   nlohmann::json out = {
-      {"model", "bytes from the root to each rank (scatter, broadcast) and back (gather); a rank on the root's "
-                "host is intra-node; the root's own share is not moved"},
+      {"model", b_along_chain
+                    ? "bytes from the root to each rank (scatter) and back (gather); B relayed along the ranks in "
+                      "order (a chain of 512 KiB segments): each rank receives it from the rank before it, intra-node "
+                      "where that rank is on its host; the root's own share is not moved"
+                    : "bytes from the root to each rank (scatter, broadcast) and back (gather); a rank on the root's "
+                      "host is intra-node; the root's own share is not moved"},
       {"phases",
        {{phase::scatter, phase_traffic(hosts, a_counts, element_size)},
-        {phase::broadcast, phase_traffic(hosts, std::vector<std::int64_t>(hosts.size(), b_count), element_size)},
+        {phase::broadcast, b_along_chain
+                               ? chain_traffic(hosts, b_count, element_size)
+                               : phase_traffic(hosts, std::vector<std::int64_t>(hosts.size(), b_count), element_size)},
         {phase::gather, phase_traffic(hosts, c_counts, element_size)}}}};
   nlohmann::json peers = nlohmann::json::object();
   for (const auto& [phase, call, name] :

@@ -199,3 +199,49 @@ TEST(ReplicatedDistribution, GatherBytesMatchTheHandCount) {
   }
   EXPECT_TRUE(all_ranks(ok));
 }
+
+// Replicated B of 2 MiB (4 segments) goes along the ranks in order from 3 ranks on: each rank but
+// rank 0 receives it from the rank before, each but the last forwards it, and C is exact; with 1 or
+// 2 ranks it is MPI's broadcast (rank 0 sends it once). The record's network section counts the
+// chain's bytes (between hosts where two neighbours are on different ones) and says which way B
+// went.
+TEST(ReplicatedDistribution, LargeBGoesAlongTheRanksInOrder) {
+  const auto comm = Communicator::world();
+  const GemmShape shape{37, 512, 512};  // B: 512 × 512 doubles = 4 segments of 512 KiB
+  const GemmConfig cfg = distribution_config(shape, Precision::fp64, GemmDistribution::replicated);
+  const GemmResult r = run_gemm_keeping_c(cfg, comm);
+  bool ok = r.ok;
+  if (comm.is_root()) {
+    const int size = comm.size();
+    const bool chain = size >= 3;
+    const RowPartition rows(shape.m, size);
+    const std::int64_t e = 8, b_bytes = shape.k * shape.n * e;
+    ok = ok && r.c == exact_integer_product(shape, cfg.seed);
+    const auto& net = r.record.at("network");
+    ok = ok && (net.at("model").get<std::string>().find("B relayed along the ranks") != std::string::npos) == chain;
+    if (size > 1) {
+      // Each rank's B from the rank before it along the chain, else from rank 0: between hosts
+      // where that rank is on another one (the cluster runs this on two hosts, round-robin).
+      const auto& info = r.record.at("rank_info");
+      std::int64_t intra = 0, inter = 0;
+      for (int q = 1; q < size; ++q) {
+        const auto from = static_cast<std::size_t>(chain ? q - 1 : 0);
+        (info.at(static_cast<std::size_t>(q)).at("host") == info.at(from).at("host") ? intra : inter) += b_bytes;
+      }
+      const auto& b = net.at("phases").at("broadcast");
+      ok = ok && b.at("intra_node_bytes").get<double>() == static_cast<double>(intra) &&
+           b.at("inter_node_bytes").get<double>() == static_cast<double>(inter);
+      const auto& c = r.record.at("distribution").at("communication");
+      for (int q = 0; q < size; ++q) {
+        const auto i = static_cast<std::size_t>(q);
+        const std::int64_t a = rows.counts()[i] * shape.k * e, cq = rows.counts()[i] * shape.n * e;
+        const std::int64_t received = q == 0 ? 0 : a + b_bytes;
+        const bool forwards = q == 0 || (chain && q < size - 1);
+        const std::int64_t sent = q == 0 ? 0 : cq + (forwards ? b_bytes : 0);
+        ok = ok && (q == 0 || c.at("bytes_received_per_rank").at(i).get<std::int64_t>() == received);
+        ok = ok && (q == 0 || c.at("bytes_sent_per_rank").at(i).get<std::int64_t>() == sent);
+      }
+    }
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}

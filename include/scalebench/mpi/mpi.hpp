@@ -126,13 +126,16 @@ inline MPI_Datatype mpi_type<unsigned char>() {
 // Byte-level collectives; the typed templates below call these with sizeof(T) and the type.
 void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t elem_size, int root,
                  const Communicator& comm, std::int64_t chunk);
-// A broadcast for ranks that each sit behind their own network link (one rank per node). From 3
-// ranks and kRelayMinSegments segments on, the root sends the `bytes` in segments of `segment`
-// bytes along the chain root, root+1, ... (mod size), each rank forwarding a segment as soon as it
-// has it, a few on their way at once: every link carries the message once, so the last rank has
-// it after about one link's time plus a segment per hop, where a tree sends it over the root's
-// link ceil(log2 size) times (and MPI libraries' large-message broadcasts, tried on 4 hosts,
-// took three links' time). Smaller, or between two ranks: MPI_Bcast. Collective over `comm`.
+// A broadcast of a large buffer (node leaders' B, row1d's replicated B). From 3 ranks and
+// kRelayMinSegments segments on, the root sends the `bytes` in segments of `segment` bytes along
+// the chain root, root+1, ... (mod size), each rank forwarding a segment as soon as it has it, a
+// few on their way at once: every link carries the message once, so the last rank has it after
+// about one link's time plus a segment per hop, where a tree sends it over the root's link
+// ceil(log2 size) times (and MPI libraries' large-message broadcasts, tried on 4 hosts, took
+// three links' time). Inside a node every rank has it within a few segments of the others, where
+// a tree's last leaf gets it rounds after the first (4 ranks of one node, 2.1 GB: the broadcast
+// 1.26 s by MPI_Bcast, 0.84 s along the chain, and the gather that waited for the last leaf 1.17
+// s against 0.28). Smaller, or between two ranks: MPI_Bcast. Collective over `comm`.
 inline constexpr std::int64_t kRelaySegmentBytes = std::int64_t{512} << 10;
 inline constexpr std::int64_t kRelayMinSegments = 4;
 // Whether relay_bytes sends `bytes` among `ranks` along the chain (else MPI_Bcast): what the

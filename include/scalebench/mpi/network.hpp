@@ -28,12 +28,16 @@ void add_node_counts(nlohmann::json& record);
 nlohmann::json phase_traffic(const std::vector<std::string>& hosts, const std::vector<std::int64_t>& elements,
                              std::size_t element_size, int root = 0);
 
+// Bytes a relay along the ranks in order moves: `count` elements into every rank but the first
+// from the rank before it, intra-node where both are on one host.
+nlohmann::json chain_traffic(const std::vector<std::string>& hosts, std::int64_t count, std::size_t element_size);
+
 // gemm's "network" section: per phase (scatter, broadcast, gather) the bytes between and within
-// nodes; beside scatter and broadcast their bare MPI peer (from `bare`: "bare_scatterv",
-// "bare_bcast") with ratio_phase_vs_bare = bare median / phase median.
+// nodes (B along the chain where `b_along_chain`, chain_traffic); beside scatter and broadcast their bare MPI peer
+// (from `bare`: "bare_scatterv", "bare_bcast") with ratio_phase_vs_bare = bare median / phase median.
 nlohmann::json gemm_network(const std::vector<std::string>& hosts, const std::vector<std::int64_t>& a_counts,
                             const std::vector<std::int64_t>& c_counts, std::int64_t b_count, std::size_t element_size,
-                            const PhaseList& phases, const PhaseList& bare);
+                            const PhaseList& phases, const PhaseList& bare, bool b_along_chain);
 
 // The network peer of gemm's scatter and broadcast: one bare MPI_Scatterv and one MPI_Bcast of the
 // same bytes between the same ranks, with the run's warm-up and repeats (warm-up dropped), into

@@ -116,10 +116,19 @@ SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const Row
   return t;
 }
 
-// Replicated B to every rank: relayed where every rank is on a node of its own (row1d.cpp), else
-// MPI's broadcast.
+// Replicated B to every rank: relayed along the ranks (row1d.cpp; from 3 ranks and 4 segments on,
+// else MPI's broadcast).
 double replicated_b_seconds(const Profile& p, const MachineLayout& m, double bytes) {
-  return m.nodes > 1 && m.ranks_per_node == 1 ? relay_seconds(p, m, bytes) : bcast_seconds(p, m, bytes);
+  return relay_seconds(p, m, bytes);
+}
+
+// Along the chain B leaves rank 0 once its last block of A is out: rank 1, served first, waits for
+// the rest of the scatter in the broadcast phase (as the shared distribution's first leader).
+double replicated_b_wait(const Profile& p, const MachineLayout& m, const RowPartition& rows, double a_row_bytes,
+                         double scatter, double b_bytes) {
+  if (!relay_goes_along_chain(m.ranks(), static_cast<std::int64_t>(b_bytes))) return 0.0;
+  const double first = link_to(p, m, 1).seconds(static_cast<double>(rows.counts()[1]) * a_row_bytes);
+  return std::max(0.0, scatter - first);
 }
 
 Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
@@ -132,13 +141,7 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const double bcast = shared ? t.broadcast : replicated_b_seconds(p, m, s.k * s.n * e);
   const double gather = shared ? t.gather : gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
   const double compute = machine::max_of(b.compute);
-  // Relayed to one rank a node, B leaves rank 0 once its last block of A is out: rank 1, served
-  // first, waits for the rest in the broadcast phase (as the shared distribution's first leader).
-  double wait = t.broadcast_wait;
-  if (!shared && m.nodes > 1 && m.ranks_per_node == 1) {
-    const double first = link_to(p, m, 1).seconds(static_cast<double>(b.rows.counts()[1]) * s.k * e);
-    wait = std::max(0.0, scatter - first);
-  }
+  const double wait = shared ? t.broadcast_wait : replicated_b_wait(p, m, b.rows, s.k * e, scatter, s.k * s.n * e);
   Prediction out;
   // The gather's slowest rank is the one that finished its multiply first and waits for the last.
   out.phases = {{phase::scatter, scatter},
@@ -232,6 +235,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
     // The MPI phases are those of the CPU run, then each rank's copies and multiply.
     const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * eh));
     const double bcast = replicated_b_seconds(p, m, kn * eh);
+    const double wait = replicated_b_wait(p, m, b.rows, s.k * eh, scatter, kn * eh);
     std::vector<double> h2d, d2h, device;
     for (int r = 0; r < m.ranks(); ++r) {
       const double rows = static_cast<double>(b.rows.counts()[r]);
@@ -241,7 +245,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
     }
     const double gather = gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * eh));
     out.phases = {{phase::scatter, scatter},
-                  {phase::broadcast, bcast},
+                  {phase::broadcast, bcast + wait},
                   {phase::h2d, machine::max_of(h2d)},
                   {phase::compute, compute},
                   {phase::d2h, machine::max_of(d2h)},

@@ -534,8 +534,8 @@ void measure_collectives(Profile& p, const Communicator& world, int ranks, int n
     auto fit = [&](const std::string& name, auto run) {
       const double small = run(std::size_t{8});
       const double big = run(large);
-      const double moved = name == "bcast" ? static_cast<double>(large)
-                                           : static_cast<double>(large) * (ranks - 1) / ranks;
+      const double moved = name == "bcast" || name == "relay" ? static_cast<double>(large)
+                                                              : static_cast<double>(large) * (ranks - 1) / ranks;
       p.collectives[name].push_back({ranks, nodes, {small, moved / std::max(big - small, 1e-9)}});
       say.line("MPI {} on {} ranks ({} node(s)): {:.1f} us + {:.2f} GB/s", name, ranks, nodes, small * 1e6,
                p.collectives[name].back().link.bandwidth_Bps * 1e-9);
@@ -561,6 +561,14 @@ void measure_collectives(Profile& p, const Communicator& world, int ranks, int n
         });
       };
     };
+    // The relay along the chain (row1d's replicated B), where it goes along it at this size.
+    if (relay_goes_along_chain(ranks, static_cast<std::int64_t>(large))) {
+      fit("relay", [&](std::size_t bytes) {
+        std::vector<char> buf(bytes);
+        return collective_seconds(sub, reps(bytes),
+                                  [&] { relay_bytes(buf.data(), static_cast<std::int64_t>(bytes), 0, sub); });
+      });
+    }
     fit("scatterv", split_run(true));
     fit("gatherv", split_run(false));
     const double reduce = collective_seconds(sub, 20, [&] { (void)sub.sum(std::int64_t{1}); });

@@ -100,6 +100,9 @@ double relay_seconds(const Profile& p, const MachineLayout& m, double bytes) {
   if (!relay_goes_along_chain(ranks, static_cast<std::int64_t>(bytes))) {
     return bcast_seconds(p, m, bytes);
   }
+  // Timed along these ranks by calibration: inside a node a rank of the chain both receives and
+  // forwards each segment, which a pair's link does not show.
+  if (const auto* fit = measured_fit(p, "relay", m)) return fit->link.seconds(bytes);
   // A pipeline of `segments` stages over ranks - 1 links in a row: the last segment leaves the
   // root after `segments` of them and crosses ranks - 2 more links.
   const Link l = slowest_link(p, m);

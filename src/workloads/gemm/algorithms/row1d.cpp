@@ -71,8 +71,6 @@ class Row1D final : public DistributedGemm {
 
   void prepare(PhaseRecorder& setup) override {
     const auto& s = cfg_.shape;
-    // Every rank on a node of its own: B goes to them as to node leaders (relay).
-    node_per_rank_ = comm_.size() > 1 && comm_.all(comm_.node().size() == 1);
     if (cfg_.distribution == GemmDistribution::shared) {
       try {
         ScopedPhase t(setup, phase::shared_windows);
@@ -122,11 +120,10 @@ class Row1D final : public DistributedGemm {
     }
     if (host_moves()) {
       ScopedPhase t(rec, phase::broadcast);
-      if (node_per_rank_) {
-        transport_->relay(view_of(b_.data(), s.k * s.n), 0, comm_);
-      } else {
-        transport_->broadcast(view_of(b_.data(), s.k * s.n), 0, comm_);
-      }
+      // Along the chain of ranks (from 3 ranks and 4 segments on): every rank has B within a few
+      // segments of the others, where a tree's last leaf gets it rounds after the first and the
+      // gather then waits for it.
+      transport_->relay(view_of(b_.data(), s.k * s.n), 0, comm_);
     }
     if (gpu_run_) {
       gpu_run_->multiply(a_full(), a_mine_, b(), c_mine_, c_full(), rec);
@@ -249,7 +246,10 @@ class Row1D final : public DistributedGemm {
                               gather = rows_.counts_times(s.n);
     scatter[0] = bcast[0] = gather[0] = 0;
     const auto hosts = rank_hosts(record);
-    record["network"] = gemm_network(hosts, a_counts_, c_counts_, s.k * s.n, sizeof(T), phases, net_phases);
+    const bool b_along_chain = !shared_ && host_moves() &&
+                               relay_goes_along_chain(comm_.size(), s.k * s.n * static_cast<std::int64_t>(sizeof(T)));
+    record["network"] = gemm_network(hosts, a_counts_, c_counts_, s.k * s.n, sizeof(T), phases, net_phases,
+                                     b_along_chain);
     if (shared_) shared_->leader_bytes(scatter, bcast, gather);
     const std::size_t e = sizeof(T);
     record["distribution"] = {{"algorithm", "row1d"},
@@ -268,11 +268,6 @@ class Row1D final : public DistributedGemm {
                   "rows of C, B is relayed among node leaders (from 3 nodes on a chain of 512 KiB segments, "
                   "each link carrying it once); nothing is copied inside a node"
                 : record["network"]["model"];
-    if (node_per_rank_ && !shared_) {
-      record["network"]["model"] = record["network"]["model"].get<std::string>() +
-                                   "; every rank on a node of its own: B relayed along them (from 3 ranks on a "
-                                   "chain of 512 KiB segments, each link carrying it once)";
-    }
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;
@@ -384,7 +379,6 @@ class Row1D final : public DistributedGemm {
   // why they could not be made.
   std::optional<NodeSharedMatrices<T>> shared_;
   std::string fallback_;
-  bool node_per_rank_ = false;  // every rank on its own node: B relayed (BufferTransport::relay)
   // --backend cublas: the GPU steps. Declared after the host matrices, so that their
   // page-locking ends before they are freed.
   std::optional<GpuGemmRun> gpu_run_;
