@@ -133,7 +133,7 @@ void bcast_bytes(void* data, std::int64_t count, MPI_Datatype type, std::size_t 
 // about one link's time plus a segment per hop, where a tree sends it over the root's link
 // ceil(log2 size) times (and MPI libraries' large-message broadcasts, tried on 4 hosts, took
 // three links' time). Inside a node every rank has it within a few segments of the others, where
-// a tree's last leaf gets it rounds after the first (4 ranks of one node, 2.1 GB: the broadcast
+// a tree's last leaf gets it rounds after the first (4 ranks sharing a GPU, 2.1 GB: the broadcast
 // 1.26 s by MPI_Bcast, 0.84 s along the chain, and the gather that waited for the last leaf 1.17
 // s against 0.28). Smaller, or between two ranks: MPI_Bcast. Collective over `comm`.
 inline constexpr std::int64_t kRelaySegmentBytes = std::int64_t{512} << 10;
