@@ -116,14 +116,10 @@ SharedTraffic shared_traffic(const Profile& p, const MachineLayout& m, const Row
   return t;
 }
 
-// Replicated B to every rank: relayed along the ranks (row1d.cpp; from 3 ranks and 4 segments on,
-// else MPI's broadcast).
-double replicated_b_seconds(const Profile& p, const MachineLayout& m, double bytes) {
-  return relay_seconds(p, m, bytes);
-}
-
-// Along the chain B leaves rank 0 once its last block of A is out: rank 1, served first, waits for
-// the rest of the scatter in the broadcast phase (as the shared distribution's first leader).
+// Replicated B goes to every rank by relay_seconds (row1d.cpp: along the ranks from 3 ranks and 4
+// segments on, else MPI's broadcast). Along the chain B leaves rank 0 once its last block of A is
+// out: rank 1, served first, waits for the rest of the scatter in the broadcast phase (as the
+// shared distribution's first leader).
 double replicated_b_wait(const Profile& p, const MachineLayout& m, const RowPartition& rows, double a_row_bytes,
                          double scatter, double b_bytes) {
   if (!relay_goes_along_chain(m.ranks(), static_cast<std::int64_t>(b_bytes))) return 0.0;
@@ -138,7 +134,7 @@ Prediction predict_cpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   const bool shared = cfg.distribution == GemmDistribution::shared;
   const SharedTraffic t = shared ? shared_traffic(p, m, b.rows, s, e) : SharedTraffic{};
   const double scatter = shared ? t.scatter : scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * e));
-  const double bcast = shared ? t.broadcast : replicated_b_seconds(p, m, s.k * s.n * e);
+  const double bcast = shared ? t.broadcast : relay_seconds(p, m, s.k * s.n * e);
   const double gather = shared ? t.gather : gatherv_seconds(p, m, bytes_of(b.rows.counts(), s.n * e));
   const double compute = machine::max_of(b.compute);
   const double wait = shared ? t.broadcast_wait : replicated_b_wait(p, m, b.rows, s.k * e, scatter, s.k * s.n * e);
@@ -234,7 +230,7 @@ Prediction predict_gpu_gemm(const Profile& p, const GemmConfig& cfg, const Machi
   if (cfg.transport == Transport::mpi && !cfg.overlap) {
     // The MPI phases are those of the CPU run, then each rank's copies and multiply.
     const double scatter = scatterv_seconds(p, m, bytes_of(b.rows.counts(), s.k * eh));
-    const double bcast = replicated_b_seconds(p, m, kn * eh);
+    const double bcast = relay_seconds(p, m, kn * eh);
     const double wait = replicated_b_wait(p, m, b.rows, s.k * eh, scatter, kn * eh);
     std::vector<double> h2d, d2h, device;
     for (int r = 0; r < m.ranks(); ++r) {

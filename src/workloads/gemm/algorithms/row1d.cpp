@@ -246,7 +246,7 @@ class Row1D final : public DistributedGemm {
                               gather = rows_.counts_times(s.n);
     scatter[0] = bcast[0] = gather[0] = 0;
     const auto hosts = rank_hosts(record);
-    const bool b_along_chain = !shared_ && host_moves() &&
+    const bool b_along_chain = host_moves() &&
                                relay_goes_along_chain(comm_.size(), s.k * s.n * static_cast<std::int64_t>(sizeof(T)));
     record["network"] = gemm_network(hosts, a_counts_, c_counts_, s.k * s.n, sizeof(T), phases, net_phases,
                                      b_along_chain);
