@@ -895,6 +895,9 @@ def check_line_fields(value):
     f.text_or_texts("command")
     if f.has("record"):
         check_run_record(f.sub("record"))
+    # A finished run is one whose record was read back (jsonl.cpp, check_line_fields).
+    if value["status"] == "ok" and not (f.has("record") and f.sub("record").has("phases")):
+        f.fail("record", 'must be the run\'s record with its phases when status is "ok"')
 
 
 def runs_line(part):

@@ -22,6 +22,8 @@ struct ContrastCli {
   std::string modes;
   std::string json, csv;
   std::string mpirun_args, srun_args;
+  // Numbers kept as given and parsed as every workload's (parse.hpp: decimal, no hex, ranges checked).
+  std::string reps = "3", warmup = "1", timeout = "900";
   ContrastOptions o;
   // The options whose value may not be empty when given (a list or a path).
   std::vector<std::pair<const CLI::Option*, const std::string*>> nonempty;
@@ -108,7 +110,10 @@ int run(const ContrastCli& c) {
     }
     o.modes_explicit = !o.modes.empty();
     for (const Workload* w : workloads()) check_sizes(*w, o.sizes[std::string(w->name())]);
+    o.reps = static_cast<int>(parse_integer("--reps", c.reps, 1, kMaxRepeats));
+    o.warmup = static_cast<int>(parse_integer("--warmup", c.warmup, 0, kMaxRepeats));
     check_repeats(o.reps, o.warmup);  // every row runs them: reps + warmup within one run's limit
+    o.timeout_s = parse_real("--timeout", c.timeout);
     if (!(o.timeout_s > 0 && std::isfinite(o.timeout_s))) {
       throw UsageError(fmt::format("--timeout must be a finite number of seconds > 0 (got {})", o.timeout_s));
     }
@@ -144,9 +149,9 @@ Subcommand register_contrast(CLI::App& root) {
       ->check([](const std::string& v) {
         return v == "scalapack" || v == "none" ? std::string() : "unknown --peer '" + v + "'; use scalapack or none";
       });
-  app->add_option("--reps", c->o.reps, "Timed repeats per run, 1 to 2^30 with --warmup [3]");
-  app->add_option("--warmup", c->o.warmup, "Warm-up repeats per run, 0 to 2^30 with --reps [1]");
-  app->add_option("--timeout", c->o.timeout_s, "Seconds one run may take before it is killed [900]");
+  auto* reps = app->add_option("--reps", c->reps, "Timed repeats per run, 1 to 2^30 with --warmup [3]");
+  auto* warmup = app->add_option("--warmup", c->warmup, "Warm-up repeats per run, 0 to 2^30 with --reps [1]");
+  auto* timeout = app->add_option("--timeout", c->timeout, "Seconds one run may take before it is killed [900]");
   auto* out_dir = app->add_option("--out-dir", c->o.out_dir,
                                   "Folder for the runs' records and logs; must not hold earlier results (a study's, a "
                                   "finished contrast's or other files); one contrast at a time (a lock file in it) "
@@ -181,7 +186,10 @@ Subcommand register_contrast(CLI::App& root) {
                                          {json, &c->json},
                                          {csv, &c->csv},
                                          {hosts, &c->o.hosts},
-                                         {hostfile, &c->o.hostfile}});
+                                         {hostfile, &c->o.hostfile},
+                                         {reps, &c->reps},
+                                         {warmup, &c->warmup},
+                                         {timeout, &c->timeout}});
   return {app, [c] { return run(*c); }};
 }
 

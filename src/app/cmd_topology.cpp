@@ -11,6 +11,8 @@
 #include "run_support.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/json_field.hpp"
+#include "scalebench/base/output_file.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/topology/placement.hpp"
 #include "scalebench/topology/topology.hpp"
@@ -88,6 +90,7 @@ void print_plan(const PlacementPlan& plan) {
 
 int run_topology(const TopologyOptions& o) {
   try {
+    if (!o.export_xml.empty()) check_output_path(o.export_xml, "--export-xml");  // before any work
     const Topology t = o.xml.empty() ? Topology::load(IoDiscovery::gpu_libraries) : Topology::load_xml(o.xml);
     if (!o.export_xml.empty()) {
       t.export_xml(o.export_xml);
@@ -101,7 +104,7 @@ int run_topology(const TopologyOptions& o) {
       nlohmann::json j = t.to_json();
       j["plans"] = nlohmann::json::array();
       for (const auto& p : plans) j["plans"].push_back(p.to_json());
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", json_text(j, 2).c_str());
     } else {
       print_machine(t);
       std::printf("placement plans (%d node(s); docs/placement.md defines the modes):\n", plan_options.nodes);

@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   }
   try {
     refuse_empty_values(root);
+    refuse_options_taken_as_values(root, std::vector<std::string>(argv + 1, argv + argc));
   } catch (const Error& e) {
     if (is_launch_root()) print_error(e.what());
     return static_cast<int>(e.code());

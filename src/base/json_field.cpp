@@ -23,6 +23,10 @@ std::string json_kind(const json& v) {
   }
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 int json_text_depth(std::string_view text) {
   int depth = 0, deepest = 0;
   bool in_string = false, escaped = false;

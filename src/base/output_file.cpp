@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/base/output_file.hpp"
 
 namespace scalebench {
@@ -67,6 +68,17 @@ void check_folder_takes_file(const std::string& path, const std::string& shown) 
     throw ResourceError(fmt::format("cannot write {}: folder {} is not writable ({}); choose another path", shown, dir,
                                     std::strerror(errno)));
   }
+  // The write makes a file beside the target and renames it: try making one now, so that a folder
+  // that takes none (/proc, /sys, a read-only mount, which access() calls writable for root) is
+  // refused before the work, not after it.
+  std::string probe = dir + "/.scalebench-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    throw ResourceError(fmt::format("cannot write {}: folder {} takes no new file ({}); choose another path", shown,
+                                    dir, std::strerror(errno)));
+  }
+  close(fd);
+  unlink(probe.c_str());
   const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
   const std::string name = name_of(path);
   if (name_max > 0 && static_cast<long>(name.size()) > name_max) {
@@ -190,7 +202,9 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   }
 }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
+void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+  write_file_atomic(path, json_text(j, 2) + "\n");
+}
 
 namespace {
 
@@ -255,7 +269,7 @@ void write_results_file(const std::string& path, const std::string& text) {
 }
 
 void write_results_json(const std::string& path, const nlohmann::json& j) {
-  write_results_file(path, j.dump(2) + "\n");
+  write_results_file(path, json_text(j, 2) + "\n");
 }
 
 }  // namespace scalebench

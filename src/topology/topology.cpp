@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <utility>
 
@@ -19,9 +18,15 @@
 #include "hwloc_util.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/input_file.hpp"
+#include "scalebench/base/output_file.hpp"
 
 namespace scalebench {
+
 namespace {
+
+// An hwloc XML export of the largest machines is a few MiB; more is not a topology file.
+constexpr std::size_t kMaxTopologyXmlBytes = std::size_t{64} << 20;
 
 constexpr unsigned kNvidiaVendorId = 0x10de;
 constexpr unsigned kDisplayControllerClass = 0x03;  // PCI base class: VGA (0x0300), 3D (0x0302), ...
@@ -180,13 +185,17 @@ Topology Topology::load(IoDiscovery io) {
 }
 
 Topology Topology::load_xml(const std::string& path) {
-  if (!std::ifstream(path).good()) {
-    throw UsageError(fmt::format("cannot read topology file '{}': {}; give an hwloc XML export "
-                                 "(lstopo --of xml > FILE)",
-                                 path, std::strerror(errno)));
+  // Read as every input file is (input_file.hpp): a FIFO, a device or a folder is refused instead
+  // of blocking hwloc's own open, and the file's size is bounded.
+  std::string text;
+  try {
+    text = read_input_file(path, "the topology file", kMaxTopologyXmlBytes);
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{}; give an hwloc XML export (lstopo --of xml > FILE)", e.what()));
   }
   hwloc_topology_t t = new_handle(IoDiscovery::gpu_libraries);  // an XML file runs no plugin
-  if (hwloc_topology_set_xml(t, path.c_str()) != 0 || hwloc_topology_load(t) != 0) {
+  if (hwloc_topology_set_xmlbuffer(t, text.c_str(), static_cast<int>(text.size()) + 1) != 0 ||
+      hwloc_topology_load(t) != 0) {
     const int err = errno;
     hwloc_topology_destroy(t);
     throw UsageError(fmt::format("'{}' is not an hwloc XML topology that hwloc {} can read ({}); export it "
@@ -368,10 +377,14 @@ std::vector<const CoreInfo*> Topology::cores_in(const std::vector<int>& cpus) co
 }
 
 void Topology::export_xml(const std::string& path) const {
-  if (hwloc_topology_export_xml(handle_, path.c_str(), 0) != 0) {
-    throw ResourceError(
-        fmt::format("cannot write topology XML to '{}': {}; choose a writable path", path, std::strerror(errno)));
+  char* buffer = nullptr;
+  int length = 0;
+  if (hwloc_topology_export_xmlbuffer(handle_, &buffer, &length, 0) != 0) {
+    throw RuntimeLibraryError(fmt::format("hwloc could not export the topology as XML: {}", std::strerror(errno)));
   }
+  std::string text(buffer, length > 0 ? static_cast<std::size_t>(length - 1) : 0);  // the length counts the NUL
+  hwloc_free_xmlbuffer(handle_, buffer);
+  write_file_atomic(path, text);  // the output-file rule (output_file.hpp): atomic, a FIFO or device as it says
 }
 
 nlohmann::json Topology::to_json() const {

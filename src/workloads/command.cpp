@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "scalebench/base/checked_size.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/input_file.hpp"
 #include "scalebench/base/parse.hpp"
 #include "scalebench/mpi/peer_watchdog.hpp"
 #include "scalebench/topology/placement.hpp"
@@ -32,7 +36,7 @@ char**& main_argv() { return g_argv; }
 
 void print_error(const std::string& message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "scalebench: error: %s\n", message.c_str());
+  std::fprintf(stderr, "scalebench: error: %s\n", printable(message).c_str());
   std::fflush(stderr);
 }
 
@@ -47,6 +51,45 @@ void refuse_empty_values(const CLI::App& app) {
     }
   }
   for (const CLI::App* sub : app.get_subcommands()) refuse_empty_values(*sub);
+}
+
+namespace {
+
+// Every option's spellings ("--json", "-h") in `app` and the subcommands under it.
+void option_words(const CLI::App& app, std::set<std::string>& words) {
+  for (const CLI::Option* option : app.get_options()) {
+    for (const auto& l : option->get_lnames()) words.insert("--" + l);
+    for (const auto& s : option->get_snames()) words.insert("-" + s);
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) option_words(*sub, words);
+}
+
+void refuse_taken(const CLI::App& app, const std::set<std::string>& words, const std::vector<std::string>& args) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_expected_min() == 0) continue;  // not given, or a flag
+    for (const std::string& value : option->results()) {
+      if (!words.contains(value)) continue;
+      std::vector<std::string> spellings;
+      for (const auto& l : option->get_lnames()) spellings.push_back("--" + l);
+      for (const auto& s : option->get_snames()) spellings.push_back("-" + s);
+      for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == "--") break;  // what follows is not options
+        if (args[i + 1] != value || std::find(spellings.begin(), spellings.end(), args[i]) == spellings.end()) continue;
+        throw UsageError(fmt::format("{} has no value: the word after it, {}, is an option; give {} a value (or "
+                                     "write {}={} if that is the value)",
+                                     args[i], value, args[i], args[i], value));
+      }
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) refuse_taken(*sub, words, args);
+}
+
+}  // namespace
+
+void refuse_options_taken_as_values(const CLI::App& app, const std::vector<std::string>& args) {
+  std::set<std::string> words;
+  option_words(app, words);
+  refuse_taken(app, words, args);
 }
 
 void add_run_options(CLI::App* app, RunOptions& o, const RunOptionHelp& help) {
@@ -89,12 +132,32 @@ ParsedRunOptions parse_run_options(const RunOptions& o, const CLI::App& app) {
 
 bool is_launch_root() { return launcher_rank() == 0; }
 
+namespace {
+
+// HWLOC_XMLFILE before MPI_Init: Open MPI's own hwloc opens it too (a singleton's helper process
+// would block on a FIFO for ever), so a file that is not a readable regular one is refused first.
+void check_topology_file_variable() {
+  const char* xml = std::getenv("HWLOC_XMLFILE");
+  if (xml == nullptr || *xml == '\0') return;
+  try {
+    if (check_input_file(xml, "HWLOC_XMLFILE")) return;
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{}; or unset HWLOC_XMLFILE to use this machine", e.what()));
+  }
+  throw UsageError(fmt::format("HWLOC_XMLFILE names {}, which does not exist; or unset HWLOC_XMLFILE to use this "
+                               "machine",
+                               xml));
+}
+
+}  // namespace
+
 int run_mpi_command(int& argc, char**& argv, const std::function<void()>& validate,
                     const std::function<int(const Communicator&)>& body) {
   // SCALEBENCH_PEER_TIMEOUT is read here, before MPI_Init, like the options: a bad value is one
   // usage line with no collective spent on it (rank 0's value applies across hosts).
   int peer_timeout_s = 0;
   try {
+    check_topology_file_variable();
     validate();
     peer_timeout_s = peer_timeout_seconds_from_env();
   } catch (const Error& e) {
@@ -109,7 +172,8 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
   Communicator world = Communicator::world();
   auto abort_with = [&](ExitCode code, const std::string& what) {
     std::fflush(stdout);
-    std::fprintf(stderr, "scalebench: error on %s rank %d: %s\n", host_name().c_str(), world.rank(), what.c_str());
+    std::fprintf(stderr, "scalebench: error on %s rank %d: %s\n", printable(host_name()).c_str(), world.rank(),
+                 printable(what).c_str());
     std::fflush(stderr);
     if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, static_cast<int>(code));
     return static_cast<int>(code);

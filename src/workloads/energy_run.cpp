@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "energy_timeline.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/base/phases.hpp"
 
 namespace scalebench {
@@ -471,7 +472,7 @@ json EnergyRun::section(int total, int warmup, const EnergyWork& work, const Pha
     sums.v[4] = idle_gpu_w_.value_or(0.0);
     sums.v[5] = idle_cpu_w_ ? 1 : 0;
     sums.v[6] = idle_gpu_w_ ? 1 : 0;
-    mine = why.dump();
+    mine = json_text(why);
   }
   allreduce_in_place(sums.v, MPI_SUM, comm_);
   const std::vector<std::string> gathered = comm_.gather_strings(mine);

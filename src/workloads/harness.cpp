@@ -53,7 +53,7 @@ void finish_on_root(RunReport& w, RunRecord& run, const Summaries& s, const Harn
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  for (const auto& line : w.failure_lines()) std::fprintf(stderr, "scalebench: error: %s\n", line.c_str());
+  for (const auto& line : w.failure_lines()) std::fprintf(stderr, "scalebench: error: %s\n", printable(line).c_str());
   if (settings.json_path) write_json_atomic(*settings.json_path, run.json());
 }
 

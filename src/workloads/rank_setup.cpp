@@ -1,15 +1,38 @@
 #include "scalebench/workloads/rank_setup.hpp"
 
+#include <cstdint>
 #include <cstdlib>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/parse.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
 namespace scalebench {
+
+namespace {
+
+// A thread count from the environment (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS): 0 when unset or
+// empty; the first of an OpenMP list ("4,2": 4 at the outer level); else a whole number in [1,
+// 2^16], the range --threads takes, or a UsageError naming the variable.
+int threads_from_env(const std::string& var) {
+  const char* v = std::getenv(var.c_str());
+  if (v == nullptr || *v == '\0') return 0;
+  const std::string text(v);
+  const std::string first = text.substr(0, text.find(','));
+  try {
+    return static_cast<int>(parse_integer(var, first, 1, std::int64_t{1} << 16));
+  } catch (const UsageError& e) {
+    throw UsageError(
+        fmt::format("{}; or unset {} (it is read as the threads per rank when --threads is not given)", e.what(), var));
+  }
+}
+
+}  // namespace
 
 RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_requested, const std::string& gpu_option,
                      bool share_gpu, const std::vector<std::string>& thread_env) {
@@ -36,13 +59,10 @@ RankSetup setup_rank(const Communicator& comm, PinPolicy pin, int threads_reques
       return;
     }
     for (const auto& var : thread_env) {
-      if (const char* v = std::getenv(var.c_str())) {
-        const int t = std::atoi(v);
-        if (t > 0) {
-          out.threads = t;
-          out.threads_source = var;
-          return;
-        }
+      if (const int t = threads_from_env(var); t > 0) {
+        out.threads = t;
+        out.threads_source = var;
+        return;
       }
     }
     const auto& p = out.report.placement;

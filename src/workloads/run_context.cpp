@@ -11,6 +11,7 @@
 #include "scalebench/base/build_info.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/run_context.hpp"
@@ -92,7 +93,7 @@ nlohmann::json gpus_used(const nlohmann::json& rank_info) {
 nlohmann::json run_context(const Communicator& comm, const nlohmann::json& extra_rank_info) {
   nlohmann::json mine = local_rank_info(comm);
   for (auto it = extra_rank_info.begin(); it != extra_rank_info.end(); ++it) mine[it.key()] = it.value();
-  const auto all = comm.gather_strings(mine.dump());
+  const auto all = comm.gather_strings(json_text(mine));
   if (!comm.is_root()) return nlohmann::json::object();
 
   nlohmann::json ranks = nlohmann::json::array();

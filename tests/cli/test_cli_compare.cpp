@@ -329,6 +329,9 @@ TEST(CliCompare, BadOptionsAreRefused) {
   expect_refused("compare " + good + " " + good + " --confidence 1", 2, "--confidence");
   expect_refused("compare " + good + " " + good + " --min-change -5", 2, "--min-change");
   expect_refused("compare " + good + " " + good + " --phases compute,", 2, "--phases");
+  // A phase no run times (a typo) would compare nothing and pass a CI gate.
+  expect_refused("compare " + good + " " + good + " --phases nope", 2,
+                 "--phases names nope, which no compared run times");
   expect_refused("compare " + good, 2, "two paths");
   expect_refused("compare " + good + " " + good + " --json " + dir, 3, dir);
 }

@@ -1,13 +1,22 @@
 // `scalebench contrast` end to end under the real mpirun: the CPU modes run, the modes this
 // machine cannot do are skipped with their reason, a failing step is marked and the rest still
-// shown, and bad requests fail before anything runs: empty lists and paths, a study's or a
-// foreign folder, a folder another driver holds, a path of the wrong kind where a step writes. A
-// contrast killed mid-run and run again on its folder runs only the rows it had not finished.
+// shown, and bad requests fail before anything runs: empty lists and paths, numbers the workloads
+// would refuse (hex), a row its workload would refuse (tf32 on a CPU row), a study's or a foreign
+// folder, a folder another driver holds, a path of the wrong kind where a step or --json/--csv
+// writes, a missing launcher; --dry-run refuses them alike. A contrast killed mid-run and run again
+// on its folder runs only the rows it had not finished.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +36,37 @@ const json* row_of(const json& report, const std::string& workload, const std::s
     if (r["workload"] == workload && r["mode"] == mode) return &r;
   }
   return nullptr;
+}
+
+// The one "scalebench: error" line of `output` ("" when there is none).
+std::string error_line(const std::string& output) {
+  const std::size_t at = output.find("scalebench: error");
+  return at == std::string::npos ? "" : output.substr(at, output.find('\n', at) - at);
+}
+
+// A launcher that fails every gemm step as a run refused by scalebench does (its own error line,
+// exit 2) and hands the other steps to the real mpirun.
+std::string launcher_failing_gemm(const std::string& dir) {
+  const char* mpiexec = std::getenv("SCALEBENCH_MPIEXEC");
+  const std::string path = dir + "/mpirun-gemm-fails";
+  std::ofstream(path) << "#!/bin/sh\ncase \" $* \" in *\" gemm \"*) echo 'scalebench: error: gemm step failed (test "
+                         "launcher)' >&2; exit 2;; esac\nexec "
+                      << (mpiexec != nullptr && *mpiexec != '\0' ? mpiexec : "mpirun") << " \"$@\"\n";
+  run_command("chmod +x '" + path + "'");
+  return path;
+}
+
+// A UNIX socket at `path` (left there when this returns); false when none could be made.
+bool make_socket(const std::string& path) {
+  sockaddr_un address{};
+  if (path.size() >= sizeof address.sun_path) return false;
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  const bool made = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  close(fd);
+  return made;
 }
 
 }  // namespace
@@ -80,15 +120,151 @@ TEST(ContrastCli, RunsTheCpuModesAndSkipsTheRestWithReasons) {
 
 TEST(ContrastCli, AFailingStepIsMarkedAndTheOthersStillShown) {
   const std::string dir = make_temp_dir();
-  // tf32 is a GPU precision: every CPU gemm step fails with a usage error; Monte Carlo runs.
-  const CliRun r = run_scalebench(std::string("contrast ") + kSmall +
-                                  " --precision tf32 --modes single-core --out-dir " + dir + "/runs --json " + dir +
-                                  "/c.json");
+  // The gemm step fails with scalebench's own error line (a launcher that fails it so: a row its
+  // workload refuses is refused before anything runs); Monte Carlo runs.
+  const CliRun r = run_command("SCALEBENCH_MPIEXEC=" + launcher_failing_gemm(dir) + " timeout 120 " +
+                               std::getenv("SCALEBENCH_BINARY") + " contrast " + kSmall +
+                               " --modes single-core --no-calibrate --out-dir " + dir + "/runs --json " + dir +
+                               "/c.json");
   EXPECT_EQ(r.exit_code, 8) << r.output;
   const json report = json::parse(read_file(dir + "/c.json"));
   EXPECT_EQ((*row_of(report, "gemm", "single-core"))["status"], "failed");
-  EXPECT_NE((*row_of(report, "gemm", "single-core"))["reason"].get<std::string>().find("tf32"), std::string::npos);
+  EXPECT_NE((*row_of(report, "gemm", "single-core"))["reason"].get<std::string>().find("gemm step failed"),
+            std::string::npos)
+      << report.dump();
   EXPECT_EQ((*row_of(report, "montecarlo", "single-core"))["status"], "ok");
+}
+
+TEST(ContrastCli, NumbersAreParsedAsTheWorkloadsParseThem) {
+  // --reps, --warmup and --timeout are decimal, as gemm's and montecarlo's numbers (parse.hpp):
+  // hex, octal prefixes, exponents of whole counts and blanks are refused with the line gemm gives;
+  // 010 is ten, not eight; nothing is made.
+  const std::string dir = make_temp_dir();
+  const std::string plan = " --dry-run --workload gemm --modes single-core --out-dir " + dir + "/runs";
+  for (const std::string value : {"0x10", "0b11", "1e3", "' 5'"}) {
+    SCOPED_TRACE(value);
+    const CliRun gemm = run_scalebench("gemm --dry-run --n 64 --reps " + value);
+    const CliRun contrast = run_scalebench("contrast --reps " + value + plan);
+    EXPECT_TRUE(is_refusal(gemm, 2, "--reps"));
+    EXPECT_TRUE(is_refusal(contrast, 2, "--reps"));
+    EXPECT_EQ(error_line(contrast.output), error_line(gemm.output));
+  }
+  expect_refused("contrast --warmup 0x10" + plan, 2, "--warmup");
+  expect_refused("contrast --timeout 0x10" + plan, 2, "--timeout");
+  expect_refused("contrast --timeout ' 60'" + plan, 2, "--timeout");
+  const CliRun r = run_scalebench("contrast --reps 010 --warmup 1_0 --timeout 6e1" + plan);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(" --reps 10 --warmup 10 "), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/runs"));
+}
+
+TEST(ContrastCli, ARowItsWorkloadWouldRefuseIsRefusedBeforeAnythingRuns) {
+  // Each row's arguments are checked as its workload checks them (gemm's and montecarlo's own
+  // validation): tf32 on a CPU row, a size beyond the library's int, too few samples, a naive row
+  // of minutes. --dry-run and the run refuse alike, exit 2, one line naming the row, and make nothing.
+  const std::string dir = make_temp_dir();
+  const std::string quick = " --no-calibrate --no-report --reps 1 --warmup 0 --out-dir " + dir + "/runs";
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"--workload gemm --modes single-core --n 64 --precision tf32",
+       "gemm single-core row would run `gemm --n 64 --precision tf32 --backend openblas"},
+      {"--workload gemm --modes single-core --n 64 --precision tf32", "--precision tf32 needs --backend cublas"},
+      {"--workload gemm --modes naive --naive-n 64 --precision bf16", "--precision bf16 needs --backend cublas"},
+      {"--workload gemm --modes single-core --n 64 --precision fp16", "unknown --precision 'fp16'"},
+      {"--workload gemm --modes single-core --n 2147483648", "--n = 2147483648 exceeds"},
+      {"--workload montecarlo --modes single-core --samples 1",
+       "--samples must be at least 128 for --problem pi (got 1)"},
+      {"--workload gemm --modes naive --naive-n 16384", "--backend naive on 16384x16384x16384"},
+  };
+  for (const auto& c : cases) {
+    for (const char* dry : {" --dry-run", ""}) {
+      const CliRun r = run_scalebench("contrast " + c.args + quick + dry);
+      EXPECT_TRUE(is_refusal(r, 2, c.says)) << c.args << dry;
+      EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+      EXPECT_FALSE(file_exists(dir + "/runs")) << c.args << dry << ": the folder was made";
+    }
+  }
+  // tf32 where every gemm row runs on a GPU (a one-GPU machine's plan, saved hwloc XML): planned.
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  const char* bin = std::getenv("SCALEBENCH_BINARY");
+  if (src == nullptr || bin == nullptr) GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR and SCALEBENCH_BINARY are not set";
+  const CliRun gpu = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/h100-sxm-1p16c-1gpu-vm.xml '" +
+                                 bin + "' contrast --dry-run --workload gemm --modes gpu --precision tf32 --out-dir " +
+                                 dir + "/runs 2>&1");
+  if (scalebench::gpu_support_built()) {
+    ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
+    EXPECT_NE(gpu.output.find("--precision tf32 --backend cublas"), std::string::npos) << gpu.output;
+  } else {
+    EXPECT_TRUE(is_refusal(gpu, 3, "mode gpu cannot run here: built without CUDA"));
+  }
+}
+
+TEST(ContrastCli, DryRunRefusesTheOutputsTheRunRefuses) {
+  // --out-dir, --json and --csv are checked as the run checks them, --dry-run too (it makes
+  // nothing): --json/--csv naming a block device, a socket or a link into a missing folder (as
+  // gemm's --json); --out-dir naming a file, a FIFO, /dev/null, a symbolic link, a foreign folder
+  // or a finished contrast. Exit 3, one line, before any work.
+  const std::string dir = make_temp_dir();
+  const std::string runs = " --out-dir " + dir + "/runs";
+  ASSERT_EQ(run_command("cd " + dir +
+                        " && touch plain && mkfifo fifo && mkdir real foreign finished && touch "
+                        "foreign/notes.txt finished/contrast.json && ln -s real link && ln -s nosuch/c.json "
+                        "dangling && ln -s loop loop")
+                .exit_code,
+            0);
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"--json " + dir + "/dangling" + runs, "--json " + dir + "/dangling"},
+      {"--csv " + dir + "/dangling" + runs, "--csv " + dir + "/dangling"},
+      {"--json " + dir + "/loop" + runs, "--json " + dir + "/loop"},
+      {"--out-dir " + dir + "/plain", "is a file, not a folder"},
+      {"--out-dir " + dir + "/fifo", "is a file, not a folder"},
+      {"--out-dir /dev/null", "is a file, not a folder"},
+      {"--out-dir " + dir + "/link", "--out-dir " + dir + "/link"},
+      {"--out-dir " + dir + "/foreign", "is not empty and holds no contrast results (it holds notes.txt)"},
+      {"--out-dir " + dir + "/finished", "already holds a contrast"},
+  };
+  if (make_socket(dir + "/socket")) {
+    cases.emplace_back("--json " + dir + "/socket" + runs, "it is a socket");
+    cases.emplace_back("--csv " + dir + "/socket" + runs, "it is a socket");
+  }
+  const std::string block = run_command("mknod " + dir + "/block b 7 0 2>/dev/null && echo " + dir +
+                                        "/block || find /dev -maxdepth 1 -type b 2>/dev/null | head -n 1")
+                                .output;
+  if (!block.empty() && block.back() == '\n') {
+    const std::string path = block.substr(0, block.size() - 1);
+    cases.emplace_back("--json " + path + runs, "it is a block device");
+    cases.emplace_back("--csv " + path + runs, "it is a block device");
+  }
+  const std::string before = run_command("ls -lAR --time-style=full-iso " + dir).output;
+  for (const auto& [args, says] : cases) {
+    for (const char* dry : {" --dry-run", ""}) {
+      const CliRun r = run_scalebench(std::string("contrast ") + kSmall + " --modes single-core --no-calibrate " +
+                                      args + dry);
+      EXPECT_TRUE(is_refusal(r, 3, says)) << args << dry;
+      EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
+    }
+  }
+  EXPECT_EQ(run_command("ls -lAR --time-style=full-iso " + dir).output, before) << "something was made or changed";
+}
+
+TEST(ContrastCli, DryRunNeedsTheLauncherTheRunNeeds) {
+  // A launcher that is not there: --dry-run refuses as the run does (exit 3, one line), before any
+  // folder is made; the plan of another machine (HWLOC_XMLFILE), which only --dry-run shows, needs none.
+  const std::string dir = make_temp_dir();
+  const std::string run = std::string("SCALEBENCH_MPIEXEC=/nonexistent/mpirun timeout 120 ") +
+                          std::getenv("SCALEBENCH_BINARY") + " contrast --modes single-core --out-dir " + dir + "/runs";
+  for (const char* dry : {" --dry-run", ""}) {
+    const CliRun r = run_command(run + dry);
+    EXPECT_TRUE(is_refusal(r, 3, "launcher '/nonexistent/mpirun' not found")) << dry;
+    EXPECT_FALSE(file_exists(dir + "/runs"));
+  }
+  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
+  if (src == nullptr) GTEST_SKIP() << "SCALEBENCH_SOURCE_DIR is not set (run through ctest)";
+  const CliRun other = run_command(std::string("HWLOC_XMLFILE=") + src + "/tests/data/amd-epyc-1p2c-workstation.xml " +
+                                   run + " --dry-run");
+  EXPECT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("/nonexistent/mpirun -np 1"), std::string::npos) << other.output;
 }
 
 TEST(ContrastCli, BadRequestsFailBeforeAnythingRuns) {

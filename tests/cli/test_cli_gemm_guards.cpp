@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"spot_nan", "montecarlo --problem european --spot nan", 2, "--spot must be a finite decimal number"},
         Refusal{"sigma_inf", "montecarlo --problem european --sigma inf", 2, "--sigma must be a finite decimal"},
         Refusal{"rate_trailing", "montecarlo --problem european --rate 0.05x", 2, "--rate must be a finite decimal"},
-        Refusal{"spot_huge", "montecarlo --problem european --spot 1e200", 2, "--spot must be in [0, 1e100]"},
+        Refusal{"spot_huge", "montecarlo --problem european --spot 1e200", 2, "--spot must be in [1e-100, 1e100]"},
         Refusal{"steps_garbage", "montecarlo --problem asian --steps 12abc", 2, "--steps must be a whole number"},
         Refusal{"chunk_size_odd", "montecarlo --chunk-size 6", 2, "--chunk-size must be a multiple of 4"},
         Refusal{"topology_nodes_zero", "topology --nodes 0", 2, "--nodes must be a whole number in [1,"},

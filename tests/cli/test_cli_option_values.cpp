@@ -186,3 +186,77 @@ TEST(OptionValues, StudyPlacementProductIsChecked) {
 }
 
 }  // namespace
+
+namespace {
+std::string bin() { return std::getenv("SCALEBENCH_BINARY"); }
+}  // namespace
+
+// An option whose value was left out takes no other option as its value: "--json --quiet" would
+// write a file named --quiet, "--out-dir --dry-run" would run for real. "--json=--quiet" (one word)
+// is a value given on purpose.
+TEST(OptionValues, AnOptionIsNeverTakenAsTheValueLeftOut) {
+  const std::string dir = make_temp_dir();
+  const CliRun swallowed = run_command("cd " + dir + " && " + bin() +
+                                       " gemm --n 16 --reps 1 --warmup 0 --no-peer --json --quiet 2>&1");
+  EXPECT_TRUE(is_refusal(swallowed, 2, "--json has no value: the word after it, --quiet, is an option"));
+  EXPECT_FALSE(file_exists(dir + "/--quiet"));
+  expect_refused("contrast --out-dir --dry-run", 2, "--out-dir has no value: the word after it, --dry-run");
+  expect_refused("montecarlo --samples --quiet", 2, "--samples has no value");
+  const CliRun on_purpose = run_command("cd " + dir + " && " + bin() +
+                                        " gemm --n 16 --reps 1 --warmup 0 --no-peer --json=--quiet --quiet 2>&1");
+  EXPECT_EQ(on_purpose.exit_code, 0) << on_purpose.output;
+  EXPECT_TRUE(file_exists(dir + "/--quiet"));
+}
+
+// What a user typed is quoted in the one error line as text: a newline, a carriage return or an
+// escape sequence is spelled out (\x0a, \x0d, \x1b), never sent to the terminal.
+TEST(OptionValues, ControlCharactersInAValueAreSpelledOut) {
+  const CliRun r = run_scalebench("gemm --algorithm \"$(printf 'row1d\\r\\033[31mRED')\"");
+  EXPECT_TRUE(is_refusal(r, 2, "\\x0d\\x1b[31mRED")) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.output.find('\r'), std::string::npos);
+  const CliRun n = run_scalebench("gemm --n \"$(printf '6\\n4')\"");
+  EXPECT_TRUE(is_refusal(n, 2, "'6\\x0a4'")) << n.output;
+}
+
+// OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are read as --threads is: a whole number in [1, 2^16]
+// (an OpenMP list gives its first, outer level), else exit 2 naming the variable.
+TEST(OptionValues, ThreadVariablesAreThreadCountsOrRefused) {
+  for (const char* bad : {"abc", "-1", "0", "100000", "4294967298", "2x"}) {
+    SCOPED_TRACE(bad);
+    const CliRun r = run_command(std::string("OMP_NUM_THREADS='") + bad + "' " + bin() +
+                                 " gemm --n 16 --reps 1 --no-peer --dry-run 2>&1");
+    EXPECT_TRUE(is_refusal(r, 2, "OMP_NUM_THREADS")) << r.output;
+  }
+  const CliRun blas = run_command(std::string("OPENBLAS_NUM_THREADS=abc ") + bin() +
+                                  " montecarlo --samples 1e4 --reps 1 --dry-run 2>&1");
+  EXPECT_EQ(blas.exit_code, 0) << "montecarlo reads OMP_NUM_THREADS only: " << blas.output;
+  const CliRun gemm_blas = run_command(std::string("OPENBLAS_NUM_THREADS=abc ") + bin() +
+                                       " gemm --n 16 --reps 1 --no-peer --dry-run 2>&1");
+  EXPECT_TRUE(is_refusal(gemm_blas, 2, "OPENBLAS_NUM_THREADS")) << gemm_blas.output;
+  const CliRun list = run_command(std::string("OMP_NUM_THREADS=2,1 ") + bin() +
+                                  " gemm --n 16 --reps 1 --no-peer --dry-run 2>&1");
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("threads/rank 2 (OMP_NUM_THREADS)"), std::string::npos) << list.output;
+}
+
+// A --panel-width near 2^63 is one panel per block edge: the panels' offsets never overflow, and
+// C is right (it had wrapped: 64 rows of C wrong).
+TEST(OptionValues, HugePanelWidthIsOnePanelPerBlock) {
+  const CliRun r = run_scalebench_mpi(2, "gemm --n 64 --reps 1 --warmup 0 --no-peer --algorithm summa2d --grid 2x1 "
+                                         "--lookahead 0 --panel-width 9223372036854775807");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("PASSED"), std::string::npos) << r.output;
+}
+
+// predict takes the runs gemm takes: Summa2D on a 1x2 grid with one row of A runs (every grid
+// column has columns), so it is predicted; Row1D needs a row a rank, in both.
+TEST(OptionValues, PredictTakesTheShapesGemmTakes) {
+  const std::string base = "predict gemm --profile " + synthetic_profile() + " --m 1 --n 64 --k 64 --ranks-per-node 2 ";
+  const CliRun summa = run_scalebench(base + "--algorithm summa2d --grid 1x2 --lookahead 0");
+  EXPECT_EQ(summa.exit_code, 0) << summa.output;
+  const CliRun ran = run_scalebench_mpi(2, "gemm --m 1 --n 64 --k 64 --reps 1 --warmup 0 --no-peer --algorithm summa2d "
+                                           "--grid 1x2 --lookahead 0");
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  expect_refused(base + "--algorithm row1d", 2, "every rank needs at least one row");
+}

@@ -167,3 +167,16 @@ TEST(BadProfile, CalibrateIfStaleReplacesIt) {
 }
 
 }  // namespace
+
+// A profile with a byte that is not UTF-8 is a bad profile like any other: the run goes on, says
+// why there is no prediction, and writes its record (the reason quotes the byte as U+FFFD).
+TEST(BadProfile, ABytePastUtf8IsNoPredictionAndTheRecordIsWritten) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/p.json") << "{\"x\": \"\xff\"}";
+  const CliRun r = run_command("SCALEBENCH_PROFILE=" + dir + "/p.json timeout 120 " + std::getenv("SCALEBENCH_BINARY") +
+                               " gemm --n 32 --reps 1 --warmup 0 --no-peer --json " + dir + "/r.json 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json rec = nlohmann::json::parse(read_file(dir + "/r.json"));
+  EXPECT_FALSE(rec.at("prediction").at("available").get<bool>());
+  EXPECT_NE(rec.at("prediction").at("reason").get<std::string>().find("\xEF\xBF\xBD"), std::string::npos) << rec.dump();
+}

@@ -572,7 +572,7 @@ TEST(StudyCli, NeverWritesIntoAContrastsOrAForeignFolder) {
        }},
       {"other-study", "holds the runs of study 'other' (runs.jsonl), not of 'tiny'",
        [](const std::string& d) {
-         std::ofstream(d + "/runs.jsonl") << R"({"study":"other","key":"k","status":"ok"})"
+         std::ofstream(d + "/runs.jsonl") << R"({"study":"other","key":"k","status":"failed"})"
                                           << "\n";
        }},
       {"foreign", "is not empty and holds no study results (it holds notes.txt, photos)",
@@ -661,6 +661,13 @@ TEST(StudyCli, EmptyValuesAndListsAreRefused) {
       {head + "mpirun_args: [--oversubscribe, '']\n", "a value of mpirun_args is empty"},
       {head + "sweep: {n: []}\n", "sweep.n is empty"},
       {head + "sweep: {ranks: [1, 2, 1]}\n", "sweep.ranks lists 1 twice"},
+      // The same run spelled twice: the run reads 01 and 1_0 as 1 and 10.
+      {head + "sweep: {ranks: [1, 01]}\n", "sweep.ranks lists 1 and 01, the same value"},
+      {head + "sweep: {n: [10, 1_0]}\n", "sweep.n lists 10 and 1_0, the same value"},
+      // YAML is UTF-8 text: a stray byte is refused where it stands, before anything runs.
+      {head + "sweep: {ranks: [1]}\ndescription: a\xff"
+              "b\n",
+       ":4: byte 58 is not UTF-8 text"},
       {head + "sweep: {backend: [openblas]}\nbaseline: {backend: ''}\n", "baseline.backend is empty"},
   };
   int i = 0;
@@ -691,6 +698,27 @@ TEST(StudyCli, UnusableLinesOfRunsJsonlAreLeftAndNotUsed) {
   EXPECT_NE(r.output.find("2 run now, 0 from earlier"), std::string::npos) << r.output;
   // The unusable lines stay where they were; the two runs are appended after them.
   EXPECT_EQ(count_of(read_file(out + "/runs.jsonl"), "\n"), 7) << read_file(out + "/runs.jsonl");
+}
+
+// A line that says "ok" but holds no record with its phases is no finished run: the study runs it
+// again (a run that exits 0 without a record it can read back is written as failed).
+TEST(StudyCli, AnOkLineWithoutItsRecordIsRunAgain) {
+  const std::string dir = make_temp_dir();
+  const std::string file = write_study(dir, "tiny", kGemmStudy);
+  const std::string out = dir + "/res";
+  run_command("mkdir -p " + out);
+  const std::string key = "gemm ranks=1 backend=openblas n=96 reps=1 threads=1 warmup=0";
+  std::ofstream(out + "/runs.jsonl") << R"({"key":")" << key << R"(","status":"ok"})"
+                                     << "\n"
+                                     << R"({"key":")" << key << R"(","status":"ok","record":{"ranks":1}})"
+                                     << "\n";
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out + " --no-report");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_of(r.output, "record must be the run's record with its phases"), 2) << r.output;
+  EXPECT_NE(r.output.find("2 run now, 0 from earlier"), std::string::npos) << r.output;
+  const auto lines = jsonl(out + "/runs.jsonl");
+  ASSERT_EQ(lines.size(), 4U);
+  for (std::size_t i = 2; i < 4; ++i) EXPECT_TRUE(lines[i]["record"].contains("phases")) << lines[i].dump();
 }
 
 TEST(StudyCli, ABaselineThatCannotRunHereIsSkippedWithItsReason) {

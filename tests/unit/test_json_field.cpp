@@ -3,10 +3,12 @@
 // never nlohmann's type_error.
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "scalebench/base/error.hpp"
 #include "scalebench/base/json_field.hpp"
 
 using namespace scalebench;
@@ -137,3 +139,22 @@ TEST(JsonField, TextDepthSkipsStrings) {
 }
 
 }  // namespace
+
+// What scalebench writes is text: a string that is not UTF-8 (a path or an environment variable
+// as the system gave it) is written with U+FFFD for its bad bytes instead of failing the write;
+// an error message is one printable line, whatever it quotes.
+TEST(JsonField, TextWrittenIsUtf8AndMessagesArePrintable) {
+  const json j = {{"path", std::string("/tmp/a\xff"
+                                       "b")},
+                  {"ok", "µs ×"}};
+  EXPECT_EQ(json_text(j), "{\"ok\":\"µs ×\",\"path\":\"/tmp/a\xEF\xBF\xBD"
+                          "b\"}");
+  EXPECT_EQ(printable("a\nb\r\x1b[31mc\td"), "a\\x0ab\\x0d\\x1b[31mc\\x09d");
+  EXPECT_EQ(printable("µs × \xf0\x9f\x98\x80"), "µs × \xf0\x9f\x98\x80");  // UTF-8 stays as it is
+  // A stray continuation byte, an overlong form, a surrogate, a cut sequence: one U+FFFD per byte.
+  EXPECT_EQ(printable("\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82"),
+            "\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(bad_utf8_at("ab\xc3\xa9\xff"), 4U);
+  EXPECT_EQ(bad_utf8_at("ab\xc3\xa9"), std::string_view::npos);
+  EXPECT_EQ(UsageError("bad 'x\ny'").what(), std::string("bad 'x\\x0ay'"));
+}

@@ -51,6 +51,59 @@ TEST_F(MonteCarloCli, BadInputIsOneLineAndUsageExitOnEveryRank) {
   }
 }
 
+TEST_F(MonteCarloCli, OptionsTheProblemDoesNotReadAreRefusedWhateverTheirValue) {
+  // Given is refused, the default's value too (--spot 100, --steps 252): the run would silently
+  // ignore it. --batch 0 is curand's "automatic", so without curand it is refused like --batch 5.
+  struct Case {
+    const char* args;
+    const char* names;
+  };
+  for (const Case& c : {
+           Case{"--problem pi --control-variate geometric", "--control-variate applies to the option problems"},
+           Case{"--problem pi --spot=-1", "--spot applies"},
+           Case{"--problem pi --spot 100", "--spot applies"},
+           Case{"--problem pi --sigma 0 --option put", "--option and --sigma apply"},
+           Case{"--problem pi --steps 5", "--steps applies"},
+           Case{"--problem european --steps 252", "--steps applies to --problem asian only"},
+           Case{"--problem european --control-variate none", "--control-variate applies to --problem asian only"},
+           Case{"--problem european --batch 0", "--batch needs --backend curand"},
+           Case{"--problem european --batch 00", "--batch needs --backend curand"},
+           Case{"--backend cpu --curand-generator philox", "--curand-generator needs --backend curand"},
+       }) {
+    expect_refused_on_every_rank(2, std::string("montecarlo ") + c.args, 2, c.names);
+  }
+}
+
+TEST_F(MonteCarloCli, InputsTheCheckCannotJudgeAreUsageErrorsNotFailedVerifications) {
+  // Each ended as exit 4 ("verification failed"): no standard error (z = inf), a nan closed form,
+  // or a lognormal too wide for any sample. Now exit 2 naming the options and the bound.
+  struct Case {
+    const char* args;
+    const char* names;
+  };
+  for (const Case& c : {
+           Case{"--problem pi --samples 2", "--samples must be at least 128 for --problem pi (got 2)"},
+           Case{"--problem european --samples 100", "--samples must be at least"},
+           Case{"--problem european --spot 1e-320 --strike 1e-320 --sigma 1e-320 --maturity 1e-320",
+                "--spot must be in [1e-100, 1e100]"},
+           Case{"--problem asian --spot 0 --strike 0 --control-variate geometric", "--spot must be in [1e-100, 1e100]"},
+           Case{"--problem european --spot 1e100 --rate 10 --sigma 3 --maturity 11", "sigma^2*T = 99, above 4"},
+           Case{"--problem european --spot 1e100 --rate 1", "forward S*exp(rT)"},
+           Case{"--problem european --sigma 1e-10", "--sigma 1e-10 over --maturity 1"},
+           Case{"--problem european --strike 1e4", "no --samples suffices"},
+       }) {
+    expect_refused_on_every_rank(2, std::string("montecarlo ") + c.args, 2, c.names);
+  }
+}
+
+TEST_F(MonteCarloCli, TheSmallestRunsInsideTheBoundsVerify) {
+  for (const char* args : {"--problem pi --samples 128", "--problem european --sigma 2 --samples 20000",
+                           "--problem asian --steps 12 --control-variate geometric --samples 1000"}) {
+    const CliRun o = run_two_ranks(std::string(args) + " --threads 1 --reps 1 --warmup 0 --quiet");
+    EXPECT_EQ(ranks_exiting(o, 0), 2) << args << "\n" << o.output;
+  }
+}
+
 TEST_F(MonteCarloCli, GoodRunWritesItsRecord) {
   const std::string path = "montecarlo_cli_record.json";
   std::remove(path.c_str());
@@ -124,7 +177,7 @@ TEST_F(MonteCarloCli, CurandOptionsAreCheckedBeforeAnyGpuIsLookedFor) {
        {Case{"--backend curand --problem asian", "asian"}, Case{"--backend cpu --batch 1000", "--batch"},
         Case{"--backend cuda --curand-generator xorwow", "--curand-generator"},
         Case{"--backend curand --curand-generator mt", "--curand-generator"},
-        Case{"--backend curand --batch -3", "--batch"}}) {
+        Case{"--backend curand --batch -3", "--batch must be >= 1 samples, or 0 for automatic"}}) {
     expect_refused_on_every_rank(2, std::string("montecarlo ") + c.args, 2, c.names);
   }
 }

@@ -1,5 +1,6 @@
 // `scalebench topology`: prints the machine and every mode's plan, as text or JSON, for this
 // machine or a saved export; --export-xml writes a file that reads back.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -86,6 +87,32 @@ TEST(TopologyCommand, ExportXmlWritesAFileThatReadsBack) {
 TEST(TopologyCommand, UnreadableXmlIsAUsageErrorExit) {
   const Result r = run_topology({"--xml", "/nonexistent/topology.xml"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("cannot read topology file '/nonexistent/topology.xml'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("topology file /nonexistent/topology.xml"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
+}
+
+// A topology file is read as every input file is: a FIFO is refused at once (hwloc's own open
+// would wait for a writer for ever), and so is a folder.
+TEST(TopologyCommand, AFifoOrAFolderAsTheXmlIsRefusedAtOnce) {
+  char dir[] = "/tmp/scalebench-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/topology.xml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const Result r = run_topology({"--xml", fifo});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("it is a FIFO"), std::string::npos) << r.err;
+  const Result d = run_topology({"--xml", dir});
+  EXPECT_EQ(d.code, 2);
+  EXPECT_NE(d.err.find("it is a folder"), std::string::npos) << d.err;
+  std::remove(fifo.c_str());
+  rmdir(dir);
+}
+
+// --export-xml follows the output-file rule: checked before any work (a folder that takes no new
+// file, such as /proc, is refused), written beside its place and renamed.
+TEST(TopologyCommand, ExportXmlIsCheckedFirstAndWrittenWhole) {
+  const Result r = run_topology({"--xml", test_data::path(test_data::kTwoSocket), "--export-xml", "/proc/x.xml"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("--export-xml /proc/x.xml"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }

@@ -21,13 +21,22 @@ enum class ExitCode : int {
 };
 
 std::string_view exit_code_name(ExitCode code);
+
+// `text` as one printable line of UTF-8: bytes that are not UTF-8 become U+FFFD and control
+// characters (a newline, a carriage return, an escape sequence) their \xNN spelling. What a user
+// typed, a file held or the environment said may be quoted in a message or a record; neither a
+// terminal nor a JSON writer then sees anything but text.
+std::string printable(std::string_view text);
+// Where `text` stops being UTF-8 (the offset of the first byte that is not), or npos when all is.
+std::size_t bad_utf8_at(std::string_view text);
 // The exit-code table as text, one line per code (for --help and docs).
 std::string exit_code_table();
 
-// An error with its class. The message is one line: what is wrong and what to do.
+// An error with its class. The message is one line: what is wrong and what to do (printable():
+// whatever it quotes cannot break the line or the record it lands in).
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string& message) : std::runtime_error(printable(message)), code_(code) {}
   ExitCode code() const noexcept { return code_; }
 
  private:

@@ -47,6 +47,11 @@ std::string json_kind(const nlohmann::json& v);
 // refused by it before a parser or a value's destructor recurses through it.
 int json_text_depth(std::string_view text);
 
+// `j` as JSON text (indent as nlohmann's dump: -1 one line) for what scalebench writes: a string
+// that is not UTF-8 (a path, a host name or an environment variable as the system gave it) is
+// written with U+FFFD where its bad bytes were instead of failing the write.
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
 // One object (or any value, for raw()) of a file, at a path inside it. Holds a reference to the
 // value: the document must outlive every JsonField made from it.
 class JsonField {

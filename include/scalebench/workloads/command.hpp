@@ -48,6 +48,12 @@ int run_mpi_command(int& argc, char**& argv, const std::function<void()>& valida
 // option that takes a value: an empty one never means "as if not given"; a bare `--overlap` is on.
 void refuse_empty_values(const CLI::App& app);
 
+// An option whose value was left out, so that the parser took the next word, another option of
+// the command, as its value ("--json --quiet" would write a file named --quiet; "--out-dir
+// --dry-run" would run for real): UsageError naming both. `args` are the words after the program's
+// name; "--json=--quiet" (one word) is a value given on purpose and stays.
+void refuse_options_taken_as_values(const CLI::App& app, const std::vector<std::string>& args);
+
 // The options every workload subcommand takes, declared and checked once. Numbers are kept as
 // given and parsed by parse.hpp (decimal, ranges checked, "-1" is no seed).
 struct RunOptions {

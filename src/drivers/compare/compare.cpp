@@ -65,6 +65,9 @@ int compare_sides(const std::string& a_path, const std::string& b_path, const Co
                                  "runs of the same study or contrast, or two records",
                                  a.path, a.runs.size(), b.path, b.runs.size()));
   }
+  std::vector<const SideRun*> compared;
+  for (const auto& [ra, rb] : m.pairs) compared.insert(compared.end(), {ra, rb});
+  check_named_phases(o, compared);
   std::vector<RunComparison> runs;
   for (const auto& [ra, rb] : m.pairs) runs.push_back(compare_pair(*ra, *rb, o));
   int counts[4] = {0, 0, 0, 0};

@@ -160,6 +160,11 @@ int compare_history(const std::vector<std::string>& folders, const CompareOption
       if (std::find(keys.begin(), keys.end(), r.key) == keys.end()) keys.push_back(r.key);
     }
   }
+  std::vector<const SideRun*> all;
+  for (const Side& s : sides) {
+    for (const SideRun& r : s.runs) all.push_back(&r);
+  }
+  check_named_phases(o, all);
   std::vector<RunTrend> trends;
   bool slower = false;
   for (const std::string& key : keys) {

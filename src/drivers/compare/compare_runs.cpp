@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "scalebench/base/error.hpp"
 #include "scalebench/base/json_field.hpp"
 #include "scalebench/base/phases.hpp"
 
@@ -290,6 +291,21 @@ json to_json(const Side& s) {
             {"scalebench", distinct_values(s, "versions", "scalebench")},
             {"git", distinct_values(s, "versions", "git")},
             {"mpi_library", distinct_values(s, "versions", "mpi_library")}}}};
+}
+
+void check_named_phases(const CompareOptions& o, const std::vector<const SideRun*>& runs) {
+  if (o.phases.empty()) return;
+  std::set<std::string> timed;
+  for (const SideRun* r : runs) {
+    for (const auto& [name, times] : phase_repeats(*r)) timed.insert(name);
+  }
+  for (const std::string& name : o.phases) {
+    if (timed.contains(name)) continue;
+    std::string have;
+    for (const std::string& t : timed) have += (have.empty() ? "" : ",") + t;
+    throw UsageError(fmt::format("--phases names {}, which no compared run times; they time {}", name,
+                                 have.empty() ? std::string("no phase over repeats") : have));
+  }
 }
 
 }  // namespace scalebench::compare

@@ -46,6 +46,10 @@ struct RunComparison {
 // ("setup_…", timed once) are left out. JsonFieldError (exit 2) for a field of the wrong kind.
 std::vector<std::pair<std::string, std::vector<double>>> phase_repeats(const SideRun& run);
 
+// --phases: UsageError for a name that no run of `runs` times (a typo would compare nothing and
+// pass), listing the phases they have.
+void check_named_phases(const CompareOptions& o, const std::vector<const SideRun*>& runs);
+
 // One phase's verdict: too few repeats when the test cannot reach p < p_max with these counts;
 // slower when p < p_max and the ratio is at least 1 + min_change; faster when p < p_max and the
 // ratio is at most 1 / (1 + min_change); else the same.

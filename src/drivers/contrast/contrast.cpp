@@ -160,25 +160,30 @@ launch::SweepCounts run_steps(const ContrastOptions& o, std::vector<ContrastStep
   return launch::run_sweep(contrast_sweep(o, todo, store), items, store);
 }
 
-LaunchSetup contrast_launch(const ContrastOptions& o) {
+// The launch of every step. The launcher must be there, --dry-run too (it refuses what the run
+// refuses), unless the plan is of another machine (HWLOC_XMLFILE), which only --dry-run shows.
+LaunchSetup contrast_launch(const ContrastOptions& o, const Topology& topo) {
   LaunchRequest request;
   request.launcher = o.launcher;
   request.hosts = o.hosts;
   request.hostfile = o.hostfile;
   request.mpirun_args = o.mpirun_args;
   request.srun_args = o.srun_args;
-  request.dry_run = o.dry_run;
+  request.dry_run = !topo.is_this_machine();
   return resolve_launch(request);
 }
 
-// The output paths checked before any work: --json, --csv, the folder (new, or this contrast's
-// own unfinished one; a finished contrast is never overwritten).
+// The output paths checked before any work, --dry-run too (it makes nothing): --json and --csv as
+// the files they are written as (write_json_atomic: a block device, a socket or a link into a
+// missing folder refused), the folder (new, or this contrast's own unfinished one; a finished
+// contrast is never overwritten).
 void check_outputs(const ContrastOptions& o, const std::string& out_dir) {
   if (o.json_path) results::check_output_file(*o.json_path, "--json");
   if (o.csv_path) results::check_output_file(*o.csv_path, "--csv");
+  if (o.json_path) check_output_path(*o.json_path, "--json");
+  if (o.csv_path) check_output_path(*o.csv_path, "--csv");
   if (o.json_path) results::check_not_in_results_folder(*o.json_path, "--json", out_dir);
   if (o.csv_path) results::check_not_in_results_folder(*o.csv_path, "--csv", out_dir);
-  if (o.dry_run) return;
   check_results_folder(out_dir, "--out-dir");
   results::check_output_dir(out_dir, "--out-dir");
   if (!path_kind(out_dir + "/contrast.json").empty()) {
@@ -218,8 +223,8 @@ ContrastResult run_contrast(const ContrastOptions& o) {
     throw UsageError("run `scalebench contrast` directly, not under mpirun: it launches each mode itself");
   }
   const StopSignals stop_signals;
-  const LaunchSetup setup = contrast_launch(o);
   const Topology topo = contrast::allocation_topology(Topology::load());
+  const LaunchSetup setup = contrast_launch(o, topo);
   if (!topo.is_this_machine() && !o.dry_run) {
     throw UsageError("HWLOC_XMLFILE describes another machine: use `scalebench contrast --dry-run` to see its plan, "
                      "or unset HWLOC_XMLFILE to run here");
@@ -233,15 +238,17 @@ ContrastResult run_contrast(const ContrastOptions& o) {
   ContrastOptions sized = o;
   if (sized.workloads.empty()) sized.workloads = workloads();
   const auto planned = contrast::plan_rows(sized, plans);
-  std::optional<results::ResultsStore> store;
-  if (!o.dry_run) {
-    contrast::check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
-    store.emplace(out_dir, results::DriverKind::contrast, "--out-dir");
-  }
-  // A folder run before: its plan continued (same host, same options) or refused, before any work.
-  nlohmann::json earlier = store ? contrast::continue_plan(sized, out_dir, store->lines().size())
-                                 : nlohmann::json::object();
   const contrast::StepContext ctx{&setup, o.binary.empty() ? results::self_binary() : o.binary, out_dir};
+  contrast::check_rows(sized, ctx, plans, planned);  // as each row's workload checks it, before any work
+  contrast::check_contrast_paths(out_dir, planned);  // every path written or read back, by kind, before any run
+  std::optional<results::ResultsStore> store;
+  if (!o.dry_run) store.emplace(out_dir, results::DriverKind::contrast, "--out-dir");
+  // A folder run before: its plan continued (same host, same options) or refused, before any work
+  // (--dry-run reads it without taking the lock).
+  const std::size_t earlier_lines = store ? store->lines().size()
+                                          : results::read_results(out_dir, results::DriverKind::contrast).lines.size();
+  nlohmann::json earlier = contrast::continue_plan(sized, out_dir, earlier_lines);
+  contrast::check_rows(sized, ctx, plans, planned);  // again with the sizes the plan gave (measured ones stay in range)
   const nlohmann::json calibration = contrast::calibrate_first(o, ctx);  // before the probes: the rows' predictions
   contrast::SummaryContext summary{&topo, &setup, out_dir,
                                    contrast::choose_sizes(sized, ctx, plans, std::move(earlier)), calibration};

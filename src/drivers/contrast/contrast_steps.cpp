@@ -2,8 +2,10 @@
 // placed, sized and given its launch command and its key in the results store.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "contrast/contrast_steps.hpp"
 #include "results/results_dir.hpp"
@@ -11,6 +13,7 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
 #include "scalebench/base/input_file.hpp"
+#include "scalebench/workloads/command.hpp"
 
 namespace scalebench::contrast {
 namespace {
@@ -23,6 +26,41 @@ std::vector<std::string> workload_args(const ContrastOptions& o, const ContrastS
       {step.mode, step.label, step.on_gpus, step.ranks, row_size(o, step), o.precision, o.reps, o.warmup, o.peer});
   a.insert(a.end(), {"--json", record});
   return a;
+}
+
+Launcher launcher_of(const StepContext& ctx) {
+  return ctx.setup->launcher == "srun" ? Launcher::srun : Launcher::mpirun;
+}
+
+// What the step's scalebench parses: the workload's arguments (subcommand first), --json, then the
+// placement's own (--pin, --threads).
+std::vector<std::string> program_args(const ContrastOptions& o, const ContrastStep& s, const LaunchArgs& la) {
+  std::vector<std::string> a = workload_args(o, s, s.record_path);
+  a.insert(a.end(), la.program_args.begin(), la.program_args.end());
+  return a;
+}
+
+UsageError refused_row(const ContrastStep& s, const std::vector<std::string>& args, const std::string& why) {
+  return UsageError(fmt::format("the {} {} row would run `{}`, which {} refuses: {}; give the contrast options every "
+                                "row takes, or leave this row out with --modes",
+                                s.workload->name(), row_mode(s), join_args(args), s.workload->name(), why));
+}
+
+// `args` parsed and configured by the workload's own subcommand, as the step's ranks would before
+// MPI_Init (command.hpp: no machine needed); UsageError naming the row when it refuses them.
+void check_row_args(const ContrastStep& s, const std::vector<std::string>& args) {
+  CLI::App parser;
+  const std::shared_ptr<WorkloadCommand> command = s.workload->add_command(parser);
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11: reversed; less the subcommand
+  try {
+    parser.parse(reversed);
+    refuse_empty_values(parser);
+    command->configure();
+  } catch (const CLI::ParseError& e) {
+    throw refused_row(s, args, e.what());
+  } catch (const UsageError& e) {
+    throw refused_row(s, args, e.what());
+  }
 }
 
 // The launcher part of a step: the plan's launcher options, the hosts, the extra arguments.
@@ -94,14 +132,22 @@ ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const W
   s.nodes = plan.nodes;
   s.ranks = plan.total_ranks();
   for (const auto& r : plan.ranks) s.cores += plan.nodes * std::max(r.cores, 1);
-  const Launcher launcher = ctx.setup->launcher == "srun" ? Launcher::srun : Launcher::mpirun;
   s.argv = step_launcher_argv(*ctx.setup, plan);
-  const LaunchArgs la = launch_args(plan, launcher);
   s.argv.push_back(ctx.binary);
-  const auto wa = workload_args(o, s, s.record_path);
-  s.argv.insert(s.argv.end(), wa.begin(), wa.end());
-  s.argv.insert(s.argv.end(), la.program_args.begin(), la.program_args.end());
+  const auto args = program_args(o, s, launch_args(plan, launcher_of(ctx)));
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
   return s;
+}
+
+void check_rows(const ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans,
+                const std::vector<PlannedRow>& planned) {
+  ContrastOptions sized = o;
+  sized.dry_run = true;  // the sizes left open at their --dry-run values: nothing is measured
+  (void)choose_sizes(sized, ctx, plans, nlohmann::json::object());
+  for (const auto& [w, label, plan] : planned) {
+    const ContrastStep s = make_step(sized, ctx, *w, plan, label);
+    if (!s.skipped) check_row_args(s, program_args(sized, s, launch_args(plan, launcher_of(ctx))));
+  }
 }
 
 // The machine as the allocation gives it: narrowed to the CPUs it grants on each node (the least

@@ -47,6 +47,13 @@ std::vector<PlannedRow> plan_rows(const ContrastOptions& o, const std::vector<Pl
 // A step of workload `w` on `plan` as row `label`, or skipped with the plan's reason.
 ContrastStep make_step(const ContrastOptions& o, const StepContext& ctx, const Workload& w, const PlacementPlan& plan,
                        const std::string& label);
+// Each planned row's arguments parsed and configured by its workload's own subcommand, as its step
+// would before MPI_Init (Workload::add_command, WorkloadCommand::configure: no machine needed), the
+// sizes left open at their --dry-run values: a row its workload refuses (--precision tf32 on a CPU
+// row, a size beyond the library's int) is a UsageError naming the row and its command, before any
+// work and before the folder is made.
+void check_rows(const ContrastOptions& o, const StepContext& ctx, const std::vector<PlacementPlan>& plans,
+                const std::vector<PlannedRow>& planned);
 // The key of a step in the results store: what tells its run apart (workload, row, size,
 // precision, repeats, placement).
 std::string step_key(const ContrastOptions& o, const ContrastStep& s);

@@ -36,7 +36,7 @@ bool cannot_run_here(int exit_code) {
 }
 
 std::string StepResult::status(bool skip_cannot_run) const {
-  if (exit_code == 0) return "ok";
+  if (exit_code == 0 && !no_record) return "ok";
   if (timed_out) return "timeout";
   return skip_cannot_run && cannot_run ? "skipped" : "failed";
 }
@@ -68,7 +68,13 @@ StepResult run_one_step(const StepRequest& q) {
   r.timed_out = out.timed_out;
   r.exit_code = out.timed_out ? static_cast<int>(ExitCode::timeout) : out.exit_code;
   r.record = read_back_record(q.record_path);
-  if (r.exit_code == 0) return r;
+  if (r.exit_code == 0 && (r.record.is_object() || q.record_path.empty())) return r;
+  if (r.exit_code == 0) {
+    // Exited 0 without a record to read back: nothing measured is known, so it is not a finished run.
+    r.no_record = r.own_error = true;
+    r.reason = fmt::format("it exited 0 but its record {} could not be read back as a run record", q.record_path);
+    return r;
+  }
   r.own_error = !out.timed_out && has_scalebench_error(q.log_path);
   r.launch_failed = !out.timed_out && !r.own_error;
   // A run that could not write its own record (a full disk) failed: it is not one this machine

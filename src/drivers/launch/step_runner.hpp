@@ -23,10 +23,12 @@ struct StepResult {
   bool own_error = false;      // the log holds scalebench's own error line
   bool launch_failed = false;  // failed without scalebench's own error: the launcher's failure
   bool cannot_run = false;     // scalebench says this machine cannot hold the run (memory, GPUs, CUDA)
+  bool no_record = false;      // exited 0, but the record it was to write could not be read back
   nlohmann::json record;       // the run's record (an object), or null
   std::string reason;          // why it failed, one line; empty when it did not
   std::string started_at, finished_at;
-  // "ok", "timeout", "skipped" (cannot run here, when the driver skips such runs) or "failed".
+  // "ok" (exit 0 and its record read back), "timeout", "skipped" (cannot run here, when the
+  // driver skips such runs) or "failed".
   std::string status(bool skip_cannot_run) const;
 };
 

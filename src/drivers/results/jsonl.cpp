@@ -69,7 +69,7 @@ void append_jsonl(const std::string& path, const nlohmann::json& line) {
   if (!S_ISREG(st.st_mode)) throw ResourceError(fmt::format("cannot append to {}: it is not a regular file", path));
   std::string text;
   if (ends_without_newline(f.fd, st.st_size)) text += '\n';  // close a line an earlier crash cut
-  text += line.dump();
+  text += json_text(line);
   text += '\n';
   if (!write_all(f.fd, text) || ::fsync(f.fd) != 0) {
     const int err = errno;
@@ -113,6 +113,11 @@ void check_line_fields(const nlohmann::json& j) {
   (void)f.flag_or("launch_failed", false);
   if (f.has("command") && !f.at("command").is_string()) (void)f.texts("command");
   if (f.has("record")) check_run_record(f.sub("record"));
+  // A finished run is one whose record was read back: "ok" without one would count as done and
+  // show a time of nothing.
+  if (f.at("status") == "ok" && !(f.has("record") && f.sub("record").has("phases"))) {
+    f.fail("record", "must be the run's record with its phases when status is \"ok\"");
+  }
 }
 
 }  // namespace

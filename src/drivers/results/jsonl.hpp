@@ -24,7 +24,8 @@ struct JsonlContents {
 // number beyond a double's range, no key twice in one object, no byte-order mark, at most 64
 // levels deep) and an object whose "key" and "status" are strings, whose "reason", "record_path",
 // "study" are strings, "launch_failed" a boolean, "command" a string or a list of strings, and
-// "record" an object (its fields as record_check.hpp checks them), each when present and not null.
+// "record" an object (its fields as record_check.hpp checks them), each when present and not null;
+// a line whose status is "ok" has a record with its phases.
 // "" when `text` is used (and `line` is it, "record" null and "launch_failed" false when absent),
 // else what is wrong with it ("status must be a string (got a number)").
 std::string runs_line_problem(const std::string& text, nlohmann::json& line);

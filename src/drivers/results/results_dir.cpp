@@ -199,7 +199,7 @@ FolderLock::FolderLock(const std::string& dir, DriverKind kind, const std::strin
                                           {"pid", static_cast<long>(getpid())},
                                           {"host", host_name()},
                                           {"started_at", utc_now_iso8601()}}
-                               .dump() +
+                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                            "\n";
   if (ftruncate(fd_, 0) != 0 || pwrite(fd_, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     const int err = errno;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -57,6 +59,22 @@ std::vector<std::string> scalar_list(const std::string& file, const YAML::Node& 
   return out;
 }
 
+// A swept value as the run will read it: a whole number without its sign, digit separators and
+// leading zeros ("01", "+1" and "1" are one run); any other value as written.
+std::string run_value(const std::string& v) {
+  const std::string_view digits = v.starts_with('+') ? std::string_view(v).substr(1) : std::string_view(v);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '_';
+      })) {
+    return v;
+  }
+  std::string out;
+  for (const char c : digits) {
+    if (c != '_' && !(out.empty() && c == '0')) out += c;
+  }
+  return out.empty() ? "0" : out;
+}
+
 // Options the study sets itself on every run.
 bool reserved_option(const std::string& name) { return name == "json" || name == "dry-run" || name == "quiet"; }
 
@@ -91,6 +109,11 @@ YAML::Node load_yaml(const std::string& path) {
     text = read_input_file(path, "study file", kMaxStudyFileBytes);
   } catch (const Error& e) {
     throw UsageError(e.what());  // the file named on the command line: the request's fault (exit 2)
+  }
+  // YAML is UTF-8 text, and every value of the file may end up in a record, a table or a page.
+  if (const std::size_t at = bad_utf8_at(text); at != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    throw UsageError(fmt::format("{}:{}: byte {} is not UTF-8 text; save the study file as UTF-8", path, line, at));
   }
   try {
     std::istringstream in(text);
@@ -161,10 +184,14 @@ void load_options(const std::string& path, const YAML::Node& root, StudySpec& s)
       auto values = scalar_list(path, kv.second, fmt::format("sweep.{}", k));
       if (values.empty()) bad(path, kv.second, fmt::format("sweep.{} is empty", k));
       // A value twice would plan the same run twice: two records for one run, timed against each other.
-      std::set<std::string> listed;
+      std::map<std::string, std::string> listed;  // the value as the run reads it -> as written
       for (const auto& v : values) {
-        if (!listed.insert(v).second)
-          bad(path, kv.second, fmt::format("sweep.{} lists {} twice; list each value once", k, v));
+        if (const auto [it, fresh] = listed.emplace(run_value(v), v); !fresh) {
+          bad(path, kv.second,
+              it->second == v
+                  ? fmt::format("sweep.{} lists {} twice; list each value once", k, v)
+                  : fmt::format("sweep.{} lists {} and {}, the same value; list each value once", k, it->second, v));
+        }
       }
       s.sweep.emplace_back(k, std::move(values));
       seen.insert(k);

@@ -388,7 +388,8 @@ Prediction predict_summa2d(const Profile& p, const GemmConfig& cfg, const Machin
 Prediction predict_gemm_at(const Profile& p, const GemmConfig& cfg, const MachineLayout& m) {
   if (cfg.threads <= 0) throw UsageError("predict_gemm: threads per rank must be resolved (> 0)");
   check_layout(m);
-  if (m.ranks() > cfg.shape.m) {
+  // Row1D's rule (gemm refuses the run likewise); Summa2D's grid is checked where it is made.
+  if (cfg.algorithm != GemmAlgorithm::summa2d && m.ranks() > cfg.shape.m) {
     throw UsageError(
         fmt::format("{} ranks but only {} rows of A: every rank needs at least one row; use fewer ranks or a larger "
                     "--m",

@@ -90,7 +90,7 @@ class GemmWorkload final : public Workload {
              "GEMM size of the GPU rows [--n when given, else measured: the fastest GPU row takes about 0.5 s "
              "a repeat, from a quick n=4096 run on one GPU]"},
             {"--naive-n", "GEMM size for the naive triple loop (about 1 GFLOP/s: ~0.9 s) [768]"},
-            "GEMM precision fp64 | fp32 [fp64]"};
+            "GEMM precision fp64 | fp32; tf32 | bf16 on GPU rows only (--modes gpu,multi-gpu,gpu-staged) [fp64]"};
   }
 
   // A multiple of 256, 512..32768 (time grows as n^3).

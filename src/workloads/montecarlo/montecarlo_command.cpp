@@ -35,8 +35,22 @@ struct MonteCarloOptions {
   std::string curand_generator = "philox";
 };
 
+// --batch: whole samples >= 1, or 0 for automatic, judged by its value ("00" and "0e0" are 0).
+std::int64_t parse_batch(const std::string& text) {
+  const double value = parse_real("--batch", text);
+  if (value == 0) return 0;
+  if (value < 0) throw UsageError(fmt::format("--batch must be >= 1 samples, or 0 for automatic (got '{}')", text));
+  return parse_positive_count("--batch", text);
+}
+
 MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   MonteCarloConfig cfg;
+  // Every option given, whatever its value: validate() refuses those the problem or backend does
+  // not read (--spot with --problem pi, --batch without --backend curand).
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0) continue;
+    for (const std::string& name : option->get_lnames()) cfg.given_options.insert("--" + name);
+  }
   cfg.problem = parse_mc_problem(o.problem);
   cfg.backend = parse_mc_backend(o.backend);
   cfg.samples = o.samples.empty() ? default_samples(cfg.problem) : parse_positive_count("--samples", o.samples);
@@ -50,7 +64,7 @@ MonteCarloConfig to_config(const MonteCarloOptions& o, const CLI::App& app) {
   cfg.steps = static_cast<int>(parse_integer("--steps", o.steps, 1, std::int64_t{1} << 20));
   apply_run_options(o.run, app, cfg);
   cfg.chunk_size = o.chunk_size.empty() ? 0 : parse_integer("--chunk-size", o.chunk_size, 4, std::int64_t{1} << 30);
-  if (!o.batch.empty() && o.batch != "0") cfg.batch = parse_positive_count("--batch", o.batch);
+  if (app.count("--batch") > 0) cfg.batch = parse_batch(o.batch);
   cfg.curand_generator = parse_curand_generator(o.curand_generator);
   resolve_defaults(cfg);
   validate(cfg);
@@ -104,7 +118,8 @@ std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
                   "pi (quarter-circle hits) | european (Black-Scholes checked) | asian (arithmetic average; "
                   "geometric average checked) [pi]");
   app->add_option("--samples", opts->samples,
-                  "Points (pi) or paths (options), e.g. 1e9 [pi 1e9, european 1e7, asian 1e5]");
+                  "Points (pi) or paths (options), e.g. 1e9; the z-test needs 100 effective samples: pi at least 128, "
+                  "options N*E[Y]^2/E[Y^2] >= 100 for the checked payoff Y [pi 1e9, european 1e7, asian 1e5]");
   app->add_option("--backend", opts->backend,
                   "naive (std::mt19937 per rank, one thread: the baseline) | cpu (Philox, threads) | cuda (one GPU "
                   "per rank, fused kernel) | curand (one GPU per rank, the tutorials' pattern: cuRAND fills device "
@@ -116,18 +131,21 @@ std::function<MonteCarloConfig()> add_montecarlo_options(CLI::App* app) {
                    "Philox key: the whole run is a pure function of it [42]",
                    "Print the resolved configuration and the chunks per rank; compute nothing",
                    "cuda, curand: allow several ranks per GPU"});
-  app->add_option("--option", opts->option, "call | put [call]");
-  app->add_option("--spot", opts->spot, "Spot price S >= 0 [100]");
-  app->add_option("--strike", opts->strike, "Strike K >= 0 [100]");
-  app->add_option("--rate", opts->rate, "Risk-free rate r, continuously compounded [0.05]");
-  app->add_option("--sigma", opts->sigma, "Volatility sigma > 0 [0.2]");
-  app->add_option("--maturity", opts->maturity, "Maturity T > 0 in years [1]");
-  app->add_option("--steps", opts->steps, "Asian: equally spaced fixings up to T [252]");
+  // The option model: european and asian read it, pi refuses it (given, whatever the value).
+  app->add_option("--option", opts->option, "european, asian: call | put [call]");
+  app->add_option("--spot", opts->spot, "european, asian: spot price S in [1e-100, 1e100] [100]");
+  app->add_option("--strike", opts->strike, "european, asian: strike K in [1e-100, 1e100] [100]");
+  app->add_option("--rate", opts->rate,
+                  "european, asian: risk-free rate r in [-10, 10], continuously compounded; the forward S*exp(rT) "
+                  "in [1e-100, 1e100] [0.05]");
+  app->add_option("--sigma", opts->sigma, "european, asian: volatility sigma > 0, sigma^2*T <= 4 [0.2]");
+  app->add_option("--maturity", opts->maturity, "european, asian: maturity T > 0 in years [1]");
+  app->add_option("--steps", opts->steps, "asian: equally spaced fixings up to T, 1 to 2^20 [252]");
   app->add_option("--control-variate", opts->control_variate,
-                  "Asian: none | geometric (the geometric-average option, whose price is known) [none]");
+                  "asian: none | geometric (the geometric-average option, whose price is known) [none]");
   app->add_option("--batch", opts->batch,
-                  "curand: samples per batch of device arrays, e.g. 1e7; need not divide the samples [0: from the "
-                  "GPU's free memory, at most 2^26]");
+                  "curand: samples per batch of device arrays, e.g. 1e7; need not divide the samples; 0: from the "
+                  "GPU's free memory, at most 2^26 [0]");
   app->add_option("--curand-generator", opts->curand_generator,
                   "curand: philox (CURAND_RNG_PSEUDO_PHILOX4_32_10) | xorwow (CURAND_RNG_PSEUDO_XORWOW) [philox]");
   app->add_option("--chunk-size", opts->chunk_size,

@@ -25,7 +25,8 @@ SummaLayout::SummaLayout(const GemmShape& s, const ProcessGrid& g, std::int64_t 
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   const std::int64_t w = std::max<std::int64_t>(panel_width, 1);
   for (std::size_t e = 0; e + 1 < edges.size(); ++e) {
-    for (std::int64_t first = edges[e]; first < edges[e + 1]; first += w) {
+    // Steps of at most the block's own width: a --panel-width near 2^63 never overflows `first`.
+    for (std::int64_t first = edges[e]; first < edges[e + 1]; first += std::min(w, edges[e + 1] - first)) {
       const std::int64_t width = std::min(w, edges[e + 1] - first);
       panels.push_back({first, width, part_of(k_of_a, first), part_of(k_of_b, first)});
     }

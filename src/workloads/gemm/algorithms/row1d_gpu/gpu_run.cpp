@@ -7,6 +7,7 @@
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
+#include "scalebench/base/json_field.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/mpi/mpi.hpp"
 
@@ -263,7 +264,7 @@ std::vector<double> GpuGemmRun::h2d_bytes_per_rank() const {
 nlohmann::json GpuGemmRun::rank_info() const { return {{"gpu", gpu_.setup().placement["gpu"]}}; }
 
 nlohmann::json GpuGemmRun::gather_map() const {
-  const auto all = comm_.gather_strings(gpu_.setup().placement.dump());
+  const auto all = comm_.gather_strings(json_text(gpu_.setup().placement));
   nlohmann::json map = nlohmann::json::array();
   for (const auto& s : all) {
     const auto p = nlohmann::json::parse(s);
