@@ -410,6 +410,12 @@ std::string made_up_study(const std::string& dir, const std::string& text = "mad
                     {"record_path", record}});
     jsonl << json{{"key", "run " + std::to_string(i)},
                   {"status", "ok"},
+                  {"record",
+                   [&] {  // a finished run's line holds its record with its phases
+                     json r = made_up_record(text);
+                     r["phases"] = {{"end_to_end", {{"median_s", 0.01 * i}}}};
+                     return r;
+                   }()},
                   {"record_path", record},
                   {"command", "mpirun scalebench gemm " + text}}
                  .dump()
@@ -485,7 +491,11 @@ TEST(ReportCli, EveryInputMustBeARegularFile) {
   NEED_MATPLOTLIB();
   const std::string dir = make_temp_dir();
   const std::vector<std::pair<std::string, std::string>> inputs = {
-      {"c", "contrast.json"}, {"c", "runs/2.json"}, {"s", "summary.json"}, {"s", "runs.jsonl"}, {"s", "runs/3.json"}};
+      // A study's records are read from its runs.jsonl lines, which hold them; a contrast's from runs/.
+      {"c", "contrast.json"},
+      {"c", "runs/2.json"},
+      {"s", "summary.json"},
+      {"s", "runs.jsonl"}};
   // How to put each kind of thing in a file's place, and what the message calls it.
   const std::vector<std::pair<std::string, std::string>> kinds = {
       {"mkfifo P", "a FIFO"},
@@ -548,14 +558,14 @@ TEST(ReportCli, MalformedInputIsOneLineNamingTheFileAndTheField) {
       {"c", "contrast.json", "{\"host\": \"\xff\xfe\"}", "is not valid UTF-8 (byte 10, line 1)"},
       {"c", "runs/1.json", R"({"versions": "3"})", "\"versions\" must be an object"},
       {"s", "summary.json", options.dump(), "runs[2] options: \"n\" must be a string, found a list"},
-      {"s", "runs/2.json", R"({"prediction": {"end_to_end": {"predicted_s": "soon"}}})", "\"predicted_s\" must be"},
+      {"c", "runs/2.json", R"({"prediction": {"end_to_end": {"predicted_s": "soon"}}})", "\"predicted_s\" must be"},
       {"s", "summary.json", std::string(200000, '['), "nested too deeply"},
       // Energy: a string, a negative number, NaN — in a summary's row or in a record.
       {"c", "contrast.json", energy_string.dump(),
        "runs[1] energy: \"per_result_j\" must be a finite number >= 0, found a string"},
       {"c", "runs/1.json", R"({"energy": {"per_result_j": -2.5}})",
        "energy: \"per_result_j\" must be a finite number >= 0, found -2.5"},
-      {"s", "runs/2.json", R"({"energy": {"cpu": {"counted": true}, "per_result_j": NaN}})",
+      {"c", "runs/2.json", R"({"energy": {"cpu": {"counted": true}, "per_result_j": NaN}})",
        "NaN is not a number JSON allows, at energy.per_result_j"},
   };
   for (const auto& runner : runners()) {

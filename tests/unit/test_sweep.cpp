@@ -37,10 +37,11 @@ struct TempDir {
   }
 };
 
-// The commands the items run: /bin/true, /bin/false, and a run that says, as scalebench does,
-// that this machine cannot hold it (exit 3, ExitCode::resource, with scalebench's error line).
-std::vector<std::string> command(const std::string& what) {
-  if (what == "ok") return {"/bin/true"};
+// The commands the items run: one that writes its record (a run record with its phases, as a
+// finished run has) and exits 0, /bin/false, and a run that says, as scalebench does, that this
+// machine cannot hold it (exit 3, ExitCode::resource, with scalebench's error line).
+std::vector<std::string> command(const std::string& what, const std::string& record) {
+  if (what == "ok") return {"/bin/sh", "-c", "printf '{\"phases\":{}}' > '" + record + "'"};
   if (what == "fails") return {"/bin/false"};
   return {"/bin/sh", "-c", "echo 'scalebench: error: 9 TiB of host memory needed' >&2; exit 3"};
 }
@@ -53,7 +54,8 @@ Sweep sweep_of(const std::string& dir, const std::vector<std::string>& whats, bo
   s.stopped = "every run finished before is kept";
   s.request = [dir, whats](std::size_t i) {
     sb::launch::StepRequest q;
-    q.argv = command(whats[i]);
+    q.record_path = dir + "/run-" + std::to_string(i) + ".json";
+    q.argv = command(whats[i], q.record_path);
     q.log_path = dir + "/run-" + std::to_string(i) + ".log";
     q.timeout_s = 30;
     q.stopped = "the run was stopped";
