@@ -294,13 +294,9 @@ SampleMoments checked_sample_moments(const MonteCarloConfig& cfg) {
     return lognormal_payoff_moments(m.spot * std::exp(m.rate * m.maturity), m.sigma * m.sigma * m.maturity, m.strike,
                                     cfg.option);
   }
-  // ln G is normal with mean ln S + (r - σ²/2)·T(n+1)/(2n) and variance σ²T(n+1)(2n+1)/(6n²), as
-  // geometric_asian prices it (montecarlo_estimate.cpp; the unit test holds the two together).
-  const double n = cfg.steps;
-  const double mean_t = m.maturity * (n + 1) / (2 * n);
-  const double w = m.sigma * m.sigma * m.maturity * (n + 1) * (2 * n + 1) / (6 * n * n);
-  const double forward = m.spot * std::exp((m.rate - 0.5 * m.sigma * m.sigma) * mean_t + 0.5 * w);
-  return lognormal_payoff_moments(forward, w, m.strike, cfg.option);
+  // The geometric average's law, as geometric_asian prices it.
+  const GeometricAverageLaw g = geometric_average_law(m, cfg.steps);
+  return lognormal_payoff_moments(g.forward, g.log_variance, m.strike, cfg.option);
 }
 
 void validate(const MonteCarloConfig& cfg) {

@@ -62,15 +62,19 @@ double black_scholes(const MarketParams& m, OptionKind o) {
   return discount(m) * black(forward, m.strike, m.sigma * std::sqrt(m.maturity), o);
 }
 
-double geometric_asian(const MarketParams& m, OptionKind o, int steps) {
+GeometricAverageLaw geometric_average_law(const MarketParams& m, int steps) {
   // ln G = ln S + (r - σ²/2)·mean(t_k) + σ·mean(W_{t_k}), with mean(t_k) = T(n+1)/(2n) and
   // Var(mean W) = T(n+1)(2n+1)/(6n²).
   const double n = steps;
   const double mean_t = m.maturity * (n + 1) / (2 * n);
   const double var = m.sigma * m.sigma * m.maturity * (n + 1) * (2 * n + 1) / (6 * n * n);
   const double mu = std::log(m.spot) + (m.rate - 0.5 * m.sigma * m.sigma) * mean_t;
-  const double forward = std::exp(mu + 0.5 * var);  // E[G]
-  return discount(m) * black(forward, m.strike, std::sqrt(var), o);
+  return {std::exp(mu + 0.5 * var), var};  // E[G], Var(ln G)
+}
+
+double geometric_asian(const MarketParams& m, OptionKind o, int steps) {
+  const GeometricAverageLaw g = geometric_average_law(m, steps);
+  return discount(m) * black(g.forward, m.strike, std::sqrt(g.log_variance), o);
 }
 
 McOutcome estimate_pi(std::int64_t hits, std::int64_t samples) {

@@ -121,6 +121,13 @@ double normal_cdf(double x);
 double black_scholes(const MarketParams& m, OptionKind o);
 // Geometric-average Asian option with `steps` equally spaced fixings (t_k = kT/steps, k = 1..steps).
 double geometric_asian(const MarketParams& m, OptionKind o, int steps);
+// The law of the geometric average G of `steps` equally spaced fixings: ln G is normal, E[G] is
+// `forward` and Var(ln G) is `log_variance` (what geometric_asian prices, and what the check's
+// sample moments are computed from).
+struct GeometricAverageLaw {
+  double forward = 0, log_variance = 0;
+};
+GeometricAverageLaw geometric_average_law(const MarketParams& m, int steps);
 
 // ---- Fixed-order reduction -----------------------------------------------------------------------
 // Sums a block of samples contributes (option problems). y: the option's payoff; x: the geometric
