@@ -12,10 +12,21 @@
 namespace scalebench {
 namespace {
 
+bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+// The text with its digit separators removed, or "" when it is not written as a number is: a
+// separator only between two digits (`1_000_000`; not `_64`, `64_`, `1__0` or `1_e9`) and no
+// leading plus sign (`+64`). "" is refused by every caller.
 std::string without_underscores(const std::string& text) {
+  if (!text.empty() && text[0] == '+') return {};
   std::string s;
-  for (char ch : text) {
-    if (ch != '_') s += ch;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch != '_') {
+      s += ch;
+    } else if (i == 0 || i + 1 == text.size() || !is_digit(text[i - 1]) || !is_digit(text[i + 1])) {
+      return {};
+    }
   }
   return s;
 }
@@ -82,8 +93,8 @@ double parse_real(const std::string& option, const std::string& text) {
   const auto bad = [&] {
     return UsageError(fmt::format("{} must be a finite decimal number (got '{}')", option, text));
   };
-  // Decimal only: strtod would also take hex, leading blanks, "inf" and "nan".
-  if (text.empty() || !only_chars(text, "0123456789+-.eE")) throw bad();
+  // Decimal only: strtod would also take hex, leading blanks, "inf" and "nan"; no leading plus.
+  if (text.empty() || text[0] == '+' || !only_chars(text, "0123456789+-.eE")) throw bad();
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (*end != '\0' || !std::isfinite(v)) throw bad();

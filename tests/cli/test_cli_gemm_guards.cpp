@@ -156,7 +156,13 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"steps_garbage", "montecarlo --problem asian --steps 12abc", 2, "--steps must be a whole number"},
         Refusal{"chunk_size_odd", "montecarlo --chunk-size 6", 2, "--chunk-size must be a multiple of 4"},
         Refusal{"topology_nodes_zero", "topology --nodes 0", 2, "--nodes must be a whole number in [1,"},
-        Refusal{"topology_nodes_garbage", "topology --nodes 2x", 2, "--nodes must be a whole number"}),
+        Refusal{"topology_nodes_garbage", "topology --nodes 2x", 2, "--nodes must be a whole number"},
+        Refusal{"n_leading_plus", "gemm --n +64", 2, "--n must be a whole number > 0 (got '+64')"},
+        Refusal{"n_separator_last", "gemm --n 64_", 2, "--n must be a whole number > 0 (got '64_')"},
+        Refusal{"reps_separator_doubled", "gemm --n 64 --reps 1__0", 2, "--reps must be a whole number in [1,"},
+        Refusal{"samples_separator_first", "montecarlo --samples _1000", 2, "--samples must be a whole number"},
+        Refusal{"gemm_share_gpu_on_cpu", "gemm --n 64 --share-gpu", 2,
+                "--share-gpu needs --backend cublas (openblas runs on the host's cores)"}),
     name_of);
 
 // ---- --json targets ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -214,7 +215,14 @@ mpirun_args: [--oversubscribe]
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("cannot start"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nosuch"), std::string::npos) << r.output;
-  EXPECT_FALSE(file_exists(dir + "/badopt/runs.jsonl"));
+  // Nothing is left of it: not the folder the study made, its lock, runs/ or the check's log.
+  EXPECT_FALSE(std::filesystem::exists(dir + "/badopt")) << r.output;
+  // A folder that was there stays, as it was: empty.
+  std::filesystem::create_directory(dir + "/there");
+  const CliRun there = run_scalebench("study " + file + " --out-dir " + dir + "/there");
+  EXPECT_EQ(there.exit_code, 2) << there.output;
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/there"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/there")) << there.output;
   // A value is a value, whatever it starts with: never read as an option of its own.
   const std::string dashes = write_study(dir, "dashes",
                                          "study: dashes\nworkload: gemm\n"

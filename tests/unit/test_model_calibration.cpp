@@ -189,6 +189,23 @@ TEST(ProfileValidity, NamesWhatItIsValidForAndTellsStaleOnesApart) {
             std::string::npos);
   EXPECT_NE(why("node1", versions, nullptr).find("no GPU is visible here"), std::string::npos);
 
+  // Staleness is judged from valid_for, what the profile says it is valid for: one edited there
+  // (or copied from another machine's profile) is stale here even when host and versions agree.
+  Profile edited = p;
+  edited.valid_for["host"] = "node7";
+  EXPECT_NE(profile_mismatch(edited, p.valid_for).find("calibrated on node7, not node1"), std::string::npos);
+  edited = p;
+  edited.valid_for["openblas"]["core"] = "Zen";
+  EXPECT_NE(profile_mismatch(edited, p.valid_for).find("BLAS kernel \"Zen\""), std::string::npos);
+  edited = p;
+  edited.valid_for["mpi_library"] = "MPICH 4";
+  EXPECT_NE(profile_mismatch(edited, p.valid_for).find("mpi_library"), std::string::npos);
+  // A profile from before valid_for was kept: its host and versions.
+  Profile old = p;
+  old.valid_for = json::object();
+  EXPECT_EQ(profile_mismatch(old, "node1", versions), "");
+  EXPECT_NE(profile_mismatch(old, "node2", versions).find("calibrated on node1, not node2"), std::string::npos);
+
   // valid_for, launch, warnings and checks survive the file.
   p.launch = {{"launcher", "mpirun"}, {"ranks", 2}, {"binding", "none"}};
   p.warnings = {"a point stayed collapsed"};

@@ -62,3 +62,18 @@ TEST(ParseReal, RejectsNanTrailingCharactersAndHex) {
   }
   EXPECT_DOUBLE_EQ(parse_real("--rate", "-5e-2"), -0.05);
 }
+
+TEST(ParseSeparators, AnUnderscoreOnlyBetweenDigitsAndNoLeadingPlus) {
+  EXPECT_EQ(parse_positive_count("--n", "4_096"), 4096);
+  EXPECT_EQ(parse_positive_count("--samples", "1_0e1_0"), 100000000000);
+  EXPECT_EQ(parse_positive_count("--samples", "1e+9"), 1000000000);  // the exponent's sign stays
+  EXPECT_EQ(parse_integer("--reps", "1_0", 1, 100), 10);
+  EXPECT_EQ(parse_unsigned("--seed", "1_2"), 12U);
+  for (const char* bad : {"+64", "_64", "64_", "1__0", "1_e9", "1e_9", "1._5", "_", "-_1", "+_1"}) {
+    EXPECT_THROW(parse_positive_count("--n", bad), UsageError) << bad;
+    EXPECT_THROW(parse_integer("--reps", bad, -100, 100), UsageError) << bad;
+    EXPECT_THROW(parse_unsigned("--seed", bad), UsageError) << bad;
+  }
+  EXPECT_THROW(parse_real("--spot", "+100"), UsageError);
+  EXPECT_DOUBLE_EQ(parse_real("--spot", "1e+2"), 100.0);
+}

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -92,8 +93,10 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
     throw_if_stopped("nothing was run");
     const bool own = has_scalebench_error(log);
     if (out.exit_code == static_cast<int>(ExitCode::usage) && own) {
+      const std::string lines = failure_lines(log);
+      std::remove(log.c_str());  // its lines are in the error: the study leaves nothing of it
       throw UsageError(fmt::format("study {}: run {} ({}) cannot start: {}; fix {} (nothing was run)", l.spec->name,
-                                   r->index, r->key, failure_lines(log), l.spec->file));
+                                   r->index, r->key, lines, l.spec->file));
     }
     if (out.exit_code != 0 && launch::cannot_run_here(out.exit_code) && own) {
       // Not the file's fault: this machine cannot hold the run (memory, GPUs, CUDA), as scalebench says.
@@ -112,6 +115,28 @@ std::map<int, std::string> check_runs(const StudyOptions& o, const StudyLauncher
   }
   return cannot_run;
 }
+
+// What the study makes in its folder before the first run (the folder, runs/, the lock file), taken
+// away again when it stops there on a usage error or a signal: a study file to fix leaves the
+// results folder as it was. A launch that fails keeps its check log, which the error names.
+class MadeBeforeTheRuns {
+ public:
+  explicit MadeBeforeTheRuns(std::string dir)
+      : dir_(std::move(dir)),
+        folder_(path_kind(dir_).empty()),
+        runs_(path_kind(dir_ + "/runs").empty()),
+        lock_(path_kind(dir_ + "/" + results::kLockFileName).empty()) {}
+
+  void undo() const noexcept {
+    if (lock_) (void)unlink((dir_ + "/" + results::kLockFileName).c_str());
+    if (runs_) (void)rmdir((dir_ + "/runs").c_str());  // only when empty
+    if (folder_) (void)rmdir(dir_.c_str());
+  }
+
+ private:
+  std::string dir_;
+  bool folder_, runs_, lock_;
+};
 
 // The step of one run: its command with --json, its record and log under `stem`, its time limit.
 StepRequest run_request(const StudyLauncher& l, const StudyRun& r, const std::string& stem, double timeout) {
@@ -316,6 +341,7 @@ StudyResult run_study(const StudyOptions& o) {
   check_study_paths(out_dir, runs);  // every path read or written, by kind, before the folder is made
 
   // What earlier invocations finished, read under the lock: runs.jsonl is only ever appended to.
+  const MadeBeforeTheRuns made(out_dir);
   ResultsStore store(out_dir, results::DriverKind::study, "--out-dir");
   results::make_dirs(out_dir + "/runs");
   check_same_study(spec, out_dir, store.lines());
@@ -325,7 +351,16 @@ StudyResult run_study(const StudyOptions& o) {
   result.from_earlier = static_cast<int>(runs.size() - todo.size());
 
   const std::size_t to_do = todo.size();
-  study::SummaryPlace place{launcher.setup.launcher, out_dir, check_runs(o, launcher, out_dir, todo)};
+  std::map<int, std::string> cannot_run;
+  try {
+    cannot_run = check_runs(o, launcher, out_dir, todo);
+  } catch (const LaunchError&) {
+    throw;
+  } catch (...) {
+    if (store.lines().empty()) made.undo();
+    throw;
+  }
+  study::SummaryPlace place{launcher.setup.launcher, out_dir, std::move(cannot_run)};
   todo.erase(std::remove_if(todo.begin(), todo.end(),
                             [&](const StudyRun* r) { return place.cannot_run.count(r->index) != 0; }),
              todo.end());

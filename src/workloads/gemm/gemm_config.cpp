@@ -131,6 +131,10 @@ void validate(const GemmConfig& cfg) {
   if (cfg.backend != GemmBackendKind::cublas && (cfg.transport == Transport::nccl || cfg.resident || row1d_overlap)) {
     throw UsageError("--transport nccl, --resident and --overlap need --backend cublas");
   }
+  if (cfg.share_gpu && cfg.backend != GemmBackendKind::cublas) {
+    throw UsageError(
+        fmt::format("--share-gpu needs --backend cublas ({} runs on the host's cores)", to_string(cfg.backend)));
+  }
   if (cfg.overlap && cfg.resident) {
     throw UsageError("--overlap pipelines the transfers, but --resident has none; use one or the other");
   }

@@ -461,27 +461,31 @@ std::string default_profile_path() {
 }
 
 std::string profile_mismatch(const Profile& p, const std::string& host, const json& versions) {
-  if (p.host != host) return fmt::format("it was calibrated on {}, not {}", p.host, host);
+  // What the profile says it is valid for (valid_for, as calibrate writes it from its host and
+  // versions); a profile from before valid_for was kept, by its host and versions.
+  const json& then = p.valid_for.empty() ? p.versions : p.valid_for;
+  const std::string then_host = p.valid_for.contains("host") && p.valid_for.at("host").is_string()
+                                    ? p.valid_for.at("host").get<std::string>()
+                                    : p.host;
+  if (then_host != host) return fmt::format("it was calibrated on {}, not {}", then_host, host);
   auto field = [](const json& v, const char* key) {
     return v.is_object() && v.contains(key) ? v.at(key).dump() : std::string("null");
   };
   for (const char* key : {"scalebench", "compiler", "build_type", "cuda_built", "mpi_library"}) {
-    if (field(p.versions, key) != field(versions, key)) {
-      return fmt::format("its {} version {} differs from this run's {}", key, field(p.versions, key),
-                         field(versions, key));
+    if (field(then, key) != field(versions, key)) {
+      return fmt::format("its {} version {} differs from this run's {}", key, field(then, key), field(versions, key));
     }
   }
   const auto blas = [](const json& v, const char* key) {
     return v.is_object() && v.contains("openblas") && v.at("openblas").contains(key) ? v.at("openblas").at(key).dump()
                                                                                      : "null";
   };
-  if (blas(p.versions, "config") != blas(versions, "config")) {
-    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas(p.versions, "config"),
+  if (blas(then, "config") != blas(versions, "config")) {
+    return fmt::format("its OpenBLAS build {} differs from this run's {}", blas(then, "config"),
                        blas(versions, "config"));
   }
-  if (blas(p.versions, "core") != blas(versions, "core")) {
-    return fmt::format("its BLAS kernel {} differs from this run's {}", blas(p.versions, "core"),
-                       blas(versions, "core"));
+  if (blas(then, "core") != blas(versions, "core")) {
+    return fmt::format("its BLAS kernel {} differs from this run's {}", blas(then, "core"), blas(versions, "core"));
   }
   return "";
 }
