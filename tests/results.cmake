@@ -3,3 +3,6 @@
 # time. Its contrasts run with --no-calibrate; its calibrations use a cache folder of their own.
 scalebench_add_test(NAME cli_results_links KIND cli SOURCES cli/test_cli_results_links.cpp cli/cli_runner.cpp
                     TIMEOUT 600)
+# The figures the drivers' tables print: legible at the ends of the record rule's ranges, never
+# inf or nan, a ratio only where it is finite.
+scalebench_add_test(NAME unit_figure_text KIND unit SOURCES unit/test_figure_text.cpp TIMEOUT 30)

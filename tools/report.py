@@ -36,9 +36,14 @@ comparison) must be a regular file (or a link to one) of at most 256 MiB; its ki
 the opened file without blocking, so a FIFO, a device (/dev/zero), a socket or a folder is refused
 at once. Its shape is
 checked before anything is drawn: invalid UTF-8, text that is not JSON (NaN and Infinity
-included: the line names the field that holds it), a field of the wrong type, a negative or
-non-finite number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike) — each is one line
-naming the file and the field. A runs.jsonl line is used or left out by the drivers' rule
+included: the line names the field that holds it), JSON that breaks the rule every reader of
+records applies (a byte-order mark, a key twice in one object, a number beyond a double's range,
+more than 64 levels deep; loads_strict), a field of the wrong type, a negative or non-finite
+number (an energy's per_result_j, mean_w, run_j, GFLOP/J alike), a record that breaks the record
+rule (check_run_record: a time outside [1e-12, 3.2e9] s, a figure above 1e18, a command_line that
+is not a list of strings) — each is one line naming the file and the field. Every figure is
+printed legibly (fixed: four significant digits where fixed decimals would be a row of digits),
+and a figure derived by division only where it is finite. A runs.jsonl line is used or left out by the drivers' rule
 (runs_line below; docs/output.md, "Reading runs.jsonl"); one left out is named in a warning. A
 record path outside the folder is not followed (the record of the same name inside the folder is
 read instead). Every string is drawn as plain text (no TeX) and escaped in the page.
@@ -70,6 +75,7 @@ import signal
 import stat
 import sys
 import tempfile
+import warnings
 
 PHASES = (("compute", "compute", "#4c72b0"), ("communication", "communication", "#dd8452"),
           ("transfer", "host<->device", "#55a868"))
@@ -187,7 +193,7 @@ def fmt_joules(r):
     j = joules(r)
     if j is None:
         return "-"
-    return (f"{j:.0f}" if j >= 100 else f"{j:.3g}") + INTERVALS[interval_of(r)][1]
+    return (fixed(j, 0) if j >= 100 else f"{j:.3g}") + INTERVALS[interval_of(r)][1]
 
 
 def joules_label(rows):
@@ -209,7 +215,35 @@ def marks_note(rows):
 
 
 def fmt_num(v, digits=4):
-    return "-" if v is None else f"{v:.{digits}g}"
+    return "-" if v is None or not is_finite(v) else f"{v:.{digits}g}"
+
+
+FIXED_LIMIT = 1e6  # beyond it a fixed-point figure is a long row of digits (figure_text.cpp)
+
+
+def fixed(v, decimals):
+    """A figure as the drivers' tables print it (fixed_text, src/drivers/report/figure_text.hpp):
+    `decimals` after the point where that shows it (0, or 10^-decimals <= |v| < 1e6), else four
+    significant digits ("3.2e+21"); "-" for None or a value that is not finite."""
+    if v is None or not is_finite(v):
+        return "-"
+    if v == 0 or 10.0 ** -decimals <= abs(v) < FIXED_LIMIT:
+        return f"{v:.{decimals}f}"
+    return f"{v:.4g}"
+
+
+def finite_ratio(a, b):
+    """a / b where both are finite, b > 0 and the quotient finite; None otherwise (figure_text.hpp)."""
+    if a is None or b is None or not is_finite(a) or not is_finite(b) or not b > 0:
+        return None
+    q = a / b
+    return q if math.isfinite(q) else None
+
+
+def finite_product(a, b):
+    """a × b, None where it leaves a double's range."""
+    q = a * b
+    return q if math.isfinite(q) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,14 +327,20 @@ def constant_path(value, path=""):
 
 
 def loads_strict(text):
-    """json.loads that refuses NaN and Infinity (ValueError naming the constant and its field)."""
+    """json.loads by the rule every reader of a record or a runs.jsonl line applies (json_text_problem
+    in src/drivers/results/jsonl.hpp): no byte-order mark, no key twice in one object, no number
+    beyond a double's range, no lone surrogate, at most MAX_JSON_DEPTH levels deep (JsonRuleError);
+    no NaN or Infinity (ValueError naming the constant and its field)."""
+    if text.startswith("\ufeff"):
+        raise JsonRuleError("starts with a byte-order mark")
 
     def no_constant(name):
         raise ValueError(f"{name} is not a number JSON allows")
 
     try:
-        return json.loads(text, parse_constant=no_constant)
-    except json.JSONDecodeError:
+        value = json.loads(text, parse_constant=no_constant, parse_float=finite_float, parse_int=bounded_int,
+                           object_pairs_hook=unique_pairs)
+    except (json.JSONDecodeError, LineProblem):
         raise
     except ValueError as e:
         try:
@@ -308,6 +348,11 @@ def loads_strict(text):
         except (ValueError, RecursionError):
             field = None
         raise ValueError(f"{e}, at {clip(field, 200)}" if field else str(e)) from None
+    depth = value_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise JsonRuleError(f"is not valid JSON (nested too deeply: {depth} levels, more than {MAX_JSON_DEPTH})")
+    no_lone_surrogate(value)
+    return value
 
 
 def parse_json(text, where):
@@ -315,6 +360,8 @@ def parse_json(text, where):
         return loads_strict(text)
     except json.JSONDecodeError as e:
         raise Bad(2, f"{where} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    except LineProblem as e:
+        raise Bad(2, f"{where} {e}") from None
     except ValueError as e:
         raise Bad(2, f"{where} is not valid JSON ({e})") from None
     except RecursionError:
@@ -371,6 +418,22 @@ class Shape:
             raise self.bad(key, "a finite number >= 0")
         return float(v)
 
+    def figure(self, key, default=None):
+        """A rate, a share, joules or watts read back from a record: a number in [0, MAX_FIGURE]
+        (record_check.hpp's bound)."""
+        v = self.number(key, default)
+        if v is not None and v > MAX_FIGURE:
+            raise self.bad(key, f"a number in [0, {MAX_FIGURE:g}]")
+        return v
+
+    def seconds(self, key, default=None):
+        """A run's measured time read back from its record: 0 or seconds in [MIN_SECONDS,
+        MAX_SECONDS] (record_check.hpp's bound)."""
+        v = self.number(key, default)
+        if v is not None and v != 0 and not MIN_SECONDS <= v <= MAX_SECONDS:
+            raise self.bad(key, f"a measured time: 0 or seconds in [{MIN_SECONDS:g}, {MAX_SECONDS:g}]")
+        return v
+
     def integer(self, key, default=None):
         v = self.d.get(key)
         if v is None:
@@ -421,8 +484,9 @@ class Shape:
         return {clean(k): o.text(k, "") for k in o.d}
 
     def number_map(self, key):
+        """An object of figures (number in [0, MAX_FIGURE]) by name."""
         o = self.obj(key)
-        return {k: o.number(k, 0.0) for k in o.d}
+        return {k: o.figure(k, 0.0) for k in o.d}
 
 
 def is_finite(v):
@@ -447,7 +511,8 @@ def inside(folder, path):
 
 def record_of(folder, path, origin):
     """A run record's facts: the path as written when it lies inside the folder, else the same name
-    inside the folder or its runs/ (a moved folder). None when no record is there."""
+    inside the folder or its runs/ (a moved folder). None when no record is there. A record is read
+    by the rule every reader applies (loads_strict, check_run_record): one that breaks it is Bad."""
     if not path:
         return None
     name = os.path.basename(path)
@@ -457,7 +522,14 @@ def record_of(folder, path, origin):
     for p in candidates:
         r = read_json(p, origin)
         if r is not None:
-            return record_facts(Shape(r, f"{p} (named by {origin})"))
+            where = f"{p} (named by {origin})"
+            facts = record_facts(Shape(r, where))
+            # The record rule every reader of a record applies (check_run_record, record_check.cpp).
+            try:
+                check_run_record(Field(r))
+            except LineProblem as e:
+                raise Bad(2, f"{where}: {e}") from None
+            return facts
     return None
 
 
@@ -588,7 +660,7 @@ def load_contrast(folder):
     for i, r in enumerate(doc.objects("runs")):
         ok = r.string("status", "") == "ok"
         share = r.number_map("share")
-        time = r.number("time_s") if ok else None
+        time = r.seconds("time_s") if ok else None
         rec = record_of(folder, r.string("record"), f"{path} runs[{i}] record")
         rows.append({
             "workload": r.text("workload", "?"),
@@ -599,7 +671,7 @@ def load_contrast(folder):
             "gpus": r.integer("gpus", 0),
             "nodes": r.integer("nodes"),
             "time": time,
-            "rate": r.number("rate") if ok else None,
+            "rate": r.figure("rate") if ok else None,
             "unit": r.text("rate_unit", ""),
             "speedup": r.number("speedup_vs_single_core"),
             "efficiency": r.number("parallel_efficiency"),
@@ -622,8 +694,14 @@ def load_contrast(folder):
 # The runs.jsonl rule, the same as the drivers' (src/drivers/results/jsonl.hpp, record_check.cpp;
 # docs/output.md, "Reading runs.jsonl"): a line both use, or both leave out with a warning.
 
-MAX_LINE_DEPTH = 64
+MAX_JSON_DEPTH = MAX_LINE_DEPTH = 64  # jsonl.hpp, kMaxJsonDepth
 DOUBLE_MAX = sys.float_info.max
+# The bounds of a record's figures (record_check.hpp; docs/output.md, "Reading runs.jsonl"): a
+# measured time is 0 or in [MIN_SECONDS, MAX_SECONDS], a predicted one in [0, MAX_SECONDS], any
+# other figure in [0, MAX_FIGURE].
+MIN_SECONDS = 1e-12
+MAX_SECONDS = 3.2e9
+MAX_FIGURE = 1e18
 
 
 class LineProblem(Exception):
@@ -659,6 +737,51 @@ def json_kind(v):
             type(None): "null"}.get(type(v), "not a JSON value")
 
 
+class JsonRuleError(LineProblem):
+    """JSON text that breaks the rule every record and runs.jsonl line is read by, said as the
+    drivers say it ("holds the key "n" twice in one object")."""
+
+
+def unique_pairs(items):
+    """An object's pairs as a dict; a key given twice breaks the rule (the drivers refuse it too)."""
+    seen = set()
+    for k, _ in items:
+        if k in seen:
+            raise JsonRuleError(f'holds the key "{clip(k, 80)}" twice in one object')
+        seen.add(k)
+    return dict(items)
+
+
+BEYOND_DOUBLE = "is not valid JSON (a number beyond a double's range)"
+
+
+def finite_float(s):
+    v = float(s)
+    if not math.isfinite(v):
+        raise JsonRuleError(BEYOND_DOUBLE)
+    return v
+
+
+def bounded_int(s):
+    if len(s.lstrip("-")) > 309:  # more digits than DOUBLE_MAX has (JSON has no leading zeros)
+        raise JsonRuleError(BEYOND_DOUBLE)
+    v = int(s)
+    if abs(v) > DOUBLE_MAX:
+        raise JsonRuleError(BEYOND_DOUBLE)
+    return v
+
+
+def value_depth(v):
+    """The deepest nesting of objects and lists in a parsed value (json_text_depth of its text)."""
+    deepest, todo = 0, [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, (dict, list)):
+            deepest = max(deepest, d)
+            todo.extend((c, d + 1) for c in (x.values() if isinstance(x, dict) else x))
+    return deepest
+
+
 def strict_loads(text):
     """json.loads as the drivers' parser reads a line: no NaN or Infinity, no number beyond a double,
     no key twice in one object, no lone surrogate (LineProblem or ValueError)."""
@@ -666,28 +789,8 @@ def strict_loads(text):
     def no_constant(name):
         raise LineProblem("is not valid JSON (NaN or Infinity)")
 
-    def finite(s):
-        v = float(s)
-        if not math.isfinite(v):
-            raise LineProblem("is not valid JSON (a number beyond a double's range)")
-        return v
-
-    def bounded(s):
-        v = int(s)
-        if abs(v) > DOUBLE_MAX:
-            raise LineProblem("is not valid JSON (a number beyond a double's range)")
-        return v
-
-    def pairs(items):
-        seen = set()
-        for k, _ in items:
-            if k in seen:
-                raise LineProblem(f'holds the key "{clip(k, 80)}" twice in one object')
-            seen.add(k)
-        return dict(items)
-
-    value = json.loads(text, parse_constant=no_constant, parse_float=finite, parse_int=bounded,
-                       object_pairs_hook=pairs)
+    value = json.loads(text, parse_constant=no_constant, parse_float=finite_float, parse_int=bounded_int,
+                       object_pairs_hook=unique_pairs)
     no_lone_surrogate(value)
     return value
 
@@ -769,10 +872,29 @@ class Field:
         return self.flag(key) if self.has(key) else False
 
     def nonnegative(self, key):
+        """A rate, joules, watts or a ratio: a number in [0, MAX_FIGURE]."""
         if self.has(key):
             d = self.number(key)
-            if not 0 <= d <= DOUBLE_MAX:
-                self.fail(key, f"must be a number in [0, {DOUBLE_MAX:g}] (got {clip(repr(self.v[key]), 40)})")
+            if not 0 <= d <= MAX_FIGURE:
+                self.fail(key, f"must be a number in [0, {MAX_FIGURE:g}] (got {clip(repr(self.v[key]), 40)})")
+
+    def predicted_seconds(self, key):
+        """A model's time: seconds in [0, MAX_SECONDS]."""
+        if self.has(key):
+            d = self.number(key)
+            if not 0 <= d <= MAX_SECONDS:
+                self.fail(key, f"must be seconds in [0, {MAX_SECONDS:g}] (got {clip(repr(self.v[key]), 40)})")
+
+    def measured_seconds(self, key):
+        """A measured time: 0, or seconds in [MIN_SECONDS, MAX_SECONDS] (key None: this value)."""
+        if key is not None and not self.has(key):
+            return
+        v = self.v if key is None else self.v[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.fail(key, f"must be a number (got {json_kind(v)})")
+        if not (v == 0 or MIN_SECONDS <= v <= MAX_SECONDS):
+            self.fail(key, f"must be a measured time: 0 or seconds in [{MIN_SECONDS:g}, {MAX_SECONDS:g}] "
+                           f"(got {clip(repr(v), 40)})")
 
     def count(self, key):
         if self.has(key):
@@ -792,16 +914,22 @@ def check_run_record(r):
     if not isinstance(r.v, dict):
         r.fail("", f"must be an object (got {json_kind(r.v)})")
     r.text_or("subcommand")
+    if r.has("command_line"):
+        r.texts("command_line")
     r.count("ranks")
     r.flag_or("ok")
     if r.has("config"):
         c = r.sub("config")
         c.text_or("backend")
-        c.nonnegative("threads_per_rank")
+        c.count("threads_per_rank")
     if r.has("phases"):
         phases = r.sub("phases")
         for name in phases.v:
-            phases.sub(name).nonnegative("median_s")
+            p = phases.sub(name)
+            p.measured_seconds("median_s")
+            if p.has("per_repeat_max_s"):
+                for t in p.list("per_repeat_max_s"):
+                    t.measured_seconds(None)
     if r.has("rates"):
         rates = r.sub("rates")
         for k in ("compute_gflops", "end_to_end_gflops", "samples_per_s", "end_to_end_samples_per_s"):
@@ -819,8 +947,8 @@ def check_record_prediction(r):
     if not p.flag("available"):
         return
     e = p.sub("end_to_end")
-    e.nonnegative("predicted_s")
-    e.nonnegative("measured_s")
+    e.predicted_seconds("predicted_s")
+    e.measured_seconds("measured_s")
     p.nonnegative("miss")
     p.flag_or("flagged")
     p.text_or("worst_phase")
@@ -853,8 +981,8 @@ def check_record_peers(r):
     for name in ("tuned", "shipped"):
         v = variants.sub(name)
         v.count("k_step")
-        v.sub("pre_distributed").nonnegative("median_s")
-        v.sub("end_to_end").nonnegative("median_s")
+        v.sub("pre_distributed").measured_seconds("median_s")
+        v.sub("end_to_end").measured_seconds("median_s")
         v.nonnegative("ratio_run_vs_peer")
         v.nonnegative("ratio_end_to_end_run_vs_peer")
 
@@ -898,6 +1026,9 @@ def check_line_fields(value):
     # A finished run is one whose record was read back (jsonl.cpp, check_line_fields).
     if value["status"] == "ok" and not (f.has("record") and f.sub("record").has("phases")):
         f.fail("record", 'must be the run\'s record with its phases when status is "ok"')
+    # A run whose check failed exits 4 and is written as failed: its times measure no correct result.
+    if value["status"] == "ok" and f.sub("record").v.get("ok") is False:
+        f.fail("record", 'is of a run that failed its check ("ok": false) while status is "ok"')
 
 
 def runs_line(part):
@@ -982,8 +1113,8 @@ def load_study(folder):
             "nodes": r.integer("nodes"),
             "resources": r.number("resources"),
             "gpu": r.boolean("gpu", False),
-            "time": r.number("time_s") if ok else None,
-            "rate": r.number("rate") if ok else None,
+            "time": r.seconds("time_s") if ok else None,
+            "rate": r.figure("rate") if ok else None,
             "unit": r.text("rate_unit", ""),
             "speedup": r.number("speedup"),
             "efficiency": r.number("efficiency"),
@@ -1271,7 +1402,7 @@ def mark_crossovers(ax, groups, size_key):
         c = g["crossover"] or {}
         if c.get("kind") == "at" and c["size"]:
             ax.axvline(c["size"], color="#c44e52", linestyle=":", linewidth=1.5)
-            ax.annotate(f"{fig_text(g['group'])}: {fig_text(size_key)} ≈ {c['size']:.0f}", (c["size"], 0.03),
+            ax.annotate(f"{fig_text(g['group'])}: {fig_text(size_key)} ≈ {fixed(c['size'], 0)}", (c["size"], 0.03),
                         xycoords=("data", "axes fraction"), fontsize="small", color="#c44e52", ha="center",
                         va="bottom", bbox={"boxstyle": "round", "fc": "white", "ec": "#c44e52", "alpha": 0.9})
 
@@ -1464,7 +1595,8 @@ def table_html(data):
             tot = sum(ph.values()) or 1
             cells = [r["workload"], r["mode"], r["nodes"] or "-", r["size"],
                      f"{r['ranks']}×{r['threads']}" + (f" {r['gpus']} GPU" if r["gpus"] else "") if r["ranks"] else "-"]
-            where = " / ".join(f"{100 * ph.get(k, 0) / tot:.0f}%" for k, _, _ in PHASES) if ok else "-"
+            where = " / ".join(fixed(finite_ratio(100 * ph.get(k, 0), tot), 0) + "%" for k, _, _ in PHASES) \
+                if ok else "-"
         else:
             cells = [r["index"], r["nodes"] or "-"] + [r["options"].get(k, "-") for k in sweep]
             cells.append(f"{r['resources']}{' GPU' if r['gpu'] else ''}" if ok else "-")
@@ -1473,10 +1605,10 @@ def table_html(data):
         if has_pred:
             cells.append(fmt_num(r["prediction"][0]) if r["prediction"] else "-")
         cells += [fmt_rate(r["rate"], r["unit"]) if ok else "-",
-                  f"{r['speedup']:.2f}×" if ok and r["speedup"] else "-",
-                  f"{100 * r['efficiency']:.0f}%" if ok and r["efficiency"] else "-"]
+                  fixed(r["speedup"], 2) + "×" if ok and r["speedup"] else "-",
+                  fixed(finite_product(100, r["efficiency"]), 0) + "%" if ok and r["efficiency"] else "-"]
         if has_bound:
-            cells.append(f"{r['bound']:.2f}×" if r.get("bound") else "-")
+            cells.append(fixed(r["bound"], 2) + "×" if r.get("bound") else "-")
         cells += [fmt_joules(r) + (" *" if r.get("energy_optimal") else ""), where,
                   r["status"] + (f": {r['reason']}" if r["reason"] and not ok else "")]
         # Each cell names its column (data-label): a phone shows a row as a card of label: value.
@@ -1494,8 +1626,8 @@ def crossover_html(data):
     named = " ".join(f"{k}={v}" for k, v in base["options"].items())
     items = []
     for g in base["groups"]:
-        ratios = ", ".join(f"{p['ratio']:.2f}× at {base['size_key'] or 'n'}={p['size']:g}" if p["size"]
-                           else f"{p['ratio']:.2f}×" for p in g["points"])
+        ratios = ", ".join(f"{fixed(p['ratio'], 2)}× at {base['size_key'] or 'n'}={p['size']:g}" if p["size"]
+                           else f"{fixed(p['ratio'], 2)}×" for p in g["points"])
         cross = (g["crossover"] or {}).get("text")
         energy = g["energy_crossover"]
         what = esc(INTERVALS[energy["interval"]][0]) if energy else ""
@@ -1610,7 +1742,7 @@ def svg_text(v, limit):
 
 
 def fmt_ratio(v):
-    return "-" if v is None else f"{v:.3f}" if v < 1e6 else f"{v:.3g}"
+    return fixed(v, 3)
 
 
 def fmt_p(v):
@@ -2210,7 +2342,12 @@ def report(a, state):
     if not any(r["status"] == "ok" for r in data["rows"]):
         raise Bad(2, f"no finished run in {a.folder}: nothing to draw")
     figs = Figures(load_matplotlib())
-    (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
+    # Figures of values far apart (a time of 1e-12 s beside one of 3e9 s on a log axis) are drawn
+    # as they are; matplotlib's notes on them (overflow in its scales, a layout it cannot tighten)
+    # are not the user's business.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (contrast_figures if data["kind"] == "contrast" else study_figures)(figs, data)
     stop_point()
     out.write(page(data, figs))
     written(a, out)

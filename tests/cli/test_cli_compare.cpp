@@ -321,6 +321,140 @@ TEST(CliCompare, HostileInputsAreRefused) {
   expect_refused_writing_nothing(good, none, 2, "no finished run");
 }
 
+// Every reader of a record applies one rule (docs/output.md, "Reading runs.jsonl"): what the
+// drivers leave out of a runs.jsonl line, compare refuses in a record — a byte-order mark, a key
+// twice, a command line that is not argv — with one line and exit 2.
+TEST(CliCompare, ARecordIsReadByTheRuleOfEveryReader) {
+  const std::string dir = make_temp_dir();
+  const std::string good = record_file(dir, "good.json", record(64, {}));
+  write(dir + "/bom.json", "\xEF\xBB\xBF" + record(64, {}).dump());
+  expect_refused_writing_nothing(good, dir + "/bom.json", 2, "bom.json starts with a byte-order mark");
+  std::string twice = record(64, {}).dump();
+  twice.insert(1, "\"ranks\": 4, ");
+  write(dir + "/twice.json", twice);
+  expect_refused_writing_nothing(good, dir + "/twice.json", 2, "holds the key \"ranks\" twice in one object");
+  for (const json& value : {json("scalebench gemm --n 64"), json({"scalebench", "gemm", "--n", 64}), json(7)}) {
+    SCOPED_TRACE(value.dump());
+    json bad = record(64, {});
+    bad["command_line"] = value;
+    expect_refused_writing_nothing(good, record_file(dir, "cmd.json", bad), 2, "command_line");
+  }
+  // A runs.jsonl line that starts with a byte-order mark is left out, as the drivers leave it out.
+  const std::string a = folder(dir, "a", {line(64, {})});
+  const std::string b = folder(dir, "b", {line(64, Shift{.draw = 4})});
+  write(b + "/runs.jsonl", "\xEF\xBB\xBF" + line(64, Shift{.draw = 4}).dump() + "\n" + read_file(b + "/runs.jsonl"));
+  const CliRun r = run_scalebench("compare " + a + " " + b);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("line 1 is cut or garbled, or not a driver's line: starts with a byte-order mark"),
+            std::string::npos)
+      << r.output;
+  // The options of a record's command line key it: a whole rank count written 2.0 keeps its place.
+  json two = record(64, {});
+  two["ranks"] = 2.0;
+  const CliRun k = run_scalebench("compare " + record_file(dir, "two.json", two) + " " +
+                                  record_file(dir, "two-b.json", two));
+  EXPECT_EQ(k.exit_code, 0) << k.output;
+  EXPECT_NE(k.output.find("gemm ranks=2 n=64 reps=10: same"), std::string::npos) << k.output;
+}
+
+// A failed run (its check failed: "ok": false, exit 4) measured no correct result: a bare record of
+// one is refused (exit 2), and in a folder it is listed with the runs that have no ok run.
+TEST(CliCompare, AFailedRunIsNotAMeasurement) {
+  const std::string dir = make_temp_dir();
+  const std::string good = record_file(dir, "good.json", record(64, {}));
+  json failed = record(64, Shift{.draw = 3});
+  failed["ok"] = false;
+  failed["status"] = "verification_failed";
+  failed["exit_code"] = 4;
+  expect_refused_writing_nothing(good, record_file(dir, "failed.json", failed), 2,
+                                 "failed.json is the record of a run that failed its check (\"ok\": false)");
+  expect_refused_writing_nothing(record_file(dir, "failed-a.json", failed), good, 2, "compare A: ");
+  // As a study writes it (status failed, exit 4, the record kept) it is no ok run of its key; a
+  // line that says "ok" with such a record is left out with a warning, as every reader does.
+  json failed_line = line(128, {}, "failed");
+  failed_line["record"] = failed;
+  json lying_line = line(64, Shift{.draw = 2});
+  lying_line["record"]["ok"] = false;
+  const std::string a = folder(dir, "a", {line(32, {}), line(64, {}), line(128, {})});
+  const std::string b = folder(dir, "b", {line(32, Shift{.draw = 5}), lying_line, failed_line});
+  const CliRun r = run_scalebench("compare " + a + " " + b + " --json " + dir + "/c.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("line 2 is cut or garbled, or not a driver's line: record is of a run that failed its "
+                          "check (\"ok\": false) while status is \"ok\""),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("no ok run in B (1):\n  gemm ranks=1 n=128 (failed)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("only in A (2):\n  gemm ranks=1 n=64\n  gemm ranks=1 n=128"), std::string::npos) << r.output;
+  const json j = json::parse(read_file(dir + "/c.json"));
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["key"], "gemm ranks=1 n=32");
+}
+
+// A record `r` whose every phase took `seconds` in each repeat (a little noise, so no ties).
+json with_times(json r, double seconds) {
+  for (auto& [name, p] : r["phases"].items()) {
+    if (name.starts_with("setup_")) continue;
+    std::vector<double> t;
+    for (int i = 0; i < 10; ++i) t.push_back(seconds * (1 + 0.001 * i));
+    p["per_repeat_max_s"] = t;
+    p["median_s"] = t[5];
+  }
+  return r;
+}
+
+// No number the table prints is inf, nan or a row of digits.
+void expect_legible(const std::string& text) {
+  for (const char* word : {"inf", "nan", "NaN", "Inf"}) EXPECT_EQ(text.find(word), std::string::npos) << text;
+  int run = 0;
+  for (const char c : text) {
+    run = std::isdigit(static_cast<unsigned char>(c)) ? run + 1 : 0;
+    EXPECT_LT(run, 16) << text;
+    if (run >= 16) break;
+  }
+}
+
+// Times no clock measures or no run lasts are refused by the record rule; the extremes it accepts
+// (a picosecond against a century) print as legible numbers, their ratio too, and --json holds no
+// inf or nan (which JSON would write as null).
+TEST(CliCompare, ExtremeTimesAreRefusedOrPrintedLegibly) {
+  const std::string dir = make_temp_dir();
+  const std::string good = record_file(dir, "good.json", record(64, {}));
+  for (const double s : {5e-324, 1e-300, 1e308, 4e9}) {
+    SCOPED_TRACE(s);
+    expect_refused_writing_nothing(good, record_file(dir, "x.json", with_times(record(64, {}), s)), 2,
+                                   "must be a measured time: 0 or seconds in [1e-12, 3.2e+09]");
+  }
+  json fast = with_times(record(64, {}), 1e-12);
+  json slow = with_times(record(64, {}), 3.1e9);
+  // A model that predicted almost nothing for A: no ratio of predictions to show.
+  fast["prediction"] = {{"available", true}, {"end_to_end", {{"predicted_s", 5e-324}, {"measured_s", 1e-12}}}};
+  slow["prediction"] = {{"available", true}, {"end_to_end", {{"predicted_s", 3.1e9}, {"measured_s", 3.1e9}}}};
+  const CliRun r = run_scalebench("compare " + record_file(dir, "fast.json", fast) + " " +
+                                  record_file(dir, "slow.json", slow) + " --json " + dir + "/c.json");
+  EXPECT_EQ(r.exit_code, kSlower) << r.output;
+  expect_legible(r.output);
+  const auto row = r.output.find("\n  end_to_end ");
+  ASSERT_NE(row, std::string::npos) << r.output;
+  const std::string end_to_end = r.output.substr(row + 1, r.output.find('\n', row + 1) - row - 1);
+  EXPECT_NE(end_to_end.find("e-12 "), std::string::npos) << end_to_end;
+  EXPECT_NE(end_to_end.find("e+09 "), std::string::npos) << end_to_end;
+  EXPECT_NE(end_to_end.find("e+21 "), std::string::npos) << end_to_end;
+  EXPECT_EQ(r.output.find("model: predicted"), std::string::npos) << r.output;
+  const json j = json::parse(read_file(dir + "/c.json"));
+  for (const json& p : j["runs"][0]["phases"]) {
+    ASSERT_TRUE(p["ratio"].is_number()) << p.dump();
+    EXPECT_GT(p["ratio"].get<double>(), 1e21);
+    ASSERT_TRUE(p["interval"].is_array()) << p.dump();
+    EXPECT_TRUE(std::isfinite(p["interval"][1].get<double>()));
+  }
+  EXPECT_TRUE(j["runs"][0]["predicted_ratio"].is_null());
+  // B against A the other way: a ratio of 3e-22 is printed as such, not as 0.000.
+  const CliRun back = run_scalebench("compare " + dir + "/slow.json " + dir + "/fast.json");
+  EXPECT_EQ(back.exit_code, 0) << back.output;
+  expect_legible(back.output);
+  EXPECT_NE(back.output.find("e-22 "), std::string::npos) << back.output;
+}
+
 TEST(CliCompare, BadOptionsAreRefused) {
   const std::string dir = make_temp_dir();
   const std::string good = record_file(dir, "good.json", record(64, {}));

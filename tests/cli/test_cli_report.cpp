@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -249,6 +250,101 @@ TEST(ReportCli, StudyAgainstItsBaselineGivesTheCrossoverAndItsReport) {
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   check_in_browser(out + "/report.html", {"fig-speedup", "fig-phases", "fig-rate", "fig-energy", "fig-prediction"},
                    dir);
+}
+
+// Whether `text` holds `word` as a word of its own (not inside "information").
+bool has_word(const std::string& text, const std::string& word) {
+  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    if ((at == 0 || !letter(text[at - 1])) && (at + word.size() >= text.size() || !letter(text[at + word.size()])))
+      return true;
+  }
+  return false;
+}
+
+// No figure `text` prints is inf, nan, or a row of more than 15 digits.
+void expect_legible(const std::string& what, const std::string& text) {
+  SCOPED_TRACE(what);
+  for (const char* word : {"inf", "nan", "Infinity", "NaN", "-nan"}) EXPECT_FALSE(has_word(text, word)) << text;
+  int run = 0;
+  for (const char c : text) {
+    run = std::isdigit(static_cast<unsigned char>(c)) ? run + 1 : 0;
+    if (run > 15) break;
+  }
+  EXPECT_LE(run, 15) << text;
+}
+
+// The figures the record rule accepts at its ends (docs/output.md, "Reading runs.jsonl"): a century
+// against 20 picoseconds, rates of 1e18 and 5e-324, joules of 1e18 against 5e-324, a prediction of
+// 5e-324 s. The study's table, summary.md, .csv and .json and the report print every one of them
+// legibly: four significant digits where fixed decimals would be a row of digits or 0.0000, "-"
+// where a derived figure would leave a double's range (never inf or nan).
+TEST(ReportCli, FiguresAtTheEndsOfTheRecordRuleArePrintedLegibly) {
+  const std::string dir = make_temp_dir();
+  const std::string file = dir + "/madeup.yaml";
+  std::ofstream(file) << kMadeUpStudy;
+  const std::string out = dir + "/s";
+  ASSERT_EQ(run_command("mkdir -p " + out + "/runs").exit_code, 0);
+  std::ofstream jsonl(out + "/runs.jsonl");
+  int index = 0;
+  for (const char* backend : {"openblas", "cublas"}) {
+    const bool cpu = std::string(backend) == "openblas";
+    for (double n : {512.0, 1024.0, 2048.0, 4096.0}) {
+      const double t = cpu ? 3.1e9 : 2e-11;
+      json r = record(backend, n, t, n == 512 ? 5e-324 : 3.2e9, 1, 1, true);
+      r["rates"]["end_to_end_gflops"] = cpu ? 5e-324 : 1e18;
+      r["energy"]["timed_j"] = {{"median", cpu ? 1e18 : 5e-324}, {"min", 5e-324}, {"max", 1e18}};
+      r["energy"]["per_result_j"] = cpu ? 1e18 : 5e-324;
+      const std::string path = out + "/runs/" + std::to_string(++index) + ".json";
+      std::ofstream(path) << r.dump();
+      jsonl << json{{"study", "madeup"},
+                    {"index", index},
+                    {"ranks", 1},
+                    {"nodes", 1},
+                    {"status", "ok"},
+                    {"exit_code", 0},
+                    {"reason", ""},
+                    {"record_path", path},
+                    {"launch_failed", false},
+                    {"command", "made up"},
+                    {"key", fmt_key(backend, n)},
+                    {"record", r}}
+                   .dump()
+            << "\n";
+    }
+  }
+  jsonl.close();
+  const CliRun r = run_scalebench("study " + file + " --out-dir " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3.1e+09"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1.55e+20x"), std::string::npos) << "the GPU's speed-up: " << r.output;
+  expect_legible("the study's table", r.output);
+  expect_legible("summary.md", read_file(out + "/summary.md"));
+  expect_legible("summary.csv", read_file(out + "/summary.csv"));
+  const json summary = json::parse(read_file(out + "/summary.json"));
+  for (const json& row : summary["runs"]) {
+    ASSERT_TRUE(row["speedup"].is_number()) << row.dump();
+    EXPECT_TRUE(std::isfinite(row["speedup"].get<double>())) << row.dump();
+  }
+  if (python_with_matplotlib().empty())
+    GTEST_SKIP() << "no python3 with matplotlib (tools/setup installs python3-matplotlib)";
+  std::string pages[2] = {read_file(out + "/report.html"), ""};
+  const CliRun again = run_command("timeout 120 '" + std::string(std::getenv("SCALEBENCH_SOURCE_DIR")) +
+                                   "/tools/report' " + out + " --out " + dir + "/again.html");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(count_of(again.output, "\n"), 1) << "the page's path alone, no warning: " << again.output;
+  pages[1] = read_file(dir + "/again.html");
+  for (const std::string& page : pages) {
+    const auto from = page.find("<table id=\"results\">");
+    ASSERT_NE(from, std::string::npos);
+    const std::string table = page.substr(from, page.find("</table>", from) - from);
+    expect_legible("the page's table", table);
+    EXPECT_NE(table.find(">3.1e+09</td>"), std::string::npos) << table;
+    EXPECT_NE(table.find(">1.55e+20×</td>"), std::string::npos) << table;
+    const auto base = page.find("<section id=\"baseline\">");
+    ASSERT_NE(base, std::string::npos);
+    expect_legible("the page's baseline", page.substr(base, page.find("</section>", base) - base));
+  }
 }
 
 TEST(ReportCli, AStudyMarksItsFastestAndItsLeastEnergyRunAndDrawsThem) {
@@ -567,6 +663,22 @@ TEST(ReportCli, MalformedInputIsOneLineNamingTheFileAndTheField) {
        "energy: \"per_result_j\" must be a finite number >= 0, found -2.5"},
       {"c", "runs/2.json", R"({"energy": {"cpu": {"counted": true}, "per_result_j": NaN}})",
        "NaN is not a number JSON allows, at energy.per_result_j"},
+      // The JSON rule and the record rule every reader applies (docs/output.md, "Reading
+      // runs.jsonl"): compare and the drivers refuse these too.
+      {"c", "runs/1.json", R"({"hosts": ["a"], "hosts": ["b"]})", "holds the key \"hosts\" twice in one object"},
+      {"s", "summary.json", R"({"study": "a", "runs": [], "study": "b"})", "holds the key \"study\" twice"},
+      {"c", "contrast.json", R"({"runs": [], "host": "a", "runs": []})", "holds the key \"runs\" twice"},
+      {"c", "runs/2.json", "\xEF\xBB\xBF{}", "starts with a byte-order mark"},
+      {"c", "runs/1.json", R"({"x": [1e400]})", "a number beyond a double's range"},
+      {"c", "runs/1.json", std::string(70, '[') + std::string(70, ']'), "nested too deeply: 70 levels, more than 64"},
+      {"c", "runs/1.json", R"({"command_line": "scalebench gemm --n 64"})",
+       "command_line must be a list (got a string)"},
+      {"c", "runs/2.json", R"({"phases": {"end_to_end": {"median_s": 5e-324}}})",
+       "phases.end_to_end.median_s must be a measured time: 0 or seconds in [1e-12, 3.2e+09] (got 5e-324)"},
+      {"c", "runs/2.json", R"({"rates": {"end_to_end_gflops": 1e300}})",
+       "rates.end_to_end_gflops must be a number in [0, 1e+18]"},
+      {"c", "contrast.json", R"({"runs": [{"status": "ok", "time_s": 1e308}]})",
+       "runs[0]: \"time_s\" must be a measured time: 0 or seconds in [1e-12, 3.2e+09], found 1e+308"},
   };
   for (const auto& runner : runners()) {
     for (const auto& k : cases) {
@@ -636,15 +748,23 @@ TEST(ReportCli, HostileStringsAreDrawnAsTextAndEscaped) {
       EXPECT_NE(page.find("$\\frac{1}{0}$"), std::string::npos) << "drawn as text, not as TeX";
     }
   }
-  // A huge label (1 MB) and numbers at the edges (0, 1e300) are drawn, clipped on the page.
+  // A huge label (1 MB) and numbers at the edges the record rule gives a time (0, a century) are
+  // drawn, clipped on the page; a time no run takes (1e300 s) is refused as the record rule refuses
+  // it, one line naming the field.
   json doc = json::parse(read_file(c + "/contrast.json"));
   doc["runs"][0]["mode"] = std::string(1 << 20, 'm');
   doc["runs"][1]["rate"] = 0;
-  doc["runs"][1]["time_s"] = 1e300;
+  doc["runs"][1]["time_s"] = 3.2e9;
   std::ofstream(c + "/contrast.json") << doc.dump();
-  const CliRun r = report_with(runners()[0], c);
+  CliRun r = report_with(runners()[0], c);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_LT(read_file(c + "/report.html").size(), 1u << 20);
+  doc["runs"][1]["time_s"] = 1e300;
+  std::ofstream(c + "/contrast.json") << doc.dump();
+  r = report_with(runners()[0], c);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("runs[1]: \"time_s\" must be a measured time"), std::string::npos) << r.output;
+  EXPECT_EQ(count_of(r.output, "\n"), 1) << r.output;
   if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (tools/setup installs it in CI, or with SCALEBENCH_SETUP_BROWSER=1)";
   ASSERT_EQ(report_with(runners()[0], s).exit_code, 0);

@@ -14,6 +14,7 @@
 #include "compare/compare_output.hpp"
 #include "compare/compare_runs.hpp"
 #include "compare/compare_table.hpp"
+#include "report/figure_text.hpp"
 #include "scalebench/base/env.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/drivers/compare.hpp"
@@ -113,7 +114,7 @@ std::string change_text(const PhaseTrend& t) {
   if (t.first_change < 0) return "no change";
   const PhaseComparison& c = *t.against_first[t.first_change];
   return fmt::format("#{}: {} ×{} (p {:.2g})", t.first_change + 1, verdict_name(c.verdict),
-                     c.ratio ? fmt::format("{:.3f}", *c.ratio) : "-", c.test.p);
+                     c.ratio ? report::fixed_text(*c.ratio, 3) : "-", c.test.p);
 }
 
 std::string trend_block(const RunTrend& r, std::size_t folders) {

@@ -1,8 +1,8 @@
 #include "compare/compare_inputs.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
-#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,43 +18,25 @@ namespace {
 
 using nlohmann::json;
 
-// As deep as a runs.jsonl line may nest (jsonl.cpp).
-constexpr int kMaxRecordDepth = 64;
-
-// The record's JSON (a UsageError naming the file when it is not JSON, holds a key twice or is not
-// an object), checked by the record rule.
+// The record's JSON (a UsageError naming the file when it breaks the JSON rule every record and
+// runs.jsonl line is read by — a byte-order mark, a key twice, too deep, not JSON — or is not an
+// object), checked by the record rule; a record of a run that failed its check is refused too.
 json parse_record(const std::string& text, const std::string& path, const std::string& label) {
-  if (json_text_depth(text) > kMaxRecordDepth) {
+  json j;
+  if (const std::string why = results::json_text_problem(text, j); !why.empty()) {
     throw UsageError(
-        fmt::format("compare {}: {} nests more than {} levels deep; not a run record", label, path, kMaxRecordDepth));
-  }
-  std::vector<std::set<std::string>> keys;
-  std::string twice;
-  const json::parser_callback_t note_keys = [&](int, json::parse_event_t e, json& v) {
-    if (e == json::parse_event_t::object_start) keys.emplace_back();
-    if (e == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    if (e == json::parse_event_t::key && !keys.empty() && !keys.back().insert(v.get<std::string>()).second &&
-        twice.empty()) {
-      twice = v.get<std::string>();
-    }
-    return true;
-  };
-  json j = json::parse(text, note_keys, false);
-  if (j.is_discarded()) {
-    throw UsageError(fmt::format("compare {}: {} is not valid JSON (cut short, garbled, not UTF-8, NaN or Infinity, "
-                                 "or a number beyond a double's range); give a run record, a runs.jsonl or a "
-                                 "results folder",
-                                 label, path));
-  }
-  if (!twice.empty()) {
-    throw UsageError(
-        fmt::format("compare {}: {} holds the key \"{}\" twice in one object", label, path, twice.substr(0, 80)));
+        fmt::format("compare {}: {} {}; give a run record, a runs.jsonl or a results folder", label, path, why));
   }
   const JsonField f(j, JsonOrigin{fmt::format("compare {}: {}", label, path), "give a run record's --json file"});
   if (!j.is_object()) f.fail("", fmt::format("must be a run record, a JSON object (got {})", json_kind(j)));
   (void)f.text("subcommand");
   (void)f.sub("phases");
   results::check_run_record(f);
+  if (!f.flag_or("ok", true)) {
+    throw UsageError(fmt::format("compare {}: {} is the record of a run that failed its check (\"ok\": false): its "
+                                 "times measure no correct result; compare runs that verified",
+                                 label, path));
+  }
   return j;
 }
 
@@ -94,16 +76,12 @@ Side read_lines(const std::string& jsonl, Side side, const std::string& label) {
 }  // namespace
 
 std::string record_key(const json& record) {
-  std::string key = record.value("subcommand", std::string("run"));
-  if (record.contains("ranks") && record["ranks"].is_number_integer()) {
-    key += fmt::format(" ranks={}", record["ranks"].get<long long>());
-  }
-  std::vector<std::string> args;
-  if (record.contains("command_line") && record["command_line"].is_array()) {
-    for (const json& a : record["command_line"]) {
-      if (a.is_string()) args.push_back(a.get<std::string>());
-    }
-  }
+  // The record rule has checked these fields' kinds (ranks a whole number, command_line a list of
+  // strings): none is dropped from the key.
+  const JsonField f(record, JsonOrigin{"record", ""});
+  std::string key = f.text_or("subcommand", "run");
+  if (f.has("ranks")) key += fmt::format(" ranks={}", f.whole("ranks", 0, std::numeric_limits<int>::max()));
+  const std::vector<std::string> args = f.has("command_line") ? f.texts("command_line") : std::vector<std::string>{};
   std::vector<std::string> options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!args[i].starts_with("--")) continue;

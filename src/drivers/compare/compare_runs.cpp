@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
+#include "results/record_check.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/json_field.hpp"
 #include "scalebench/base/phases.hpp"
@@ -17,8 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-// The longest a repeat's time may be read as (a century): beyond it a record is not one scalebench wrote.
-constexpr double kMaxSeconds = 3.2e9;
 // The longest text of one context value shown, in bytes.
 constexpr std::size_t kMaxContextText = 160;
 // The most distinct values of one field a side's context lists.
@@ -125,8 +125,8 @@ std::optional<double> predicted_ratio(const json& a, const json& b) {
   };
   const double pa = predicted(a);
   const double pb = predicted(b);
-  if (!(pa > 0) || !(pb >= 0)) return std::nullopt;
-  return pb / pa;
+  if (!(pb >= 0)) return std::nullopt;
+  return report::finite_ratio(pb, pa);
 }
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -177,17 +177,19 @@ std::vector<std::pair<std::string, std::vector<double>>> phase_repeats(const Sid
   for (const std::string& name : phases.keys()) {
     if (name.starts_with("setup_")) continue;
     const JsonField p = phases.sub(name);
+    // Measured times by the record rule (record_check.hpp): 0 or within its bounds, so that every
+    // ratio of two is a finite number.
     std::vector<double> times;
     if (p.has("per_repeat_max_s")) {
       for (const JsonField& t : p.list("per_repeat_max_s")) {
-        if (!t.raw().is_number()) t.fail("", fmt::format("must be a number (got {})", json_kind(t.raw())));
-        const double s = t.raw().get<double>();
-        if (!(s >= 0 && s <= kMaxSeconds))
-          t.fail("", fmt::format("must be seconds in [0, {:g}] (got {})", kMaxSeconds, t.raw().dump()));
-        times.push_back(s);
+        results::check_measured_seconds(t, "");
+        times.push_back(t.raw().get<double>());
       }
     }
-    if (times.empty()) times.push_back(p.number_in("median_s", 0, kMaxSeconds, "seconds"));
+    if (times.empty()) {
+      results::check_measured_seconds(p, "median_s");
+      times.push_back(p.at("median_s").get<double>());
+    }
     out.emplace_back(name, std::move(times));
   }
   return out;
@@ -200,7 +202,7 @@ PhaseComparison compare_phase(const std::string& phase, std::vector<double> a, s
   c.median_a = median_of(a);
   c.median_b = median_of(b);
   if (c.median_a > 0) {
-    c.ratio = c.median_b / c.median_a;
+    c.ratio = report::finite_ratio(c.median_b, c.median_a);
   } else if (c.median_b == 0) {
     c.ratio = 1.0;
   }

@@ -162,7 +162,10 @@ std::optional<RatioInterval> ratio_interval(const std::vector<double>& a, const 
     k = std::floor(nm / 2 - normal_upper_quantile(tail) * std::sqrt(nm * (total + 1) / 12));
   }
   if (k < 1) return std::nullopt;
-  return RatioInterval{std::exp(kth_difference(la, lb, k)), std::exp(kth_difference(la, lb, nm + 1 - k))};
+  const RatioInterval r{std::exp(kth_difference(la, lb, k)), std::exp(kth_difference(la, lb, nm + 1 - k))};
+  // Times so far apart that the ratio leaves a double's range have no interval to show.
+  if (!std::isfinite(r.lo) || !std::isfinite(r.hi) || !(r.lo > 0)) return std::nullopt;
+  return r;
 }
 
 }  // namespace scalebench::compare

@@ -2,16 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
+
 namespace scalebench::compare {
 namespace {
 
 // "0.001234", at most 4 significant digits, for the seconds columns.
 std::string seconds_text(double s) { return fmt::format("{:.4g}", s); }
 
-std::string ratio_text(const PhaseComparison& p) { return p.ratio ? fmt::format("{:.3f}", *p.ratio) : "-"; }
+// A ratio with three decimals, or four significant digits far from 1 (figure_text.hpp).
+std::string ratio_text(double v) { return report::fixed_text(v, 3); }
+
+std::string ratio_text(const PhaseComparison& p) { return p.ratio ? ratio_text(*p.ratio) : "-"; }
 
 std::string interval_text(const PhaseComparison& p) {
-  return p.interval ? fmt::format("[{:.3f}, {:.3f}]", p.interval->lo, p.interval->hi) : "-";
+  return p.interval ? fmt::format("[{}, {}]", ratio_text(p.interval->lo), ratio_text(p.interval->hi)) : "-";
 }
 
 // The phases whose verdict is the run's, as "compute ×1.20, gather ×1.31".
@@ -63,7 +68,7 @@ std::string run_block(const RunComparison& r, const CompareOptions& o) {
                      seconds_text(p.median_b), ratio_text(p), interval_text(p), p.test.p,
                      fmt::format("{}/{}", p.a.size(), p.b.size()), verdict_name(p.verdict));
   }
-  if (r.predicted_ratio) s += fmt::format("  model: predicted end to end B/A {:.3f}\n", *r.predicted_ratio);
+  if (r.predicted_ratio) s += fmt::format("  model: predicted end to end B/A {}\n", ratio_text(*r.predicted_ratio));
   for (const ContextDifference& d : r.context) s += fmt::format("  differs: {}: {} -> {}\n", d.what, d.a, d.b);
   return s;
 }

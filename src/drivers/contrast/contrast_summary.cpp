@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "contrast/contrast_steps.hpp"
 #include "report/energy_columns.hpp"
+#include "report/figure_text.hpp"
 #include "report/peer_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
@@ -52,11 +54,15 @@ nlohmann::json contrast_row(const ContrastOptions& o, const ContrastStep& s,
   if (s.from_earlier) row["from_earlier"] = true;
   const auto base = base_rates.find(name_of(*s.workload));
   const double rate = row.value("rate", 0.0);
-  if (base != base_rates.end() && base->second > 0 && rate > 0 && s.exit_code == 0) {
-    row["speedup_vs_single_core"] = rate / base->second;
+  // Guarded: a ratio beyond a double's range is left out (shown as "-"), never inf or nan.
+  const std::optional<double> speedup = base != base_rates.end() && rate > 0 && s.exit_code == 0
+                                            ? report::finite_ratio(rate, base->second)
+                                            : std::nullopt;
+  if (speedup) {
+    row["speedup_vs_single_core"] = *speedup;
     const int cores = row.value("ranks", 0) * row.value("threads_per_rank", 0);
     if (!s.on_gpus && s.mode != Mode::naive && cores > 0) {
-      row["parallel_efficiency"] = rate / base->second / cores;
+      row["parallel_efficiency"] = *speedup / cores;
     }
   }
   return row;
@@ -91,9 +97,9 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
   const bool ok = s.exit_code == 0;
   std::string where = "-";
   if (row.contains("share")) {
-    where = fmt::format("{:.0f}% / {:.0f}% / {:.0f}%", 100 * row["share"]["compute"].get<double>(),
-                        100 * row["share"]["communication"].get<double>(),
-                        100 * row["share"]["transfer"].get<double>());
+    where = fmt::format("{}% / {}% / {}%", report::fixed_text(100 * row["share"]["compute"].get<double>(), 0),
+                        report::fixed_text(100 * row["share"]["communication"].get<double>(), 0),
+                        report::fixed_text(100 * row["share"]["transfer"].get<double>(), 0));
   }
   const std::string status = row["status"].get<std::string>();
   return {row["workload"].get<std::string>(),
@@ -104,14 +110,16 @@ Cells text_cells(const ContrastStep& s, const nlohmann::json& row) {
               ? fmt::format("{}x{}{}", row["ranks"].get<int>(), row["threads_per_rank"].get<int>(),
                             row.value("gpus", 0) > 0 ? fmt::format(" {}GPU", row["gpus"].get<int>()) : "")
               : "-",
-          row.contains("time_s") && ok ? fmt::format("{:.4f}", row["time_s"].get<double>()) : "-",
+          row.contains("time_s") && ok ? report::fixed_text(row["time_s"].get<double>(), 4) : "-",
           ok ? report::predicted_cell(report::predicted_figures(s.record), row.value("time_s", 0.0)) : "-",
           row.contains("rate") && ok ? results::human_rate(row.value("rate", 0.0), row["rate_unit"].get<std::string>())
                                      : "-",
-          row.contains("speedup_vs_single_core") ? fmt::format("{:.2f}x", row["speedup_vs_single_core"].get<double>())
-                                                 : "-",
-          row.contains("parallel_efficiency") ? fmt::format("{:.0f}%", 100 * row["parallel_efficiency"].get<double>())
-                                              : "-",
+          row.contains("speedup_vs_single_core")
+              ? report::fixed_text(row["speedup_vs_single_core"].get<double>(), 2) + "x"
+              : "-",
+          row.contains("parallel_efficiency")
+              ? report::fixed_text(100 * row["parallel_efficiency"].get<double>(), 0) + "%"
+              : "-",
           ok ? report::energy_cell(energy_of(row)) : "-",
           where,
           ok ? report::peer_cell(row.value("peer", nlohmann::json())) : "-",

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "results/files.hpp"
+#include "results/jsonl.hpp"
 #include "results/record_check.hpp"
 #include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
@@ -43,11 +44,14 @@ std::string StepResult::status(bool skip_cannot_run) const {
 
 namespace {
 
-// The run's record as the drivers read it back: one that cannot be read, or whose fields are not
-// of their kinds (record_check.hpp), counts as none.
+// The run's record as the drivers read it back: one that cannot be read, that breaks the JSON rule
+// of every record (jsonl.hpp: a byte-order mark, a key twice, too deep), or whose fields are not of
+// their kinds and ranges (record_check.hpp), counts as none.
 nlohmann::json read_back_record(const std::string& path) {
-  nlohmann::json record = nlohmann::json::parse(read_run_output(path, "record"), nullptr, false);
-  if (!record.is_object()) return nullptr;
+  nlohmann::json record;
+  if (!results::json_text_problem(read_run_output(path, "record"), record).empty() || !record.is_object()) {
+    return nullptr;
+  }
   try {
     check_run_record(JsonField(record, JsonOrigin{"record " + path, ""}));
   } catch (const JsonFieldError&) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
+
 namespace scalebench::report {
 namespace {
 
@@ -75,7 +77,8 @@ std::string energy_cell(const nlohmann::json& energy) {
   const auto r = result_joules(energy);
   if (!r) return "-";
   const std::string mark = r->interval == kIntervalTimed ? "" : (r->interval == kIntervalRepeat ? " rep" : " ?");
-  return (r->joules >= 100 ? fmt::format("{:.0f}", r->joules) : fmt::format("{:.3g}", r->joules)) + mark;
+  const double j = r->joules;
+  return (j >= 100 ? fixed_text(j, 0) : fmt::format("{:.3g}", j)) + mark;
 }
 
 std::string energy_marks_line(bool whole_repeat_shown, bool not_stated_shown) {

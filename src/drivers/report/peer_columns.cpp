@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
+
 namespace scalebench::report {
 
 nlohmann::json peer_json(const nlohmann::json& record) {
@@ -25,8 +27,8 @@ nlohmann::json peer_json(const nlohmann::json& record) {
 
 std::string peer_cell(const nlohmann::json& peer) {
   if (!peer.is_object()) return "-";
-  return fmt::format("{:.2f}x ({:.2f}x)", peer["tuned"]["ratio_run_vs_peer"].get<double>(),
-                     peer["shipped"]["ratio_run_vs_peer"].get<double>());
+  return fmt::format("{}x ({}x)", fixed_text(peer["tuned"]["ratio_run_vs_peer"].get<double>(), 2),
+                     fixed_text(peer["shipped"]["ratio_run_vs_peer"].get<double>(), 2));
 }
 
 std::string peer_ratio_field(const nlohmann::json& peer, const char* variant) {

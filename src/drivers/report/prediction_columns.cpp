@@ -1,8 +1,11 @@
 // Predicted-against-measured columns for the contrast and study tables.
 #include "report/prediction_columns.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
 #include "scalebench/base/phases.hpp"
 
 namespace scalebench::report {
@@ -22,9 +25,9 @@ PredictedFigures predicted_figures(const nlohmann::json& record) {
 
 std::string predicted_cell(const PredictedFigures& p, double measured_s) {
   if (!p.available || p.predicted_s <= 0) return "-";
-  const double signed_miss = 100.0 * (measured_s / p.predicted_s - 1.0);
-  return p.flagged ? fmt::format("{:.4f} {:+.0f}%! {}", p.predicted_s, signed_miss, p.worst_phase)
-                   : fmt::format("{:.4f} {:+.0f}%", p.predicted_s, signed_miss);
+  const std::optional<double> ratio = finite_ratio(measured_s, p.predicted_s);
+  const std::string cell = fmt::format("{} {}", fixed_text(p.predicted_s, 4), ratio ? signed_percent(*ratio - 1) : "-");
+  return p.flagged ? fmt::format("{}! {}", cell, p.worst_phase) : cell;
 }
 
 nlohmann::json predicted_json(const PredictedFigures& p) {

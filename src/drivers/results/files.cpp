@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_text.hpp"
 #include "results/results_dir.hpp"
 #include "scalebench/base/error.hpp"
 #include "scalebench/base/host.hpp"
@@ -157,11 +158,11 @@ std::string unnamed_stem(const std::string& stem, const std::vector<nlohmann::js
 
 std::string human_rate(double v, const std::string& unit) {
   if (unit == "samples/s") {
-    if (v >= 1e12) return fmt::format("{:.2f} T/s", v / 1e12);
-    if (v >= 1e9) return fmt::format("{:.2f} G/s", v / 1e9);
-    return fmt::format("{:.1f} M/s", v / 1e6);
+    if (v >= 1e12) return report::fixed_text(v / 1e12, 2) + " T/s";
+    if (v >= 1e9) return report::fixed_text(v / 1e9, 2) + " G/s";
+    return report::fixed_text(v / 1e6, 1) + " M/s";
   }
-  return fmt::format("{:.1f} GFLOP/s", v);
+  return report::fixed_text(v, 1) + " GFLOP/s";
 }
 
 std::string csv_escape(const std::string& s) {

@@ -38,7 +38,8 @@ void prepare_step_files(const std::string& record_path, const std::string& log_p
 // else the first of `stem`-2, `stem`-3, … that none names: a file an earlier line names is never
 // replaced.
 std::string unnamed_stem(const std::string& stem, const std::vector<nlohmann::json>& lines);
-// "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s").
+// "12.3 GFLOP/s", "1.23 G/s": a rate for the tables (unit "GFLOP/s" or "samples/s"), legible whatever
+// its size (report/figure_text.hpp).
 std::string human_rate(double v, const std::string& unit);
 // A CSV field, quoted when it must be.
 std::string csv_escape(const std::string& s);

@@ -83,9 +83,6 @@ void append_jsonl(const std::string& path, const nlohmann::json& line) {
 
 namespace {
 
-// Deeper than this, a line is not one a driver wrote (a record nests some 6 levels).
-constexpr int kMaxLineDepth = 64;
-
 // Nothing but JSON's whitespace: a line that is ignored, not counted.
 bool blank(const std::string& text) { return text.find_first_not_of(" \t\r") == std::string::npos; }
 
@@ -118,21 +115,30 @@ void check_line_fields(const nlohmann::json& j) {
   if (f.at("status") == "ok" && !(f.has("record") && f.sub("record").has("phases"))) {
     f.fail("record", "must be the run's record with its phases when status is \"ok\"");
   }
+  // A run whose check failed exits 4 and is written as failed: its times measure no correct result.
+  if (f.at("status") == "ok" && !f.sub("record").flag_or("ok", true)) {
+    f.fail("record", "is of a run that failed its check (\"ok\": false) while status is \"ok\"");
+  }
 }
 
 }  // namespace
 
-std::string runs_line_problem(const std::string& text, nlohmann::json& line) {
+std::string json_text_problem(const std::string& text, nlohmann::json& value) {
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) return "starts with a byte-order mark";
-  if (const int depth = json_text_depth(text); depth > kMaxLineDepth) {
-    return fmt::format("nests {} levels deep, more than {}", depth, kMaxLineDepth);
+  if (const int depth = json_text_depth(text); depth > kMaxJsonDepth) {
+    return fmt::format("nests {} levels deep, more than {}", depth, kMaxJsonDepth);
   }
   std::string twice;
-  line = parse_line(text, twice);
-  if (line.is_discarded()) {
+  value = parse_line(text, twice);
+  if (value.is_discarded()) {
     return "is not valid JSON (cut short, garbled, not UTF-8, NaN or Infinity, or a number beyond a double's range)";
   }
   if (!twice.empty()) return fmt::format("holds the key \"{}\" twice in one object", twice.substr(0, 80));
+  return "";
+}
+
+std::string runs_line_problem(const std::string& text, nlohmann::json& line) {
+  if (std::string why = json_text_problem(text, line); !why.empty()) return why;
   if (!line.is_object()) return fmt::format("is {}, not a JSON object", json_kind(line));
   try {
     check_line_fields(line);

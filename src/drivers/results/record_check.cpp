@@ -2,15 +2,24 @@
 
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "scalebench/base/phases.hpp"
 
 namespace scalebench::results {
 namespace {
 
-constexpr double kMax = std::numeric_limits<double>::max();
 constexpr std::int64_t kMaxRecordCount = std::numeric_limits<int>::max();
 
-void nonnegative(const JsonField& f, std::string_view key) { (void)f.number_in_or(key, 0, kMax, "a number", 0); }
+// A rate, joules, watts or a ratio: a number in [0, kMaxFigure].
+void nonnegative(const JsonField& f, std::string_view key) { (void)f.number_in_or(key, 0, kMaxFigure, "a number", 0); }
+// A model's time: seconds in [0, kMaxSeconds].
+void predicted_seconds(const JsonField& f, std::string_view key) {
+  (void)f.number_in_or(key, 0, kMaxSeconds, "seconds", 0);
+}
+void measured_seconds(const JsonField& f, std::string_view key) {
+  if (f.has(key)) check_measured_seconds(f, key);
+}
 void optional_text(const JsonField& f, std::string_view key) { (void)f.text_or(key, ""); }
 void optional_count(const JsonField& f, std::string_view key) { (void)f.whole_or(key, 0, kMaxRecordCount, 0); }
 
@@ -20,12 +29,18 @@ void text_or_texts(const JsonField& f, std::string_view key) {
 }
 
 // {"median_s": seconds} objects by name ("phases"; a peer's pre_distributed, end_to_end).
-void timed(const JsonField& t) { nonnegative(t, "median_s"); }
+void timed(const JsonField& t) { measured_seconds(t, "median_s"); }
 
+// Each phase's median and, where kept, the slowest rank's time of each repeat (what compare tests).
 void check_phases(const JsonField& r) {
   if (!r.has("phases")) return;
   const JsonField phases = r.sub("phases");
-  for (const std::string& name : phases.keys()) timed(phases.sub(name));
+  for (const std::string& name : phases.keys()) {
+    const JsonField p = phases.sub(name);
+    timed(p);
+    if (!p.has("per_repeat_max_s")) continue;
+    for (const JsonField& t : p.list("per_repeat_max_s")) check_measured_seconds(t, "");
+  }
 }
 
 void check_prediction(const JsonField& r) {
@@ -33,8 +48,8 @@ void check_prediction(const JsonField& r) {
   const JsonField p = r.sub("prediction");
   if (!p.flag("available")) return;
   const JsonField e = p.sub(phase::end_to_end);
-  nonnegative(e, "predicted_s");
-  nonnegative(e, "measured_s");
+  predicted_seconds(e, "predicted_s");
+  measured_seconds(e, "measured_s");
   nonnegative(p, "miss");
   (void)p.flag_or("flagged", false);
   optional_text(p, "worst_phase");
@@ -104,16 +119,27 @@ void check_context(const JsonField& r) {
 
 }  // namespace
 
+void check_measured_seconds(const JsonField& t, std::string_view key) {
+  const nlohmann::json& v = key.empty() ? t.raw() : t.at(key);
+  if (!v.is_number()) t.fail(key, fmt::format("must be a number (got {})", json_kind(v)));
+  const double s = v.get<double>();
+  if (s == 0 || (s >= kMinSeconds && s <= kMaxSeconds)) return;
+  t.fail(key, fmt::format("must be a measured time: 0 or seconds in [{:g}, {:g}] (got {})", kMinSeconds, kMaxSeconds,
+                          v.dump()));
+}
+
 void check_run_record(const JsonField& record) {
   const JsonField& r = record;
   if (!r.raw().is_object()) r.fail("", "must be an object (got " + json_kind(r.raw()) + ")");
   optional_text(r, "subcommand");
+  // argv of rank 0, as the run wrote it: compare keys a bare record by its options.
+  if (r.has("command_line")) (void)r.texts("command_line");
   optional_count(r, "ranks");
   (void)r.flag_or("ok", false);
   if (r.has("config")) {
     const JsonField c = r.sub("config");
     optional_text(c, "backend");
-    nonnegative(c, "threads_per_rank");
+    optional_count(c, "threads_per_rank");
   }
   check_phases(r);
   if (r.has("rates")) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/energy_columns.hpp"
+#include "report/figure_text.hpp"
 
 namespace scalebench::study {
 using report::interval_words;
@@ -82,8 +83,8 @@ std::string optima_lines(const nlohmann::json& optima) {
   std::string lines;
   for (const auto& o : optima) {
     const auto& t = o["time_optimal"];
-    lines += fmt::format("  {}: fastest #{} ({}, {:.4f} s)", o["series"].get<std::string>(), t["index"].get<int>(),
-                         t["where"].get<std::string>(), t["time_s"].get<double>());
+    lines += fmt::format("  {}: fastest #{} ({}, {} s)", o["series"].get<std::string>(), t["index"].get<int>(),
+                         t["where"].get<std::string>(), report::fixed_text(t["time_s"].get<double>(), 4));
     if (o.contains("energy_optimal")) {
       const auto& e = o["energy_optimal"];
       const std::string what = interval_words(e.value("interval", std::string(kIntervalNotStated)));

@@ -1,11 +1,13 @@
 #include "study/study_summary.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "report/energy_columns.hpp"
+#include "report/figure_text.hpp"
 #include "report/peer_columns.hpp"
 #include "report/prediction_columns.hpp"
 #include "report/summary_table.hpp"
@@ -30,6 +32,8 @@ using report::energy_marks_line;
 using report::energy_not_counted_line;
 using report::energy_reason;
 using report::energy_timed_field;
+using report::finite_ratio;
+using report::fixed_text;
 using report::interval_words;
 using report::kIntervalNotStated;
 using report::kIntervalRepeat;
@@ -131,16 +135,19 @@ nlohmann::json baseline_section(const StudySpec& spec, const std::vector<Row>& r
     // Joules against joules of the same interval only.
     const auto joules = result_joules(row.energy), base_joules = result_joules(base_of[i]->energy);
     const bool alike = joules && base_joules && joules->interval == base_joules->interval;
-    compared.push_back({group.empty() ? "runs" : group, size == c.end() ? 0.0 : study::size_value(size->second),
-                        base_of[i]->f.time_s / row.f.time_s, row.run->index,
-                        alike ? base_joules->joules / joules->joules : 0.0, alike ? joules->interval : ""});
+    const std::optional<double> ratio = finite_ratio(base_of[i]->f.time_s, row.f.time_s);
+    const std::optional<double> energy_ratio = alike ? finite_ratio(base_joules->joules, joules->joules)
+                                                     : std::optional<double>();
+    if (!ratio) continue;
+    compared.push_back({group.empty() ? "runs" : group, size == c.end() ? 0.0 : study::size_value(size->second), *ratio,
+                        row.run->index, energy_ratio.value_or(0.0), energy_ratio ? joules->interval : ""});
   }
   nlohmann::json groups = study::summarize_groups(compared, size_key, size_swept);
   lines += fmt::format("speed-up = baseline time / time; baseline: the run with {} and the same other values\n", named);
   for (const auto& g : groups) {
     std::string ratios;
     for (const auto& p : g["points"]) {
-      ratios += fmt::format("{}{:.2f}x", ratios.empty() ? "" : ", ", p["ratio"].get<double>());
+      ratios += fmt::format("{}{}x", ratios.empty() ? "" : ", ", fixed_text(p["ratio"].get<double>(), 2));
       if (size_swept) ratios += fmt::format(" at {}={:g}", size_key, p["size"].get<double>());
     }
     lines += fmt::format("  {} against {}: {}", g["group"].get<std::string>(), named, ratios);
@@ -213,13 +220,14 @@ nlohmann::json row_json(const Row& row, const Row* base, const std::map<int, std
     j["resources"] = row.f.resources();
     j["gpu"] = row.f.gpu;
     j["phases_s"] = {{"compute", row.f.compute_s}, {"communication", row.f.comm_s}, {"transfer", row.f.transfer_s}};
-    if (base != nullptr && row.f.time_s > 0) {
-      const double speedup = base->f.time_s / row.f.time_s;
+    // Guarded: a figure that is not a finite number is left out (shown as "-"), never inf or nan.
+    if (const std::optional<double> speedup = base != nullptr ? finite_ratio(base->f.time_s, row.f.time_s)
+                                                              : std::optional<double>()) {
       j["baseline_index"] = base->run->index;
-      j["speedup"] = speedup;
+      j["speedup"] = *speedup;
       // Cores against GPUs have no common unit: no efficiency across kinds.
       j["efficiency"] = row.f.resources() > 0 && base->f.gpu == row.f.gpu
-                            ? speedup * base->f.resources() / row.f.resources()
+                            ? finite_ratio(*speedup * base->f.resources(), row.f.resources()).value_or(0.0)
                             : 0.0;
     }
     j["record_path"] = (*row.line)["record_path"];
@@ -334,7 +342,8 @@ RowTexts row_texts(const Row& row, const nlohmann::json& j) {
   t.fastest = j.value("time_optimal", false);
   t.least_energy = j.value("energy_optimal", false);
   if (t.ok) {
-    t.shares = fmt::format("{:.3f}/{:.3f}/{:.3f}", row.f.compute_s, row.f.comm_s, row.f.transfer_s);
+    t.shares = fmt::format("{}/{}/{}", fixed_text(row.f.compute_s, 3), fixed_text(row.f.comm_s, 3),
+                           fixed_text(row.f.transfer_s, 3));
     t.predicted = predicted_cell(predicted_figures((*row.line)["record"]), row.f.time_s);
   }
   return t;
@@ -356,11 +365,11 @@ Cells text_cells(const Row& row, const RowTexts& t, const std::vector<std::strin
   for (const auto& k : swept) c.push_back(swept_value(r, k));
   const auto dash = [&](const std::string& s) { return t.ok ? s : std::string("-"); };
   c.push_back(dash(fmt::format("{}{}", row.f.resources(), row.f.gpu ? "G" : "")));
-  c.push_back(dash(fmt::format("{:.4f}{}", row.f.time_s, t.fastest ? "*" : "")));
+  c.push_back(dash(fixed_text(row.f.time_s, 4) + (t.fastest ? "*" : "")));
   c.push_back(dash(t.predicted));
   c.push_back(dash(human_rate(row.f.rate, row.f.rate_unit)));
-  c.push_back(t.speedup > 0 ? fmt::format("{:.2f}x", t.speedup) : "-");
-  c.push_back(t.efficiency > 0 ? fmt::format("{:.0f}%", 100 * t.efficiency) : "-");
+  c.push_back(t.speedup > 0 ? fixed_text(t.speedup, 2) + "x" : "-");
+  c.push_back(t.efficiency > 0 ? fixed_text(100 * t.efficiency, 0) + "%" : "-");
   c.push_back(dash(energy_cell(row.energy) + (t.least_energy ? "*" : "")));
   c.push_back(dash(t.shares));
   c.push_back(t.ok || !t.has_reason ? t.status : t.status + ": " + t.reason);
@@ -430,9 +439,9 @@ Cells markdown_cells(const Row& row, const RowTexts& t, const std::vector<std::s
   }
   const std::string joules = energy_cell(row.energy);
   c.insert(c.end(), {fmt::format("{}{}", row.f.resources(), row.f.gpu ? " GPU" : ""),
-                     fmt::format("{:.4f}{}", row.f.time_s, t.fastest ? " *" : ""), t.predicted,
-                     human_rate(row.f.rate, row.f.rate_unit), t.speedup > 0 ? fmt::format("{:.2f}×", t.speedup) : "—",
-                     t.efficiency > 0 ? fmt::format("{:.0f}%", 100 * t.efficiency) : "—",
+                     fixed_text(row.f.time_s, 4) + (t.fastest ? " *" : ""), t.predicted,
+                     human_rate(row.f.rate, row.f.rate_unit), t.speedup > 0 ? fixed_text(t.speedup, 2) + "×" : "—",
+                     t.efficiency > 0 ? fixed_text(100 * t.efficiency, 0) + "%" : "—",
                      (joules == "-" ? "—" : joules) + (t.least_energy ? " *" : ""), t.shares, t.status});
   return c;
 }
