@@ -4,7 +4,7 @@ binary for what they read and what they run: one place, imported by each tool fr
 Input: a file is checked by kind on the opened file before a byte is read (a FIFO, a device such
 as /dev/zero, a socket or a folder is refused at once: opened without blocking, never read), its
 read is bounded, its text must be UTF-8, JSON is strict (no NaN or Infinity, no number outside a
-double's range) and nested at most MAX_DEPTH levels, and a field is read through `number()` or a
+double's range, no key twice in one object, no byte-order mark) and nested at most MAX_DEPTH levels, and a field is read through `number()` or a
 type check, never trusted. Every refusal is an InputError whose text is the one line to print.
 
 Children: every command runs in its own process group with a time limit; a limit reached, or a
@@ -108,10 +108,26 @@ def _finite_float(text):
     return v
 
 
+def _unique_pairs(pairs):
+    """An object's pairs as a dict, refusing a key given twice (which json.loads would let the
+    last one win, where the binary's readers refuse it)."""
+    value = {}
+    for key, v in pairs:
+        if key in value:
+            raise ValueError(f'holds the key "{key[:80]}" twice in one object')
+        value[key] = v
+    return value
+
+
 def parse_json(text, where):
-    """Strict JSON: NaN, Infinity and numbers beyond a double refused, depth bounded."""
+    """Strict JSON, by the rule of the binary's readers of records and runs.jsonl lines: NaN,
+    Infinity, numbers beyond a double, a key twice in one object and a byte-order mark refused,
+    depth bounded."""
+    if text.startswith("\ufeff"):
+        raise InputError(f"{where} is not JSON (it starts with a byte-order mark)")
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                           object_pairs_hook=_unique_pairs)
     except RecursionError:
         raise InputError(f"{where} nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:

@@ -62,6 +62,8 @@ TEST(ToolsInput, MissesRefusesEveryKindOfBadFileWithOneLine) {
   write(d + "/inf.json", "{\"subcommand\": \"gemm\", \"phases\": {}, \"x\": -Infinity}");
   write(d + "/big.json", "{\"subcommand\": \"gemm\", \"phases\": {}, \"x\": 1e999}");
   write(d + "/list.json", "[1, 2]");
+  write(d + "/twice.json", "{\"subcommand\": \"gemm\", \"phases\": {}, \"ranks\": 1, \"ranks\": 2}");
+  write(d + "/bom.json", "\xef\xbb\xbf{\"subcommand\": \"gemm\", \"phases\": {}}");
   const struct {
     std::string path, names;
   } cases[] = {
@@ -74,6 +76,8 @@ TEST(ToolsInput, MissesRefusesEveryKindOfBadFileWithOneLine) {
       {d + "/inf.json", "-Infinity is not a JSON number"},
       {d + "/big.json", "1e999 is outside a double's range"},
       {d + "/list.json", "is not a scalebench run record"},
+      {d + "/twice.json", "holds the key \"ranks\" twice in one object"},
+      {d + "/bom.json", "starts with a byte-order mark"},
   };
   for (const auto& c : cases) {
     expect_one_line(run_command("timeout 20 " + tool("misses") + " " + c.path + " 2>&1"), "misses", 2, c.names, c.path);
