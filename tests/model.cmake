@@ -4,6 +4,10 @@ set(_model ${CMAKE_CURRENT_LIST_DIR})
 scalebench_add_test(NAME model KIND unit SOURCES ${_model}/unit/test_model.cpp LABELS model TIMEOUT 60)
 # Energy: the profile's power section and the joules of a job, by hand (unit).
 scalebench_add_test(NAME energy_model KIND unit SOURCES ${_model}/unit/test_energy_model.cpp LABELS model TIMEOUT 60)
+# Ranks evaluated by class: the classes against every rank, predictions against rank-by-rank sums,
+# and 2^22 ranks with every `auto` alternative ranked in seconds.
+scalebench_add_test(NAME model_classes KIND unit SOURCES ${_model}/unit/test_model_classes.cpp LABELS model
+                    TIMEOUT 120)
 # `auto`: the ranking on synthetic profiles (unit), and the real binary's runs and predict (cli).
 scalebench_add_test(NAME choice KIND unit SOURCES ${_model}/unit/test_choice.cpp LABELS model TIMEOUT 60)
 scalebench_add_test(NAME choice_cli KIND cli SOURCES ${_model}/cli/test_cli_choice.cpp ${_model}/cli/cli_runner.cpp

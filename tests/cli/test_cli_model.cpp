@@ -1,9 +1,11 @@
 // calibrate --quick under a real mpirun with 2 ranks, then gemm and montecarlo records carrying
 // predictions from that profile; a stale profile named in a warning; predict for 16 nodes × 8
-// GPUs from the saved synthetic profile; predict's bad input; hostile profiles (FIFO, folder,
-// /dev/zero, bad figures) by --profile and SCALEBENCH_PROFILE, in bounded time.
+// GPUs from the saved synthetic profile, and for 2^22 ranks in seconds; predict's bad input;
+// hostile profiles (FIFO, folder, /dev/zero, bad figures) by --profile and SCALEBENCH_PROFILE, in
+// bounded time.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 
@@ -193,6 +195,32 @@ TEST(PredictCli, SixteenNodesOfEightGpusFromASavedProfile) {
                                    synthetic_profile());
   ASSERT_EQ(mc.exit_code, 0) << mc.output;
   EXPECT_NE(mc.output.find("against one GPU"), std::string::npos) << mc.output;
+}
+
+// 2^22 ranks (the most the model takes) with every schedule option left to `auto`: the ranking
+// and the phases in seconds, on a loaded 2-core box too. The model takes ranks by class; it once
+// evaluated every rank of every alternative (23 s to over a minute on the 2-core box). Monte Carlo
+// likewise.
+TEST(PredictCli, FourMillionRanksAreAnsweredInSeconds) {
+  const std::string dir = make_temp_dir();
+  const std::string bin = std::getenv("SCALEBENCH_BINARY");
+  const auto seconds_of = [&](const std::string& args, const std::string& json_path) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliRun r = run_command("timeout 120 " + bin + " predict " + args + " --nodes 1048576 --ranks-per-node 4 " +
+                                 "--profile " + synthetic_profile() + " --json " + json_path);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const double gemm = seconds_of("gemm --n 65536", dir + "/gemm.json");
+  EXPECT_LT(gemm, 10.0) << "predict gemm on 2^22 ranks took " << gemm << " s";
+  ASSERT_TRUE(file_exists(dir + "/gemm.json"));
+  const json g = read_json(dir + "/gemm.json");
+  EXPECT_EQ(g["choice"]["by"], "model") << g["choice"].dump();
+  // 65536 rows cannot give each of 2^22 ranks one: row1d is refused, a Summa2D grid taken.
+  EXPECT_EQ(g["choice"]["taken"].get<std::string>().rfind("summa2d ", 0), 0u) << g["choice"]["taken"];
+  EXPECT_GT(g["end_to_end_s"].get<double>(), 0.0);
+  const double mc = seconds_of("montecarlo --samples 1e12", dir + "/mc.json");
+  EXPECT_LT(mc, 10.0) << "predict montecarlo on 2^22 ranks took " << mc << " s";
 }
 
 TEST(PredictCli, StudyPredictRunsNothing) {

@@ -170,8 +170,9 @@ inline constexpr std::size_t kProfileMaxBytes = std::size_t{16} << 20;
 inline constexpr double kProfileMaxWatts = 1e7;
 // A spread's fractions ("spread": {"below", "above"}) lie in [0, kProfileMaxSpread]; below < 1.
 inline constexpr double kProfileMaxSpread = 1000;
-// The most ranks (nodes x ranks per node) the model predicts for: it evaluates every rank, so
-// its time and memory grow with the count (predict and study --predict refuse more).
+// The most ranks (nodes x ranks per node) the model predicts for (predict and study --predict
+// refuse more). Ranks with the same work behind the same link are evaluated once per class, so a
+// prediction's time and memory hardly grow with the count (docs/model.md, "Limits").
 inline constexpr std::int64_t kModelMaxRanks = std::int64_t{1} << 22;
 // The most GPUs per node the model predicts for.
 inline constexpr std::int64_t kModelMaxGpusPerNode = 1024;
@@ -233,9 +234,16 @@ double bcast_seconds(const Profile& p, const MachineLayout& m, double bytes);
 // of segments (mpi.hpp relay_bytes) from 3 ranks and kRelayMinSegments segments on, else
 // bcast_seconds.
 double relay_seconds(const Profile& p, const MachineLayout& m, double bytes);
-// bytes[r]: what rank r receives (scatterv) or sends (gatherv); root 0's own part stays in place.
-double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);
-double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes);
+// What ranks [first, first + count) each receive (scatterv) or send (gatherv): a collective's
+// messages by class of ranks, so that its cost does not grow with the rank count.
+struct RankBytes {
+  int first = 0;
+  int count = 1;
+  double bytes = 0;
+};
+// `bytes`: ranks in order, each at most once; root 0's own part stays in place.
+double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<RankBytes>& bytes);
+double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<RankBytes>& bytes);
 // A reduction (or all-reduce) of a few bytes: latency rounds of a binomial tree.
 double small_reduce_seconds(const Profile& p, const MachineLayout& m, int messages);
 // BLAS GFLOP/s at `threads` threads on a block (interpolated over shapes, then threads).

@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "gemm/algorithms/algorithm_description.hpp"
+#include "model/rank_classes.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/base/partition.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/workloads/gemm/distributed_gemm.hpp"
 
@@ -47,8 +47,10 @@ std::pair<std::string, std::string> need_and_have(double need, double have) {
 // The factorisations PR x PC of `ranks`, the most square first (rows <= columns first on a tie).
 std::vector<ProcessGrid> grids_of(int ranks) {
   std::vector<ProcessGrid> out;
-  for (int r = 1; r <= ranks; ++r) {
-    if (ranks % r == 0) out.push_back({r, ranks / r});
+  for (int r = 1; r <= ranks / r; ++r) {
+    if (ranks % r != 0) continue;
+    out.push_back({r, ranks / r});
+    if (r != ranks / r) out.push_back({ranks / r, r});
   }
   std::stable_sort(out.begin(), out.end(), [](const ProcessGrid& a, const ProcessGrid& b) {
     const auto key = [](const ProcessGrid& g) { return std::make_tuple(std::abs(g.rows - g.cols), g.rows > g.cols); };
@@ -63,17 +65,32 @@ std::vector<T> either(bool open, std::vector<T> all, T given) {
   return open ? all : std::vector<T>{given};
 }
 
+// Host bytes of rank 0's node under Summa2D: each cell of the grid whose ranks hold blocks of one
+// size (rank 0 apart: it holds A, B and C whole) counted once for its ranks on that node.
+double summa_root_node_host_bytes(const GemmConfig& alt, const MachineLayout& m) {
+  const ProcessGrid g = resolve_grid(alt, m.ranks());
+  const auto& s = alt.shape;
+  const std::int64_t on_node = std::min(m.ranks_per_node, m.ranks());
+  double need = static_cast<double>(summa_host_bytes(alt, g, 0));
+  for (const GridCell& c : grid_cells(g.rows, g.cols, {EvenSplit(s.m, g.rows).extra, EvenSplit(s.k, g.rows).extra},
+                                      {EvenSplit(s.n, g.cols).extra, EvenSplit(s.k, g.cols).extra})) {
+    const bool holds_root = c.first_rank(g.cols) == 0;  // rank 0 is counted above
+    const std::int64_t ranks = c.ranks_below(g.cols, on_node) - (holds_root ? 1 : 0);
+    if (ranks <= 0) continue;
+    // Any rank of the cell but rank 0: the next one along its first grid row, or down its column.
+    const std::int64_t one = holds_root ? (c.cols.count > 1 ? 1 : g.cols) : c.first_rank(g.cols);
+    need += static_cast<double>(ranks) * static_cast<double>(summa_host_bytes(alt, g, static_cast<int>(one)));
+  }
+  return need;
+}
+
 // Host bytes the fullest node (rank 0's: it holds A and C whole) needs for `alt`; UsageError
 // when a count overflows.
 double root_node_host_bytes(const GemmConfig& alt, const MachineLayout& m) {
+  if (alt.algorithm == GemmAlgorithm::summa2d) return summa_root_node_host_bytes(alt, m);
   const int on_node = std::min(m.ranks_per_node, m.ranks());
   double need = 0;
-  if (alt.algorithm == GemmAlgorithm::summa2d) {
-    const ProcessGrid g = resolve_grid(alt, m.ranks());
-    for (int r = 0; r < on_node; ++r) need += static_cast<double>(summa_host_bytes(alt, g, r));
-    return need;
-  }
-  const RowPartition rows(alt.shape.m, m.ranks());
+  const EvenSplit rows(alt.shape.m, m.ranks());
   if (alt.distribution == GemmDistribution::shared) {
     // One A, B and C on the node (A and C whole on rank 0's), plus each rank's peer C_i.
     const double e = static_cast<double>(host_element_bytes(alt.precision));
@@ -81,20 +98,23 @@ double root_node_host_bytes(const GemmConfig& alt, const MachineLayout& m) {
                  sk = static_cast<double>(alt.shape.k);
     need = (sm * sk + sk * sn + sm * sn) * e;
     if (alt.peer) {
-      for (int r = 0; r < on_node; ++r) need += static_cast<double>(rows.block(r).count) * sn * e;
+      for (const RankRange& c : ranges_cut_at(0, on_node, {rows.extra})) {
+        need += static_cast<double>(c.count) * (static_cast<double>(rows.count(c.first)) * sn * e);
+      }
     }
     return need;
   }
-  for (int r = 0; r < on_node; ++r) {
-    need += static_cast<double>(host_bytes_per_rank(alt, rows.block(r).count, r == 0));
+  // Rank 0 holds A and C whole; the others of its node their rows, in two sizes.
+  for (const RankRange& c : ranges_cut_at(0, on_node, {1, rows.extra})) {
+    need += static_cast<double>(c.count) *
+            static_cast<double>(host_bytes_per_rank(alt, rows.count(c.first), c.first == 0));
   }
   return need;
 }
 
 // Device bytes rank 0's GPU needs (device memory plan; --overlap's panel buffer not counted).
 double root_gpu_bytes(const GemmConfig& alt, const MachineLayout& m) {
-  const RowPartition rows(alt.shape.m, m.ranks());
-  const std::int64_t mine = rows.block(0).count;
+  const std::int64_t mine = EvenSplit(alt.shape.m, m.ranks()).count(0);
   const bool nccl = alt.transport == Transport::nccl || (alt.overlap && m.ranks() > 1);
   // Rank 0 moves all of A in and C out when blocks go device to device.
   const std::int64_t held = nccl && alt.distribution == GemmDistribution::replicated ? alt.shape.m : mine;

@@ -30,14 +30,29 @@ const CollectiveFit* measured_fit(const Profile& p, const std::string& name, con
   return nullptr;
 }
 
-double linear_collective(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes, const char* name) {
+// Each class of `bytes` without the root, cut where its ranks leave rank 0's node (their link
+// changes there): f(first rank, ranks, bytes of each).
+template <class F>
+void for_each_remote_class(const MachineLayout& m, const std::vector<RankBytes>& bytes, F f) {
+  for (const RankBytes& b : bytes) {
+    const int first = std::max(b.first, 1), end = std::min(b.first + b.count, m.ranks());
+    if (first >= end) continue;
+    const int cut = std::clamp(m.ranks_per_node, first, end);
+    if (cut > first) f(first, cut - first, b.bytes);
+    if (end > cut) f(cut, end - cut, b.bytes);
+  }
+}
+
+double linear_collective(const Profile& p, const MachineLayout& m, const std::vector<RankBytes>& bytes,
+                         const char* name) {
   if (m.ranks() <= 1) return 0.0;
   double moved = 0;
-  for (std::size_t r = 1; r < bytes.size(); ++r) moved += bytes[r];
+  for_each_remote_class(m, bytes, [&](int, int count, double b) { moved += count * b; });
   if (const auto* fit = measured_fit(p, name, m)) return fit->link.seconds(moved);
   // Linear algorithm: the root exchanges with each rank in turn.
   double t = 0;
-  for (int r = 1; r < m.ranks() && r < static_cast<int>(bytes.size()); ++r) t += link_to(p, m, r).seconds(bytes[r]);
+  for_each_remote_class(m, bytes,
+                        [&](int first, int count, double b) { t += count * link_to(p, m, first).seconds(b); });
   return t;
 }
 
@@ -110,11 +125,11 @@ double relay_seconds(const Profile& p, const MachineLayout& m, double bytes) {
   return (segments + ranks - 2) * l.seconds(bytes / segments);
 }
 
-double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes) {
+double scatterv_seconds(const Profile& p, const MachineLayout& m, const std::vector<RankBytes>& bytes) {
   return linear_collective(p, m, bytes, "scatterv");
 }
 
-double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<double>& bytes) {
+double gatherv_seconds(const Profile& p, const MachineLayout& m, const std::vector<RankBytes>& bytes) {
   return linear_collective(p, m, bytes, "gatherv");
 }
 

@@ -65,8 +65,7 @@ void check_layout(const MachineLayout& m, const std::string& nodes_option, const
   if (m.nodes < 1) throw UsageError(fmt::format("{} {} must be at least 1", nodes_option, m.nodes));
   if (m.ranks_per_node < 1) throw UsageError(fmt::format("{} {} must be at least 1", ranks_option, m.ranks_per_node));
   product_within(fmt::format("ranks ({} x {})", nodes_option, ranks_option), {m.nodes, m.ranks_per_node},
-                 kModelMaxRanks, "the most ranks the model predicts for",
-                 "; the model evaluates every rank: predict fewer ranks");
+                 kModelMaxRanks, "the most ranks the model predicts for", "; predict fewer ranks");
   if (m.gpus_per_node < 0 || m.gpus_per_node > kModelMaxGpusPerNode) {
     throw UsageError(fmt::format("--gpus-per-node {} must be in [0, {}]", m.gpus_per_node, kModelMaxGpusPerNode));
   }

@@ -1,19 +1,49 @@
 // The sharded Monte Carlo's predicted phases (docs/model.md, "Phases"): each rank's chunks at its
-// share of the node's rate (model/machine_rates.hpp), then the reduction of the sums.
+// share of the node's rate (model/machine_rates.hpp), then the reduction of the sums. Ranks hold
+// chunks of two counts, and the last chunk may be short: the slowest and fastest ranks are found
+// among a few (model/rank_classes.hpp), not by counting every rank's samples.
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include <fmt/format.h>
 
 #include "model/machine_rates.hpp"
+#include "model/rank_classes.hpp"
 #include "scalebench/base/error.hpp"
-#include "scalebench/base/partition.hpp"
 #include "scalebench/base/phases.hpp"
 #include "scalebench/workloads/model.hpp"
 
 namespace scalebench {
 namespace {
+
+// The samples rank `r` of `ranks` draws: its share of an even split (naive), or its chunks, the
+// last one cut at the sample count.
+std::int64_t samples_of(const MonteCarloConfig& cfg, std::int64_t chunks, int r, int ranks) {
+  if (cfg.backend == McBackendKind::naive) return EvenSplit(cfg.samples, ranks).count(r);
+  const ChunkRange c = rank_chunks(chunks, r, ranks);
+  return std::max<std::int64_t>(std::min(c.last * cfg.chunk_size, cfg.samples) - c.first * cfg.chunk_size, 0);
+}
+
+// Ranks among which the fewest and the most samples are drawn: ranks before the one holding the
+// last chunk draw whole chunks, one more on ranks [0, extra) (rank_chunks); it draws what is left;
+// ranks after it draw none. Each run of ranks drawing the same has one of these.
+// (The naive split's two sizes lie on the first and the last rank.)
+std::vector<int> sample_extremes(std::int64_t chunks, int ranks) {
+  const std::int64_t base = chunks / ranks, extra = chunks % ranks;
+  const std::int64_t last = std::max<std::int64_t>(chunks - 1, 0);
+  std::int64_t owner = 0;
+  if (last < extra * (base + 1)) {
+    owner = last / (base + 1);
+  } else if (base > 0) {
+    owner = extra + (last - extra * (base + 1)) / base;
+  }
+  std::vector<int> out;
+  for (const std::int64_t r :
+       {std::int64_t{0}, extra - 1, extra, owner - 1, owner, owner + 1, std::int64_t{ranks} - 1}) {
+    if (r >= 0 && r < ranks) out.push_back(static_cast<int>(r));
+  }
+  return out;
+}
 
 Prediction predict_montecarlo_at(const Profile& p, const MonteCarloConfig& cfg_in, const MachineLayout& m) {
   check_layout(m);
@@ -44,19 +74,8 @@ Prediction predict_montecarlo_at(const Profile& p, const MonteCarloConfig& cfg_i
   const int ranks = m.ranks();
   const std::int64_t chunks = chunk_count(cfg);
   std::vector<double> compute;
-  compute.reserve(static_cast<std::size_t>(ranks));
-  const std::optional<RowPartition> even = cfg.backend == McBackendKind::naive
-                                               ? std::optional<RowPartition>(RowPartition(cfg.samples, ranks))
-                                               : std::nullopt;
-  for (int r = 0; r < ranks; ++r) {
-    std::int64_t samples = 0;
-    if (even) {  // naive: an even split of samples; the others take chunks
-      samples = even->counts()[static_cast<std::size_t>(r)];
-    } else {
-      const ChunkRange c = rank_chunks(chunks, r, ranks);
-      samples = std::max<std::int64_t>(std::min(c.last * cfg.chunk_size, cfg.samples) - c.first * cfg.chunk_size, 0);
-    }
-    compute.push_back(static_cast<double>(samples) * units_per_sample / rate);
+  for (const int r : sample_extremes(chunks, ranks)) {
+    compute.push_back(static_cast<double>(samples_of(cfg, chunks, r, ranks)) * units_per_sample / rate);
   }
   // π: one all-reduce of the hits. Options: naive all-reduces each sum; cpu/cuda gather the
   // tree nodes (sizes, then the bytes: linear) and broadcast the total.
@@ -68,8 +87,7 @@ Prediction predict_montecarlo_at(const Profile& p, const MonteCarloConfig& cfg_i
   } else {
     // At most 2·log2(chunks) tree nodes of six doubles each per rank.
     const double tree_nodes = 2.0 * std::log2(std::max(static_cast<double>(chunks), 2.0));
-    const std::vector<double> node_bytes(static_cast<std::size_t>(ranks), 56.0 * tree_nodes);
-    reduce = 2 * gatherv_seconds(p, m, node_bytes) + small_reduce_seconds(p, m, 1);
+    reduce = 2 * gatherv_seconds(p, m, {{0, ranks, 56.0 * tree_nodes}}) + small_reduce_seconds(p, m, 1);
   }
   Prediction out;
   const double slowest = machine::max_of(compute);
