@@ -40,7 +40,7 @@ srun --mpi=list 2>&1 | grep -qw pmix ||
 if [ "$trap_case" = none ]; then
   grep -qx MpiDefault=none "$SLURM_CONF" || fail "the cluster's Slurm should default to MpiDefault=none"
   # The trap avoided: no SLURM_MPI_TYPE given, the script picks pmix and says so.
-  contrast chosen || { show; fail "contrast.sbatch under MpiDefault=none failed (exit $?)"; }
+  contrast chosen || { rc=$?; show; fail "contrast.sbatch under MpiDefault=none failed (exit $rc)"; }
   grep -q "srun steps use --mpi=pmix" "$work/chosen.out" || { show; fail "the job does not say it chose pmix"; }
   check_contrast "$work/chosen.json"
   # The trap sprung on purpose: SLURM_MPI_TYPE=none is respected, the job fails and the launcher's
@@ -64,7 +64,7 @@ srun --overcommit -N 2 -n 4 --ntasks-per-node=2 "$bin" gemm --m 37 --n 29 --k 31
   --warmup 0 --threads 1 --verify full --quiet --json "$work/shared.json"
 JOB
 timeout 300 sbatch -N 2 --wait --quiet --chdir="$work" --output="$work/gemm.out" "$work/gemm.sbatch" ||
-  { show; fail "the gemm job failed (exit $?)"; }
+  { rc=$?; show; fail "the gemm job failed (exit $rc)"; }
 check '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -81,6 +81,6 @@ assert r["ok"] and r["ranks"] == 4 and dist["scheme"] == "shared" and not r["war
 mem = dist["host_memory_per_node"]
 assert len(mem) == 2 and all(m["b_copies"] == 1 and m["ranks"] == 2 for m in mem), mem
 ' "$work/shared.json"
-contrast contrast || { show; fail "contrast.sbatch -N 2 failed (exit $?)"; }
+contrast contrast || { rc=$?; show; fail "contrast.sbatch -N 2 failed (exit $rc)"; }
 check_contrast "$work/contrast.json"
 echo "cluster slurm: gemm across 2 nodes by srun in an sbatch -N 2 job (replicated, and shared: one B per node); contrast.sbatch ran its multinode rows"
