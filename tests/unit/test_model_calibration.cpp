@@ -200,11 +200,15 @@ TEST(ProfileValidity, NamesWhatItIsValidForAndTellsStaleOnesApart) {
   edited = p;
   edited.valid_for["mpi_library"] = "MPICH 4";
   EXPECT_NE(profile_mismatch(edited, p.valid_for).find("mpi_library"), std::string::npos);
-  // A profile from before valid_for was kept: its host and versions.
+  // A profile from before valid_for was kept: its host and versions; one whose valid_for names
+  // only some keys: the others from its host and versions.
   Profile old = p;
   old.valid_for = json::object();
   EXPECT_EQ(profile_mismatch(old, "node1", versions), "");
   EXPECT_NE(profile_mismatch(old, "node2", versions).find("calibrated on node1, not node2"), std::string::npos);
+  old.valid_for = {{"host", "node1"}, {"gpu", nullptr}};
+  EXPECT_EQ(profile_mismatch(old, "node1", versions), "");
+  EXPECT_NE(profile_mismatch(old, "node1", other_build).find("build_type"), std::string::npos);
 
   // valid_for, launch, warnings and checks survive the file.
   p.launch = {{"launcher", "mpirun"}, {"ranks", 2}, {"binding", "none"}};

@@ -199,7 +199,7 @@ struct ProfileSource {
 ProfileSource default_profile_source();
 // Why a profile does not describe this run's machine and build ("" when it does): other host, or
 // other scalebench version, compiler, build type, CUDA build, MPI library, OpenBLAS build or
-// BLAS kernel, as the profile's valid_for names them (a profile without valid_for: its host and
+// BLAS kernel, as the profile's valid_for names them (what valid_for does not name: its host and
 // versions).
 std::string profile_mismatch(const Profile& p, const std::string& host, const nlohmann::json& versions);
 // The same against everything profile_valid_for() names, the GPU model and driver included

@@ -461,9 +461,11 @@ std::string default_profile_path() {
 }
 
 std::string profile_mismatch(const Profile& p, const std::string& host, const json& versions) {
-  // What the profile says it is valid for (valid_for, as calibrate writes it from its host and
-  // versions); a profile from before valid_for was kept, by its host and versions.
-  const json& then = p.valid_for.empty() ? p.versions : p.valid_for;
+  // What the profile says it is valid for: valid_for (as calibrate writes it from its host and
+  // versions), and for what it does not name (a profile from before valid_for was kept), its host
+  // and versions.
+  json then = p.versions.is_object() ? p.versions : json::object();
+  for (const auto& [key, value] : p.valid_for.items()) then[key] = value;
   const std::string then_host = p.valid_for.contains("host") && p.valid_for.at("host").is_string()
                                     ? p.valid_for.at("host").get<std::string>()
                                     : p.host;
