@@ -14,17 +14,10 @@
 #include "scalebench/base/phases.hpp"
 #include "scalebench/workloads/gemm/choice.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "synthetic_profile.hpp"
 
 namespace scalebench {
 namespace {
-
-const Profile& synthetic() {
-  static const Profile p = [] {
-    const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
-    return load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
-  }();
-  return p;
-}
 
 GemmConfig square(std::int64_t n, GemmBackendKind b = GemmBackendKind::openblas) {
   GemmConfig c;

@@ -10,17 +10,12 @@
 
 #include "scalebench/base/error.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "synthetic_profile.hpp"
 
 namespace scalebench {
 namespace {
 
 using nlohmann::json;
-
-const Profile& synthetic() {
-  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
-  static const Profile p = load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
-  return p;
-}
 
 // The synthetic profile (4 cores, 8 GPUs) with watts chosen for round answers.
 json power_section() {

@@ -18,21 +18,12 @@
 #include "scalebench/base/error.hpp"
 #include "scalebench/gpu/gpu.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "synthetic_profile.hpp"
 
 namespace scalebench {
 namespace {
 
 using nlohmann::json;
-
-std::string data_path() {
-  const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/tests/data/profile-synthetic.json";
-}
-
-const Profile& synthetic() {
-  static const Profile p = load_profile(data_path());
-  return p;
-}
 
 GemmConfig gemm(std::int64_t m, std::int64_t n, std::int64_t k, int threads,
                 GemmBackendKind b = GemmBackendKind::openblas) {

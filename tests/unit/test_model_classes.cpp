@@ -16,18 +16,11 @@
 #include "scalebench/mpi/mpi.hpp"
 #include "scalebench/workloads/gemm/choice.hpp"
 #include "scalebench/workloads/model.hpp"
+#include "synthetic_profile.hpp"
 #include "workloads/model/rank_classes.hpp"
 
 namespace scalebench {
 namespace {
-
-const Profile& synthetic() {
-  static const Profile p = [] {
-    const char* src = std::getenv("SCALEBENCH_SOURCE_DIR");
-    return load_profile(std::string(src ? src : ".") + "/tests/data/profile-synthetic.json");
-  }();
-  return p;
-}
 
 // The synthetic profile with a spread on every BLAS point: each prediction is made three times
 // (its band), as on a calibrated profile.
