@@ -7,8 +7,9 @@
 #     --overlap on on every GPU of both hosts (--map-by ppr:G:node) and on 1 GPU of one host:
 #     both ok, C identical (the records' verification.c_digest); the record's hosts are node1 and
 #     node2, G ranks each, each GPU one of its host's; its network section moves bytes between
-#     nodes, and only at the node leaders (the shared distribution's model says so: the leaders
-#     relay B by MPI, so NCCL need not cross the hosts at all);
+#     nodes, rows of A and C only at the node leaders and B once, on the record's b_lanes lanes
+#     (rank j of each host its j-th slice; the shared distribution's model says so: B is relayed
+#     by MPI, so NCCL need not cross the hosts at all);
 #   - the same with --distribution replicated (B broadcast to every GPU by NCCL, across the
 #     hosts): ok, C identical;
 #   - gemm --algorithm summa2d --grid 2x2 --transport nccl, 4 ranks over the 2 hosts (needs G >= 2;
@@ -122,15 +123,27 @@ for name in ["gemm_all", "gemm_nccl"] + (["summa2d"] if summa else []):
         inter = sum(p["inter_node_bytes"] for p in net["phases"].values())
         if inter <= 0:
             problems.append(f"gemm_all: no bytes between nodes in the network section: {net['phases']}")
-        if "node leaders" in net["model"]:
+        # Rows of A and C cross at the node leaders; B on b_lanes lanes: rank j < b_lanes of each
+        # node receives the j-th slice, the slices of a node adding up to B.
+        lanes = dist.get("b_lanes")
+        seen = collections.Counter()
+        node_rank = []
+        for h in hosts:
+            node_rank.append(seen[h])
+            seen[h] += 1
+        if "rank j of each node carries the j-th slice" in net["model"] and isinstance(lanes, int) and 1 <= lanes <= per_host:
             if len(leaders) != 2:
                 problems.append(f"gemm_all: node leaders {sorted(leaders)}, not one per host")
             for phase, per_rank in dist["bytes_per_rank"].items():
-                others = [r for r, b in enumerate(per_rank) if b and r not in leaders]
+                allowed = {r for r in range(ranks) if node_rank[r] < lanes} if phase == "broadcast" else leaders
+                others = [r for r, b in enumerate(per_rank) if b and r not in allowed]
                 if others:
-                    problems.append(f"gemm_all: {phase}: bytes at ranks {others}, which lead no node (leaders {sorted(leaders)})")
+                    problems.append(f"gemm_all: {phase}: bytes at ranks {others}, which carry nothing of it between nodes (leaders {sorted(leaders)}, {lanes} lanes for B)")
+            b_received = sum(b for r, b in enumerate(dist["bytes_per_rank"]["broadcast"]) if hosts[r] != hosts[0])
+            if b_received != 2048 * 2048 * 8:
+                problems.append(f"gemm_all: the other host received {b_received} bytes of B, not B once (2048 x 2048 doubles)")
         else:
-            problems.append(f"gemm_all: the network model does not say only node leaders exchange: {net['model']}")
+            problems.append(f"gemm_all: the network model does not say how B's lanes cross ({lanes} lanes): {net['model']}")
         if "nothing is copied inside a node" in net["model"]:
             inside = {p: v["intra_node_bytes"] for p, v in net["phases"].items() if v["intra_node_bytes"]}
             if inside:

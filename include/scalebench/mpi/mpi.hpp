@@ -3,6 +3,7 @@
 // elements (sent in chunks), and collective error agreement (no rank left in a collective).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -142,6 +143,13 @@ inline constexpr std::int64_t kRelayMinSegments = 4;
 // relay's byte counts and its model follow.
 inline bool relay_goes_along_chain(int ranks, std::int64_t bytes, std::int64_t segment = kRelaySegmentBytes) {
   return ranks >= 3 && bytes >= kRelayMinSegments * segment;
+}
+// How many lanes carry `bytes` between nodes that have at least `ranks_per_node` ranks each: one
+// per rank of the smallest node, but none with fewer than kRelayMinSegments segments, so that each
+// lane goes along the chain where the whole would (node_shared.hpp).
+inline int b_lanes(int ranks_per_node, std::int64_t bytes, std::int64_t segment = kRelaySegmentBytes) {
+  const std::int64_t by_size = bytes / (kRelayMinSegments * segment);
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(ranks_per_node, by_size)));
 }
 void relay_bytes(void* data, std::int64_t bytes, int root, const Communicator& comm,
                  std::int64_t segment = kRelaySegmentBytes);

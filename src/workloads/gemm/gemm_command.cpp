@@ -271,7 +271,7 @@ std::shared_ptr<const GemmOptions> add_gemm_options(CLI::App* app) {
                   "section lists them [auto]");
   app->add_option("--distribution", opts->distribution,
                   "row1d: replicated (A_i, B, C_i per rank; B broadcast to every rank) | shared (A, B, C once per "
-                  "node in MPI-3 shared windows; only node leaders exchange data; GPUs copy their own rows) | auto "
+                  "node in MPI-3 shared windows; B crosses nodes once, on lanes; GPUs copy their own rows) | auto "
                   "[auto]");
   app->add_option("--grid", opts->grid,
                   "summa2d: process grid PRxPC, PR*PC = ranks, or auto [auto; by the rules the most square grid, "

@@ -95,8 +95,9 @@ GemmBlocks compute_times(const Profile& p, const GemmConfig& cfg, const MachineL
 
 // --distribution shared: what crosses nodes. Rank 0 sends each other node its ranks' rows of A
 // and receives their rows of C, one message per rank over the inter-node link; B is relayed
-// among the node leaders (a chain of segments from three nodes on); inside a node nothing is
-// copied (0 s).
+// among the nodes (a chain of segments from three nodes on): on its lanes (node_shared.hpp) the
+// link carries B once, as from the leaders alone, so the relay of all of B among one rank a node
+// is its time; inside a node nothing is copied (0 s).
 // The broadcast phase of the first remote leader (the slowest rank's) also holds its wait for
 // the rest of the scatter: rank 0 relays B once its last block of A is sent.
 struct SharedTraffic {

@@ -255,8 +255,13 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
       rows_(rows),
       chunk_(chunk),
       node_(comm.split_shared()),
-      leaders_(comm.split(node_.rank() == 0 ? 0 : 1, comm.rank())),
       layout_(make_node_layout(comm, node_, rows)),
+      lanes_(layout_.nodes > 1 ? b_lanes(static_cast<int>(-comm.max(-static_cast<std::int64_t>(node_.size()))),
+                                         cfg.shape.k * cfg.shape.n * static_cast<std::int64_t>(sizeof(T)))
+                               : 1),
+      // B's lanes: rank j of each node, rank 0's node first (each lane's root), then in rank order.
+      lane_(comm.split(std::min(node_.rank(), lanes_),
+                       (layout_.on_root_node(comm.rank()) ? 0 : comm.size()) + comm.rank())),
       domain_(split_by_domain(node_)) {
   const auto& s = cfg.shape;
   const auto me = static_cast<std::size_t>(comm.rank());
@@ -393,7 +398,10 @@ template <class T>
 void NodeSharedMatrices<T>::broadcast(BufferTransport& t, PhaseRecorder& rec) {
   ScopedPhase p(rec, phase::broadcast);
   const std::int64_t count = cfg_.shape.k * cfg_.shape.n;
-  if (node_.rank() == 0 && leaders_.size() > 1) t.relay(view_of(b_, count), 0, leaders_);
+  if (node_.rank() < lanes_ && lane_.size() > 1) {  // this lane's slice, into the node's B (its leader's)
+    const Block slice = RowPartition(count, lanes_).block(node_.rank());
+    t.relay(view_of(static_cast<T*>(b_win_.segment(0)) + slice.offset, slice.count), 0, lane_);
+  }
   b_win_.sync();
   if (b_copies_[static_cast<std::size_t>(comm_.rank())] > 1) {
     // One B per NUMA domain: each domain's holder copies the node leader's.
@@ -455,8 +463,13 @@ void NodeSharedMatrices<T>::leader_bytes(std::vector<std::int64_t>& scatter, std
     scatter[l] += b.count * s.k;
     gather[l] += b.count * s.n;
   });
-  for (std::size_t r = 1; r < n; ++r) {
-    if (layout_.is_leader(static_cast<int>(r))) bcast[r] = s.k * s.n;
+  // B: rank j of each other node receives lane j's slice (a node's ranks in rank order, as in
+  // its shared-memory split).
+  const RowPartition slices(s.k * s.n, lanes_);
+  std::map<int, int> seen;  // per node leader: its ranks so far
+  for (std::size_t r = 0; r < n; ++r) {
+    const int node_rank = seen[layout_.leader[r]]++;
+    if (!layout_.on_root_node(static_cast<int>(r)) && node_rank < lanes_) bcast[r] = slices.block(node_rank).count;
   }
 }
 

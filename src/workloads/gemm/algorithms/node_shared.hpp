@@ -6,10 +6,16 @@
 // confined to one domain (a rank per domain, or per core): the domain's lowest rank first writes
 // it, and copies it from the node leader's each repeat. Per repeat only node leaders exchange
 // data between nodes: rank 0 sends
-// each other node its ranks' rows of A ("scatter"), B is relayed among the leaders ("broadcast";
+// each other node its ranks' rows of A ("scatter"), B is relayed among the nodes ("broadcast";
 // BufferTransport::relay: from 3 nodes on MPI's goes along a chain, each link carrying B once), and the leaders send
 // their node's rows of C back ("gather"); inside a node nothing is copied — ranks read their rows of A and all of B in
 // place and write their rows of C in place, ordered by SharedWindow::sync().
+//
+// B crosses between nodes on lanes: the j-th of L slices goes from rank j of rank 0's node to rank
+// j of every other node, straight into the node's B, all lanes at once. One process's MPI over
+// TCP fills about 80% of a 25 Gbit/s link (its progress and copies are one core's work); two
+// fill 96%. L is the fewest ranks any node has, and no more lanes than give each a relay of
+// kRelayMinSegments segments (b_lanes): a small B goes on one lane, from the leaders.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,6 +84,8 @@ class NodeSharedMatrices {
   nlohmann::json traffic() const;
   nlohmann::json memory_per_node(const std::vector<std::string>& hosts) const;
   int nodes() const { return layout_.nodes; }
+  // The lanes B crosses between nodes on (b_lanes); 1 on one node.
+  int lanes() const { return lanes_; }
   // The ranks whose windows this rank's are (MPI's shared-memory group).
   const Communicator& node() const { return node_; }
   // Whether this rank's rows of C are in rank 0's node's window: the gathered C itself.
@@ -85,7 +93,8 @@ class NodeSharedMatrices {
   // Whether this rank first wrote (and holds) its NUMA domain's B.
   bool holds_b() const { return domain_.rank() == 0; }
   // bytes_per_rank of the record (elements): what each rank receives (scatter, broadcast) or
-  // sends (gather) between nodes — the leaders' share, zero elsewhere.
+  // sends (gather) between nodes — the leaders' rows of A and C, each lane's slice of B (at rank
+  // j of each node other than rank 0's), zero elsewhere.
   void leader_bytes(std::vector<std::int64_t>& scatter, std::vector<std::int64_t>& bcast,
                     std::vector<std::int64_t>& gather) const;
 
@@ -102,8 +111,10 @@ class NodeSharedMatrices {
   const Communicator& comm_;
   const RowPartition& rows_;
   std::int64_t chunk_;
-  Communicator node_, leaders_;
+  Communicator node_;
   NodeLayout layout_;
+  int lanes_ = 1;
+  Communicator lane_;          // rank j of every node (j < lanes_), rank 0's node first; else unused
   Communicator domain_;        // this rank's NUMA domain within the node (or the node)
   std::vector<int> b_copies_;  // per rank: B copies on its node (meaningful for leaders)
   std::int64_t mine_row_ = 0;

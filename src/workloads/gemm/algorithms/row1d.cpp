@@ -263,13 +263,17 @@ class Row1D final : public DistributedGemm {
                                 {phase::gather, bytes_per_rank_json(gather, e)}}},
                               {"communication", communication}};
     if (shared_) record["network"]["phases"] = shared_->traffic();
-    record["network"]["model"] =
-        shared_ ? "shared: rank 0 sends each other node its ranks' rows of A and receives their "
-                  "rows of C, B is relayed among node leaders (from 3 nodes on a chain of 512 KiB segments, "
-                  "each link carrying it once); nothing is copied inside a node"
-                : record["network"]["model"];
+    if (shared_) {
+      record["network"]["model"] = fmt::format(
+          "shared: rank 0 sends each other node its ranks' rows of A and receives their rows of C through the node "
+          "leaders, B is relayed among the nodes on {} (rank j of each node carries the j-th slice; from 3 nodes on "
+          "a chain of 512 KiB segments, each link carrying B once); nothing is copied inside a node",
+          shared_->lanes() == 1 ? std::string("1 lane, the node leaders")
+                                : fmt::format("{} lanes at once", shared_->lanes()));
+    }
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
+    if (shared_) record["distribution"]["b_lanes"] = shared_->lanes();
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;
     record["partition"] = {{"rows_per_rank", rows_.counts()}};
     if (gpu_run_) {
