@@ -100,6 +100,27 @@ TEST(Collectives, RelayGivesEveryRankTheRootsBytesFromAnyRoot) {
   }
 }
 
+// B's lanes between nodes: one per rank of the smallest node, each carrying at least the
+// segments that take the chain (so a lane goes along it where the whole would).
+TEST(Collectives, BLanesAreTheSmallestNodesRanksButNoneBelowFourSegments) {
+  const std::int64_t lane = kRelayMinSegments * kRelaySegmentBytes;  // 2 MiB
+  EXPECT_EQ(b_lanes(2, std::int64_t{8192} * 8192 * 8), 2);           // 537 MB, 2 ranks a node
+  EXPECT_EQ(b_lanes(64, std::int64_t{8192} * 8192 * 8), 64);
+  EXPECT_EQ(b_lanes(64, 769 * 767 * 8), 2);  // 4.7 MB: two lanes of 2.36 MB
+  EXPECT_EQ(b_lanes(64, 2 * lane - 1), 1);
+  EXPECT_EQ(b_lanes(64, 2 * lane), 2);
+  EXPECT_EQ(b_lanes(4, 600 * 600 * 8), 1);  // 2.9 MB: the leaders alone
+  EXPECT_EQ(b_lanes(1, std::int64_t{1} << 40), 1);
+  EXPECT_EQ(b_lanes(8, 0), 1);
+  for (int ranks = 1; ranks <= 8; ++ranks) {
+    for (const std::int64_t bytes : {lane, 3 * lane + 5, 100 * lane}) {
+      const int l = b_lanes(ranks, bytes);
+      EXPECT_TRUE(l >= 1 && l <= ranks && (l == 1 || bytes / l >= lane)) << ranks << " ranks, " << bytes << " bytes";
+      EXPECT_TRUE(l == 1 || relay_goes_along_chain(3, bytes / l) == relay_goes_along_chain(3, bytes));
+    }
+  }
+}
+
 TEST(Collectives, AgreeTurnsOneRankFailureIntoTheSameErrorEverywhere) {
   const auto comm = Communicator::world();
   const int failing = comm.size() - 1;
