@@ -25,9 +25,9 @@ namespace {
 
 using nlohmann::json;
 
-// Median seconds of `reps` runs of `step` on `stream`, timed with events, after one warm-up.
+// Seconds of `reps` runs of `step` on `stream`, timed with events, after one warm-up.
 template <class Step>
-double event_median(cudaStream_t stream, int reps, Step step) {
+std::vector<double> event_times(cudaStream_t stream, int reps, Step step) {
   gpu::Event start, end;
   step();
   std::vector<double> t;
@@ -38,23 +38,20 @@ double event_median(cudaStream_t stream, int reps, Step step) {
     end.synchronize();
     t.push_back(end.seconds_since(start));
   }
-  return median_of(t);
+  return t;
+}
+
+// Their median.
+template <class Step>
+double event_median(cudaStream_t stream, int reps, Step step) {
+  return median_of(event_times(stream, reps, step));
 }
 
 // The same repeats' fastest, median and slowest, as the profile's "spread" of a rate (work / time):
 // {"below": 1 - median/slowest, "above": median/fastest - 1} (docs/model.md, "Bands").
 template <class Step>
 json event_spread(cudaStream_t stream, int reps, Step step, double& median) {
-  gpu::Event start, end;
-  step();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    start.record(stream);
-    step();
-    end.record(stream);
-    end.synchronize();
-    t.push_back(end.seconds_since(start));
-  }
+  const std::vector<double> t = event_times(stream, reps, step);
   median = median_of(t);
   const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
   if (!(*lo > 0) || !(median > 0)) return {{"below", 0.0}, {"above", 0.0}};

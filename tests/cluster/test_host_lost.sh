@@ -33,13 +33,7 @@ bridge=$(sed -n 's/.* bridge=\([^ ]*\) .*/\1/p' "$cluster/links")
   "$bin" montecarlo --problem pi --samples 2e11 --threads 1 --reps 1 --warmup 0 --quiet \
   --json "$work/lost.json" >"$work/out.txt" 2>&1 &
 job=$!
-stop_job() {
-  kill -0 "$job" 2>/dev/null || return 0
-  kill -TERM "$job" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$job" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL "$job" 2>/dev/null || true
-}
-wait_for_rank_on node2 "$job" || { stop_job; cat "$work/out.txt"; fail "no rank started on node2 while the job ran"; }
+wait_for_rank_on node2 "$job" || { stop_job "$job"; cat "$work/out.txt"; fail "no rank started on node2 while the job ran"; }
 sleep 3  # past start-up and the watchdog's exchange, into the samples
 kill -0 "$job" 2>/dev/null || { cat "$work/out.txt"; fail "the job ended before the link was cut"; }
 # node2's end of the bridge (tests/cluster/start names it BRIDGE-2): node2 falls silent.
@@ -53,7 +47,7 @@ for _ in $(seq 1 200); do
 done
 ranks_s=$(seconds_since "$t0")
 if ! ranks_done; then
-  stop_job
+  stop_job "$job"
   cat "$work/out.txt"
   fail "the ranks still ran 20 s after node2's link was cut"
 fi
@@ -66,7 +60,7 @@ left1="$(host_pids node1 scalebench)$(host_pids node1 orted)"
 left2="$(host_pids node2 scalebench)"
 mpirun_ended=no
 kill -0 "$job" 2>/dev/null || mpirun_ended=yes
-stop_job
+stop_job "$job"
 wait "$job" 2>/dev/null || true
 cat "$work/out.txt"
 echo "node2's stderr:"

@@ -18,13 +18,7 @@ node2_addr=$(cluster_host "$cluster" node2 | awk '{ print $2 }')
   "$bin" montecarlo --problem pi --samples 2e11 --threads 1 --reps 1 --warmup 0 --quiet \
   --json "$work/lost.json" >"$work/out.txt" 2>&1 &
 job=$!
-stop_job() {
-  kill -0 "$job" 2>/dev/null || return 0
-  kill -TERM "$job" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$job" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL "$job" 2>/dev/null || true
-}
-wait_for_rank_on node2 "$job" || { stop_job; cat "$work/out.txt"; fail "no rank started on node2 while the job ran"; }
+wait_for_rank_on node2 "$job" || { stop_job "$job"; cat "$work/out.txt"; fail "no rank started on node2 while the job ran"; }
 sleep 3  # past start-up and the watchdog's exchange, into the samples
 kill -0 "$job" 2>/dev/null || { cat "$work/out.txt"; fail "the job ended before the link was cut"; }
 ip link set "$bridge-2" down
@@ -32,7 +26,7 @@ t0=$(date +%s.%N)
 for _ in $(seq 1 200); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
 mpirun_s=$(seconds_since "$t0")
 if kill -0 "$job" 2>/dev/null; then
-  stop_job
+  stop_job "$job"
   cat "$work/out.txt"
   fail "mpirun still ran 20 s after node2's link was cut"
 fi

@@ -57,6 +57,13 @@ wait_for_rank_on() {
   done
   return 1
 }
+# stop_job PID: ends a background job that is still running: SIGTERM, up to 5 s, then SIGKILL.
+stop_job() {
+  kill -0 "$1" 2>/dev/null || return 0
+  kill -TERM "$1" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true
+}
 # Seconds (one decimal) since the time $1 (date +%s.%N).
 seconds_since() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$1"; }
 # The pids of this cluster's rsh agents (and their watchers) still running.
