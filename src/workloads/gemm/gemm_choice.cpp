@@ -227,7 +227,7 @@ std::string gemm_refusal(const GemmConfig& alt, const ChoiceFacts& facts) {
 namespace {
 
 // The rules' order (docs/model.md): row1d before summa2d; the most square grid; shared when
-// several ranks share a node (one copy of A, B and C per node, only node leaders send), else
+// several ranks share a node (one copy of A, B and C per node, B crossing nodes once), else
 // replicated; NCCL between several GPUs, else MPI; --overlap on a GPU; summa2d's lookahead 1 over
 // NCCL (a stream of its own moves the next panel while one multiplies), else 0 (on the host MPI
 // moves a panel only inside the ranks' own calls: what a lookahead hides there is known only once

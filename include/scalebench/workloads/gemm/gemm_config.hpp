@@ -18,7 +18,8 @@ namespace scalebench {
 enum class GemmAlgorithm { row1d, summa2d };
 // Where Row1D's matrices live on a node: a copy per rank (replicated: A_i, B and C_i in each
 // rank's memory, B broadcast to every rank), or once per node in MPI-3 shared windows (shared:
-// only node leaders exchange data; the other ranks read A and B and write C in place).
+// rows cross nodes through the node leaders, B once per node on lanes; ranks read A and B and
+// write C in place).
 enum class GemmDistribution { replicated, shared };
 // A distributed-multiply library timed beside the run on the same ranks and values (--peer):
 // none, or ScaLAPACK's PDGEMM/PSGEMM (docs/output.md, "peers").
