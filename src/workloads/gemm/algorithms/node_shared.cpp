@@ -36,8 +36,11 @@ NodeLayout make_node_layout(const Communicator& comm, const Communicator& node, 
   out.window_row.assign(out.leader.size(), 0);
   out.node_rows.assign(out.leader.size(), 0);
   std::map<int, std::int64_t> filled;  // rows placed so far in each node's windows
+  std::map<int, int> ranks;            // ranks placed so far on each node
+  out.node_rank.assign(out.leader.size(), 0);
   for (int r = 0; r < comm.size(); ++r) {
     const auto i = static_cast<std::size_t>(r);
+    out.node_rank[i] = ranks[out.leader[i]]++;
     // The root node's windows are rank 0's whole matrices: rows at their global place.
     out.window_row[i] = out.leader[i] == 0 ? rows.block(r).offset : filled[out.leader[i]];
     filled[out.leader[i]] += rows.block(r).count;
@@ -46,6 +49,9 @@ NodeLayout make_node_layout(const Communicator& comm, const Communicator& node, 
     out.node_rows[i] = out.leader[i] == 0 ? rows.total() : filled[out.leader[i]];
   }
   out.nodes = static_cast<int>(filled.size());
+  out.fewest_ranks = std::min_element(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) {
+                       return a.second < b.second;
+                     })->second;
   return out;
 }
 
@@ -256,9 +262,9 @@ NodeSharedMatrices<T>::NodeSharedMatrices(const GemmConfig& cfg, const Communica
       chunk_(chunk),
       node_(comm.split_shared()),
       layout_(make_node_layout(comm, node_, rows)),
-      lanes_(layout_.nodes > 1 ? b_lanes(static_cast<int>(-comm.max(-static_cast<std::int64_t>(node_.size()))),
-                                         cfg.shape.k * cfg.shape.n * static_cast<std::int64_t>(sizeof(T)))
-                               : 1),
+      lanes_(layout_.nodes > 1
+                 ? b_lanes(layout_.fewest_ranks, cfg.shape.k * cfg.shape.n * static_cast<std::int64_t>(sizeof(T)))
+                 : 1),
       // B's lanes: rank j of each node, rank 0's node first (each lane's root), then in rank order.
       lane_(comm.split(std::min(node_.rank(), lanes_),
                        (layout_.on_root_node(comm.rank()) ? 0 : comm.size()) + comm.rank())),
@@ -463,13 +469,11 @@ void NodeSharedMatrices<T>::leader_bytes(std::vector<std::int64_t>& scatter, std
     scatter[l] += b.count * s.k;
     gather[l] += b.count * s.n;
   });
-  // B: rank j of each other node receives lane j's slice (a node's ranks in rank order, as in
-  // its shared-memory split).
+  // B: rank j of each other node receives lane j's slice.
   const RowPartition slices(s.k * s.n, lanes_);
-  std::map<int, int> seen;  // per node leader: its ranks so far
   for (std::size_t r = 0; r < n; ++r) {
-    const int node_rank = seen[layout_.leader[r]]++;
-    if (!layout_.on_root_node(static_cast<int>(r)) && node_rank < lanes_) bcast[r] = slices.block(node_rank).count;
+    const int j = layout_.node_rank[r];
+    if (!layout_.on_root_node(static_cast<int>(r)) && j < lanes_) bcast[r] = slices.block(j).count;
   }
 }
 

@@ -37,7 +37,9 @@ struct NodeLayout {
   std::vector<int> leader;               // per rank: world rank of its node's leader (lowest rank)
   std::vector<std::int64_t> window_row;  // per rank: first row of its block in its node's A and C
   std::vector<std::int64_t> node_rows;   // per rank: rows its node's A and C windows hold
+  std::vector<int> node_rank;            // per rank: its place on its node (rank order, as MPI's split)
   int nodes = 1;
+  int fewest_ranks = 1;  // the ranks of the node that has fewest
   bool is_leader(int rank) const { return leader[static_cast<std::size_t>(rank)] == rank; }
   bool on_root_node(int rank) const { return leader[static_cast<std::size_t>(rank)] == 0; }
 };
