@@ -11,7 +11,9 @@
 // whole row at every panel), on the devices broadcast on a stream of their own.
 // Blocks move through a BufferTransport: host MPI, or with --transport nccl NCCL between the
 // ranks' GPUs: then A_ij, B_ij and C_ij stay on the device, the panels go device to device, rank
-// 0 copies each block up ("h2d") before sending it and down ("d2h") after receiving it.
+// 0 copies each block up ("h2d") before sending it and down ("d2h") after receiving it: strided
+// copies straight between the page-locked A, B, C and the device, packed on the host only where
+// the device's format differs (bf16 inputs).
 // Verification: Freivalds' check by rows of the gathered C on rank 0 (the check and tolerance of
 // verify.hpp), and C_ij·x_j of every block compared bit for bit with the same sum over the
 // gathered C.
@@ -90,6 +92,7 @@ class Summa2D final : public DistributedGemm {
         local_(local),
         gpu_(gpu),
         device_(gpu != nullptr && cfg.transport == Transport::nccl),
+        direct_(device_ && cfg.precision != Precision::bf16),
         layout_(cfg.shape, resolve_grid(cfg, comm.size()), cfg.panel_width),
         i_(comm.rank() / layout_.grid.cols),
         j_(comm.rank() % layout_.grid.cols),
@@ -111,7 +114,7 @@ class Summa2D final : public DistributedGemm {
         a_panel_.assign(static_cast<std::size_t>(me.mi * w), T(0));
         b_panel_.assign(static_cast<std::size_t>(w * me.nj), T(0));
       }
-      if (comm_.is_root()) staging_.assign(static_cast<std::size_t>(largest_block()), T(0));
+      if (comm_.is_root() && !direct_) staging_.assign(static_cast<std::size_t>(largest_block()), T(0));
     }
     // The device lookahead's panel buffers beyond the backend's own, in its memory check.
     if (device_ && cfg_.lookahead > 0) gpu_->reserve({0, cfg_.lookahead * (me.mi * w + w * me.nj)});
@@ -278,6 +281,12 @@ class Summa2D final : public DistributedGemm {
                                 {phase::gather, bytes_per_rank_json(gather, eout)}}},
                               {"communication", communication},
                               {"panel_schedule", panels_json}};
+    if (device_) {
+      record["distribution"]["root_copies"] = {{"direct", direct_},
+                                               {"page_locked", pins_.size() == 3},
+                                               {"note", pin_note_.empty() ? nlohmann::json(nullptr)
+                                                                          : nlohmann::json(pin_note_)}};
+    }
     record["partition"] = {{"rows_per_rank", rows}, {"cols_per_rank", cols}};
     record["network"] = nullptr;
   }
@@ -488,6 +497,25 @@ class Summa2D final : public DistributedGemm {
     });
     places_ = {a_dev_.data(),       b_dev_.data(), v.c.data, v.a.data,           v.b.data,
                staging_dev_.data(), v.a.type,      v.c.type, MemorySpace::device};
+    if (direct_ && (v.a.type != element_type_of<T>() || v.c.type != element_type_of<T>())) {
+      throw Error(ExitCode::internal,
+                  "summa2d: the device formats differ from the host's where no conversion was planned");
+    }
+    if (direct_ && comm_.is_root()) pin_full(setup);
+  }
+
+  // Rank 0, direct copies: A, B and C page-locked where they are, so that the blocks go up and
+  // come down at the bus's speed. Where the driver refuses, the copies still work (at pageable
+  // speed) and the record says so.
+  void pin_full(PhaseRecorder& setup) {
+    ScopedPhase t(setup, phase::pin_host);
+    try {
+      for (auto* m : {&a_full_, &b_full_, &c_full_}) pins_.emplace_back(m->data(), m->size() * sizeof(T));
+    } catch (const ResourceError& e) {
+      pins_.clear();
+      pin_note_ = fmt::format("rank 0's A, B and C could not be page-locked ({}): their copies ran at pageable speed",
+                              e.what());
+    }
   }
 
   // Rank r's A_ij panel after panel (the panels with columns in its k block), contiguous in `to`.
@@ -512,6 +540,15 @@ class Summa2D final : public DistributedGemm {
     }
     for (int r = 0; r < comm_.size(); ++r) {
       const Shape o = shape_of(r);
+      if (direct_) {
+        void* a = r == 0 ? places_.a : places_.staging;
+        upload_a(o, a, rec);
+        send_placed(a, o.mi * o.ka, r);
+        void* b = r == 0 ? places_.b : places_.staging;
+        upload(b, b_full_.data() + o.kb0 * s.n + o.col0, s.n, o.kb, o.nj, rec);
+        send_placed(b, o.kb * o.nj, r);
+        continue;
+      }
       T* host = !device_ && r == 0 ? a_.data() : staging_.data();
       pack_a(o, host);
       send_block(host, r == 0 ? places_.a : places_.staging, o.mi * o.ka, r, rec);
@@ -524,9 +561,38 @@ class Summa2D final : public DistributedGemm {
   // Rank 0: a packed block (host) to where the transport sends it from, and to rank r.
   void send_block(const T* host, void* place, std::int64_t count, int r, PhaseRecorder& rec) {
     if (device_) gpu_->convert_copy(host, place, count, CopyKind::host_to_device, rec);
+    send_placed(place, count, r);
+  }
+  void send_placed(void* place, std::int64_t count, int r) {
     if (r == 0) return;
     transport_->send(places_.inputs(place, count), r, comm_);
     transport_->synchronize();  // the staging is reused for the next block
+  }
+
+  // Rank 0, direct copies (the device holds the host's format): rows × cols of a row-major host
+  // matrix with leading dimension `ld`, up to `to` (contiguous, rows × cols) in one strided copy
+  // (no packing on the host), timed into "h2d"; and back down.
+  void upload(void* to, const T* from, std::int64_t ld, std::int64_t rows, std::int64_t cols, PhaseRecorder& rec) {
+    const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+    rec.add(phase::h2d, time_on_device(gpu_->stream(), [&] {
+              copy_strided_async({to, u(cols) * sizeof(T), from, u(ld) * sizeof(T), u(cols) * sizeof(T), u(rows)},
+                                 CopyKind::host_to_device, gpu_->stream());
+            }));
+  }
+  void download(T* to, std::int64_t ld, const void* from, std::int64_t rows, std::int64_t cols, PhaseRecorder& rec) {
+    const auto u = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+    rec.add(phase::d2h, time_on_device(gpu_->stream(), [&] {
+              copy_strided_async({to, u(ld) * sizeof(T), from, u(cols) * sizeof(T), u(cols) * sizeof(T), u(rows)},
+                                 CopyKind::device_to_host, gpu_->stream());
+            }));
+  }
+  // Rank r's A_ij, panel after panel as pack_a lays it out, straight from A.
+  void upload_a(const Shape& o, void* to, PhaseRecorder& rec) {
+    for (const auto& p : layout_.panels) {
+      if (p.first < o.ka0 || p.first >= o.ka0 + o.ka) continue;
+      upload(BlockPlaces::at(to, o.mi * (p.first - o.ka0), places_.in),
+             a_full_.data() + o.row0 * cfg_.shape.k + p.first, cfg_.shape.k, o.mi, p.width, rec);
+    }
   }
 
   void gather_blocks(PhaseRecorder& rec) {
@@ -542,6 +608,10 @@ class Summa2D final : public DistributedGemm {
       if (r != 0) {
         transport_->receive(places_.outputs(place, o.mi * o.nj), r, comm_);
         transport_->synchronize();
+      }
+      if (direct_) {
+        download(c_full_.data() + o.row0 * s.n + o.col0, s.n, place, o.mi, o.nj, rec);
+        continue;
       }
       const T* from = static_cast<const T*>(place);
       if (device_) {
@@ -587,11 +657,14 @@ class Summa2D final : public DistributedGemm {
   LocalGemm& local_;
   GpuGemm* gpu_;       // the same object as local_ on a GPU, else null
   const bool device_;  // --transport nccl: the blocks live on the device
+  const bool direct_;  // ... in the host's format (not bf16): rank 0 copies them straight to and from A, B, C
   const SummaLayout layout_;
   const int i_, j_;                         // this rank's grid row and column
   Communicator row_comm_;                   // the ranks of grid row i_, ranked by column
   Communicator col_comm_;                   // the ranks of grid column j_, ranked by row
   HostMatrix<T> a_full_, b_full_, c_full_;  // rank 0
+  std::vector<HostMemoryPin> pins_;         // rank 0, direct copies: A, B and C page-locked (after them: ends first)
+  std::string pin_note_;                    // why they are not
   std::vector<T> staging_;                  // rank 0: one block on its way
   std::vector<T> a_, b_;                    // A_ij (panel after panel), B_ij on the host
   std::vector<T> c_;                        // C_ij on the host (on a device: its copy for the check)
