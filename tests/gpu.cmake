@@ -38,6 +38,11 @@ foreach(np 1 3)
   scalebench_add_test(NAME transport_all_gather KIND mpi SOURCES mpi/test_transport_all_gather.cpp RANKS ${np}
                       TIMEOUT 60)
 endforeach()
+# The host transport with the shared distribution's B lanes on the device transport, over a
+# stand-in device transport (CPU only: runs everywhere; the NCCL one is device_primitives').
+foreach(np 1 3)
+  scalebench_add_test(NAME lanes_on_device KIND mpi SOURCES mpi/test_lanes_on_device.cpp RANKS ${np} TIMEOUT 60)
+endforeach()
 # Row1D's GPU schedules over a stand-in device of host memory (CPU only: runs everywhere).
 foreach(np 1 2 3)
   scalebench_add_test(NAME row1d_gpu_schedules KIND mpi SOURCES mpi/test_row1d_gpu_schedules.cpp RANKS ${np}

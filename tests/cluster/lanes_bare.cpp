@@ -2,7 +2,8 @@
 // the node leaders alone, or on lanes. Timed like scalebench's broadcast phase: a barrier, the
 // transfer and the node's barrier, the maximum over ranks; the median and the fastest of the
 // repeats. Built with mpicxx; not a test (docs/benchmarks.md, the what-if across CPU hosts).
-//   lanes_bare BYTES REPS MODE  (BYTES a multiple of 8, moved as doubles)  ->  one line: "lanes_bare mode=M bytes=B reps=R median_s=T min_s=T"
+//   lanes_bare BYTES REPS MODE  (BYTES a multiple of 8, moved as doubles)  ->  one line: "lanes_bare mode=M bytes=B
+//   reps=R median_s=T min_s=T"
 // MODE: `leaders` (MPI_Bcast among the node leaders, the other ranks waiting in MPI_Barrier; with
 // one rank a host, one pair alone), `leaders-sleep` (the same, the others sleeping 50 us between
 // MPI_Test calls of an MPI_Ibarrier), `lanes` (rank j of every node broadcasts the j-th of L

@@ -8,8 +8,8 @@
 #     both ok, C identical (the records' verification.c_digest); the record's hosts are node1 and
 #     node2, G ranks each, each GPU one of its host's; its network section moves bytes between
 #     nodes, rows of A and C only at the node leaders and B once, on the record's b_lanes lanes
-#     (rank j of each host its j-th slice; the shared distribution's model says so: B is relayed
-#     by MPI, so NCCL need not cross the hosts at all);
+#     (rank j of each host its j-th slice; the shared distribution's model says so), the lanes
+#     carried by NCCL between the hosts (distribution.b_lanes_transport), which NCCL's log shows;
 #   - the same with --distribution replicated (B broadcast to every GPU by NCCL, across the
 #     hosts): ok, C identical;
 #   - gemm --algorithm summa2d --grid 2x2 --transport nccl, 4 ranks over the 2 hosts (needs G >= 2;
@@ -18,8 +18,8 @@
 #     estimate's bits equal;
 #   - NCCL's INFO log of each gemm across hosts: every connection between GPUs of different hosts
 #     goes via NET/Socket (never P2P or SHM: the hosts' own hostnames give them their own host
-#     hash), the replicated run and Summa2D (whose NCCL collectives span the hosts) make at least
-#     one, and NCCL's sockets use the hosts' eth0.
+#     hash), each run makes at least one (the shared run's B lanes, the replicated run's
+#     collectives, Summa2D's), and NCCL's sockets use the hosts' eth0.
 # Needs 2 GPUs (under ctest --resource-spec-file the 2 CTest gives it, else every GPU it sees) and
 # a build with CUDA; skipped (exit 77) otherwise, saying why. Exit 1 with FAIL lines on a failure.
 set -euo pipefail
@@ -119,6 +119,8 @@ for name in ["gemm_all", "gemm_nccl"] + (["summa2d"] if summa else []):
         dist, net = rec["distribution"], rec["network"]
         if dist["scheme"] != "shared":
             problems.append(f"gemm_all: scheme {dist['scheme']}, not shared: {dist.get('warning')} {rec['warnings']}")
+        if dist.get("b_lanes_transport") != "nccl":
+            problems.append(f"gemm_all: B crossed the hosts by {dist.get('b_lanes_transport')}, not NCCL: {dist.get('warning')}")
         leaders = {m["leader"] for m in dist.get("host_memory_per_node", [])}
         inter = sum(p["inter_node_bytes"] for p in net["phases"].values())
         if inter <= 0:
@@ -175,7 +177,7 @@ for name in ["gemm_all", "gemm_nccl"] + (["summa2d"] if summa else []):
         problems.append(f"{name}: NCCL names GPUs {sorted(unknown)}, none of the hosts' ({host_of_dev})")
     if bad:
         problems.append(f"{name}: {len(bad)} connection(s) between hosts not via NET/Socket, e.g. " + " | ".join(bad[:3]))
-    if not across and name != "gemm_all":
+    if not across:
         problems.append(f"{name}: NCCL's log shows no connection between the hosts ({len(lines)} lines; NCCL_DEBUG=INFO lost?)")
     using = set()
     for line in lines:

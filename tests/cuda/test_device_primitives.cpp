@@ -1,8 +1,10 @@
 // The device's primitives, which Row1D's GPU schedules are written over, against what the host
 // computes: strided and plain copies move exactly the bytes a host copy would; an event orders
 // two streams; time_on_device measures enqueued work; the device buffer transport's all-gather
-// gives the host transport's result for equal, uneven and empty blocks. Needs one visible GPU per
-// rank (NCCL), and skips, saying so, otherwise.
+// gives the host transport's result for equal, uneven and empty blocks; the host transport with
+// its lanes on the device (make_lanes_on_device: NCCL reading and writing page-locked host memory
+// in place) broadcasts and relays a host buffer as MPI does. Needs one visible GPU per rank
+// (NCCL), and skips, saying so, otherwise.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -106,4 +108,25 @@ TEST(DevicePrimitives, DeviceAllGatherGivesTheHostTransportsResult) {
   EXPECT_TRUE(all_ranks(device_all_gather_matches_host(4L * ranks, 3))) << "equal blocks";
   EXPECT_TRUE(all_ranks(device_all_gather_matches_host(4L * ranks + 1, 5))) << "uneven blocks";
   EXPECT_TRUE(all_ranks(device_all_gather_matches_host(ranks > 1 ? ranks - 1 : 1, 2))) << "a rank with no rows";
+}
+
+TEST(DevicePrimitives, LanesOnTheDeviceMovePageLockedHostMemoryInPlace) {
+  SKIP_WITHOUT_A_GPU_PER_RANK();
+  select_gpu();
+  const auto comm = Communicator::world();
+  const Communicator other = comm.split(0, comm.rank());  // the same ranks, another group: MPI's
+  const OwnedStream stream;
+  const auto t = make_lanes_on_device(make_mpi_transport(1 << 20), make_device_buffer_transport(comm, stream.get()),
+                                      comm);
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{3} << 20}) {
+    const std::vector<double> want = counting(n, 2.0);
+    std::vector<double> lanes(static_cast<std::size_t>(n), -1.0), relayed(lanes), host(lanes);
+    if (comm.is_root()) lanes = relayed = host = want;
+    const HostMemoryPin pin_lanes(lanes.data(), lanes.size() * sizeof(double));
+    const HostMemoryPin pin_relayed(relayed.data(), relayed.size() * sizeof(double));
+    t->broadcast(view_of(lanes.data(), n), 0, comm);
+    t->relay(view_of(relayed.data(), n), 0, comm);
+    t->broadcast(view_of(host.data(), n), 0, other);  // not the lanes' group: host MPI, unpinned
+    EXPECT_TRUE(all_ranks(lanes == want && relayed == want && host == want)) << n << " elements";
+  }
 }

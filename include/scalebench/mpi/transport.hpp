@@ -96,4 +96,14 @@ inline void BufferTransport::all_gather(const BufferView& buf, const std::vector
 // Host MPI; counts above `chunk` elements go in several calls (mpi.hpp).
 std::unique_ptr<BufferTransport> make_mpi_transport(std::int64_t chunk);
 
+// `host`, but a broadcast or relay over `lanes` (the shared distribution's B between nodes) goes
+// through `device` (NCCL between the ranks' GPUs; null on a rank outside the lanes: `host`),
+// reading and writing the host buffer in place: the buffer must be page-locked in this process
+// (a page-locked host buffer is in the device's address space). One process a node reaches the
+// link's rate there, which one Open MPI TCP connection does not (docs/cluster.md). `lanes` must
+// outlive the transport.
+std::unique_ptr<BufferTransport> make_lanes_on_device(std::unique_ptr<BufferTransport> host,
+                                                      std::unique_ptr<BufferTransport> device,
+                                                      const Communicator& lanes);
+
 }  // namespace scalebench

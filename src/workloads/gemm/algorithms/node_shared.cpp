@@ -404,7 +404,7 @@ template <class T>
 void NodeSharedMatrices<T>::broadcast(BufferTransport& t, PhaseRecorder& rec) {
   ScopedPhase p(rec, phase::broadcast);
   const std::int64_t count = cfg_.shape.k * cfg_.shape.n;
-  if (node_.rank() < lanes_ && lane_.size() > 1) {  // this lane's slice, into the node's B (its leader's)
+  if (carries_b()) {  // this lane's slice, into the node's B (its leader's)
     const Block slice = RowPartition(count, lanes_).block(node_.rank());
     t.relay(view_of(static_cast<T*>(b_win_.segment(0)) + slice.offset, slice.count), 0, lane_);
   }

@@ -88,6 +88,12 @@ class NodeSharedMatrices {
   int nodes() const { return layout_.nodes; }
   // The lanes B crosses between nodes on (b_lanes); 1 on one node.
   int lanes() const { return lanes_; }
+  // The communicator of this rank's lane, and whether this rank carries a slice of B on it (a
+  // rank of a lane, on more than one node). The slices go into the node leader's B, which is this
+  // rank's own B (b()) where the node holds one copy.
+  const Communicator& lane() const { return lane_; }
+  bool carries_b() const { return node_.rank() < lanes_ && lane_.size() > 1; }
+  bool relays_into_own_b() const { return b_ == b_win_.segment(0); }
   // The ranks whose windows this rank's are (MPI's shared-memory group).
   const Communicator& node() const { return node_; }
   // Whether this rank's rows of C are in rank 0's node's window: the gathered C itself.

@@ -64,7 +64,13 @@ class Row1D final : public DistributedGemm {
         chunk_(hooks.mpi_chunk > 0 ? hooks.mpi_chunk : kMaxMpiCount),
         transport_(std::make_unique<TimedTransport>(make_mpi_transport(chunk_))) {
     if (gpu != nullptr) gpu_run_.emplace(cfg, comm, *gpu, rows_, hooks.inject_error_rank);
+    gpu_ = gpu;
   }
+  // The transport first: its NCCL communicators end on every rank at the same point, before the
+  // memory they move is unpinned and freed.
+  ~Row1D() override { transport_.reset(); }
+  Row1D(const Row1D&) = delete;
+  Row1D& operator=(const Row1D&) = delete;
 
   GemmAlgorithm algorithm() const override { return GemmAlgorithm::row1d; }
   GemmDistribution scheme() const override { return shared_ ? GemmDistribution::shared : GemmDistribution::replicated; }
@@ -101,6 +107,7 @@ class Row1D final : public DistributedGemm {
     if (gpu_run_) {
       if (host_matrices) pin_host(setup);
       gpu_run_->prepare(local, shared_ ? &shared_->node() : nullptr, setup);
+      lanes_on_device(setup);
     } else {
       agree(comm_, [&] { local_.prepare(local, cfg_.precision, setup); });
     }
@@ -273,7 +280,10 @@ class Row1D final : public DistributedGemm {
     }
     record["distribution"]["bytes_moved"] = record["network"]["phases"];
     record["distribution"]["host_memory_per_node"] = memory_per_node(hosts);
-    if (shared_) record["distribution"]["b_lanes"] = shared_->lanes();
+    if (shared_) {
+      record["distribution"]["b_lanes"] = shared_->lanes();
+      record["distribution"]["b_lanes_transport"] = b_lanes_transport_;
+    }
     if (!fallback_.empty()) record["distribution"]["warning"] = fallback_;
     record["partition"] = {{"rows_per_rank", rows_.counts()}};
     if (gpu_run_) {
@@ -331,6 +341,25 @@ class Row1D final : public DistributedGemm {
     }
   }
 
+  // Shared, on GPUs over NCCL, across nodes: B's lanes between the nodes go through NCCL (its
+  // socket or network transport), reading and writing the node's page-locked B in place, where
+  // one MPI TCP connection a node fell short of the link (docs/cluster.md). Where any lane rank's
+  // B is not the page-locked one it relays into (the windows not page-locked; one B per NUMA
+  // domain), B stays on MPI.
+  void lanes_on_device(PhaseRecorder& setup) {
+    if (!shared_ || shared_->nodes() < 2 || cfg_.transport != Transport::nccl) return;
+    const bool ok = fallback_.empty() && (!shared_->carries_b() || shared_->relays_into_own_b());
+    if (comm_.max(static_cast<std::int64_t>(!ok)) != 0) return;
+    ScopedPhase t(setup, phase::nccl_comm);
+    std::unique_ptr<BufferTransport> device;
+    agree(comm_, [&] {
+      if (shared_->carries_b()) device = make_device_buffer_transport(shared_->lane(), gpu_->stream());
+    });
+    transport_ = std::make_unique<TimedTransport>(
+        make_lanes_on_device(make_mpi_transport(chunk_), std::move(device), shared_->lane()));
+    b_lanes_transport_ = "nccl";
+  }
+
   // Host matrix bytes per node: one B per node (shared), or one per rank (replicated).
   nlohmann::json memory_per_node(const std::vector<std::string>& hosts) const {
     if (shared_) return shared_->memory_per_node(hosts);
@@ -383,6 +412,8 @@ class Row1D final : public DistributedGemm {
   // why they could not be made.
   std::optional<NodeSharedMatrices<T>> shared_;
   std::string fallback_;
+  std::string b_lanes_transport_ = "mpi";  // what carries B's lanes between nodes
+  GpuGemm* gpu_ = nullptr;                 // --backend cublas
   // --backend cublas: the GPU steps. Declared after the host matrices, so that their
   // page-locking ends before they are freed.
   std::optional<GpuGemmRun> gpu_run_;
