@@ -16,11 +16,6 @@ class LanesOnDevice final : public BufferTransport {
       : host_(std::move(host)), device_(std::move(device)), lanes_(lanes) {}
 
   std::string name() const override { return host_->name(); }
-  nlohmann::json describe() const override {
-    nlohmann::json d = host_->describe();
-    if (device_) d["between_nodes"] = device_->describe();
-    return d;
-  }
   MemorySpace space() const override { return host_->space(); }
   void attach(const Communicator& group) override { host_->attach(group); }
   void synchronize() override { host_->synchronize(); }
